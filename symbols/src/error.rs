@@ -1,0 +1,40 @@
+//! The one error type of the `symbols` library: every variant names the file and where in it.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: cannot read: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: is a directory, not a library", .path.display())]
+    Directory { path: PathBuf },
+    #[error("{}:0: empty file (0 bytes), not an ELF library", .path.display())]
+    Empty { path: PathBuf },
+    #[error("{}:0: not an ELF file (first bytes {magic})", .path.display())]
+    NotElf { path: PathBuf, magic: String },
+    #[error("{}: malformed ELF: {what}: {reason}", .path.display())]
+    Malformed {
+        path: PathBuf,
+        what: String,
+        reason: String,
+    },
+    #[error("{}: no symbol table: {reason}", .path.display())]
+    NoSymbols { path: PathBuf, reason: String },
+    #[error("{origin}: bad entry {entry:?}: {reason}")]
+    BadEntry {
+        origin: String,
+        entry: String,
+        reason: String,
+    },
+    #[error("{}:{line}: {reason}", .path.display())]
+    BadAllowLine {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

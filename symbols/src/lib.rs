@@ -1,0 +1,9 @@
+//! Reads ELF libraries in process, demangles like GNU `c++filt`, folds and diffs their symbol
+//! sets (`parse → model → analyse → report`). Knows nothing of the CLI or of `check`.
+
+pub mod elf;
+pub mod error;
+pub mod model;
+
+pub use error::{Error, Result};
+pub use model::{Library, SectionSize, Symbol, Table, TableChoice};

@@ -1,0 +1,154 @@
+//! Typed model of one library's symbol data, as `nm`/`size` would see it.
+
+use serde::Serialize;
+
+/// Which symbol table a listing came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Table {
+    Symtab,
+    Dynsym,
+}
+
+impl Table {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Table::Symtab => ".symtab",
+            Table::Dynsym => ".dynsym",
+        }
+    }
+}
+
+/// The user's choice of table: `auto` takes `.symtab` when present, else `.dynsym`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableChoice {
+    #[default]
+    Auto,
+    Symtab,
+    Dynsym,
+}
+
+impl std::str::FromStr for TableChoice {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(TableChoice::Auto),
+            "symtab" => Ok(TableChoice::Symtab),
+            "dynsym" => Ok(TableChoice::Dynsym),
+            other => Err(format!(
+                "unknown table {other:?} (expected symtab, dynsym or auto)"
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Binding {
+    Local,
+    Global,
+    Weak,
+    Unique,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    Default,
+    Internal,
+    Hidden,
+    Protected,
+}
+
+/// One symbol table entry, with the letter `nm` prints for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Symbol {
+    /// Mangled name without any version suffix.
+    pub name: String,
+    /// Symbol version (`LLVM_15`), when the dynamic version tables give one.
+    pub version: Option<String>,
+    /// `name@VER` (hidden or required) rather than `name@@VER` (default).
+    pub version_hidden: bool,
+    /// The type letter `nm` prints (`T`, `t`, `W`, `D`, `B`, `R`, `U`, …).
+    pub kind: char,
+    pub address: u64,
+    pub size: u64,
+    pub binding: Binding,
+    pub visibility: Visibility,
+    pub defined: bool,
+}
+
+impl Symbol {
+    /// The name as `nm` prints it: with `@@VER` / `@VER` when versioned.
+    pub fn versioned_name(&self) -> String {
+        match &self.version {
+            Some(v) if self.version_hidden => format!("{}@{v}", self.name),
+            Some(v) => format!("{}@@{v}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// Exported in the Android header-abi sense: defined, global/weak/unique, default or protected.
+    pub fn is_exported(&self) -> bool {
+        self.defined
+            && matches!(
+                self.binding,
+                Binding::Global | Binding::Weak | Binding::Unique
+            )
+            && matches!(self.visibility, Visibility::Default | Visibility::Protected)
+    }
+}
+
+/// One section row as `size --format=sysv` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionSize {
+    pub name: String,
+    pub size: u64,
+    pub address: u64,
+}
+
+/// Identity facts printed in every report header so a mismatched pair is visible.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Identity {
+    pub path: String,
+    pub file_bytes: u64,
+    /// `x86-64`, `AArch64`, `ARM`, `RISC-V`, … or `EM_<n>`.
+    pub machine: String,
+    pub class_bits: u8,
+    pub little_endian: bool,
+    pub build_id: Option<String>,
+    pub has_symtab: bool,
+    pub has_dynsym: bool,
+}
+
+/// Everything read from one library.
+#[derive(Debug, Clone, Serialize)]
+pub struct Library {
+    pub identity: Identity,
+    /// The table the symbol lists come from.
+    pub table: Table,
+    /// Defined symbols of `table` (what `nm --defined-only` lists; `nm -D --defined-only` for `.dynsym`).
+    pub defined: Vec<Symbol>,
+    /// Undefined symbols of `table`.
+    pub undefined: Vec<Symbol>,
+    /// Exported symbols (from `.dynsym`, whatever `table` is).
+    pub exported: Vec<Symbol>,
+    /// Every section `size --format=sysv` lists, in header order, plus nothing else.
+    pub sections: Vec<SectionSize>,
+}
+
+impl Library {
+    /// Size of a section by name (the first one wins, as `size` lists one row per section).
+    pub fn section_size(&self, name: &str) -> Option<u64> {
+        self.sections
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.size)
+    }
+
+    /// The `Total` row of `size --format=sysv`.
+    pub fn total_size(&self) -> u64 {
+        self.sections.iter().map(|s| s.size).sum()
+    }
+}
