@@ -1,0 +1,388 @@
+//! Untouched regions (MobileGL's G5): named function / namespace bodies that must hash the same
+//! at a baseline (a git ref, or a pinned SHA-256) and at the subject (a ref or the working tree).
+//!
+//! parse: [`extract`] (masking + definition finding) and [`Side`] (git blobs / work-tree files);
+//! model: [`RegionSpec`], [`Body`], [`Comparison`]; analysis: [`compare`], [`baseline_list`];
+//! report: [`report`].
+
+pub mod extract;
+pub mod report;
+pub mod selftest;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use extract::{find_definitions, sha256_hex, Definition, Dialect, RegionKind};
+
+use crate::gitread::{CommitRef, GitError, GitWorkspace};
+
+/// One configured region (an `[[regions.region]]` row of `mgctl.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionSpec {
+    pub name: String,
+    /// Workspace-relative path of the file that defines it.
+    pub file: String,
+    #[serde(default = "default_kind")]
+    pub kind: RegionKind,
+    /// Pinned baseline hash: always wins over the baseline ref (upstream ID-41).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn default_kind() -> RegionKind {
+    RegionKind::Function
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "problem", rename_all = "kebab-case")]
+pub enum Problem {
+    /// Zero or several definitions of a name.
+    NotExactlyOnce { name: String, kind: RegionKind, file: String, side: String, hits: Vec<(usize, usize)> },
+    /// The file cannot be read on that side.
+    Unreadable { name: String, file: String, side: String, message: String },
+    /// A pin that is not 64 lowercase hex digits.
+    BadPin { name: String, pin: String },
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::NotExactlyOnce { name, kind, file, side, hits } => {
+                write!(f, "{name}: expected exactly one {} definition in {file} at '{side}', found {}", kind.as_str(), hits.len())?;
+                for (line, lines) in hits {
+                    write!(f, "\n  ...definition at {file}:{line}, {lines} lines")?;
+                }
+                if hits.len() > 1 {
+                    write!(f, "\n  one arm must CALL the untouched {name}, not carry a copy of it: two copies drift")?;
+                }
+                Ok(())
+            }
+            Problem::Unreadable { name, file, side, message } => write!(f, "{name}: cannot read {file} at '{side}' ({message})"),
+            Problem::BadPin { name, pin } => write!(f, "{name}: pinned sha256 '{pin}' is not 64 lowercase hex digits"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("could not run: {}", summary(.0))]
+    CouldNotRun(Vec<Problem>),
+    #[error("no regions configured")]
+    NoRegions,
+}
+
+fn summary(problems: &[Problem]) -> String {
+    let mut s = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    if problems.len() > 1 {
+        s = format!("{} problems\n{s}", problems.len());
+    }
+    s
+}
+
+/// Where file texts come from.
+pub enum Side<'a> {
+    WorkTree { root: PathBuf },
+    Commit { ws: &'a GitWorkspace, at: CommitRef },
+}
+
+impl Side<'_> {
+    pub fn label(&self) -> String {
+        match self {
+            Side::WorkTree { .. } => "working tree".to_string(),
+            Side::Commit { at, .. } => at.rev.clone(),
+        }
+    }
+
+    /// The commit id, when the side is a commit.
+    pub fn commit(&self) -> Option<&str> {
+        match self {
+            Side::WorkTree { .. } => None,
+            Side::Commit { at, .. } => Some(&at.id),
+        }
+    }
+
+    fn read(&self, file: &str) -> Result<Vec<u8>, String> {
+        match self {
+            Side::WorkTree { root } => std::fs::read(root.join(file)).map_err(|e| e.to_string()),
+            Side::Commit { ws, at } => ws.read_at(at, file).map_err(|e| match e {
+                GitError::MissingFile { .. } => "no such file at that ref".to_string(),
+                other => other.to_string(),
+            }),
+        }
+    }
+}
+
+/// An extracted region body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Body {
+    pub sha: String,
+    pub def: Definition,
+    pub text: String,
+}
+
+/// Extract every region on one side. Rows for which `skip(i)` is true are not extracted.
+fn extract_side(
+    side: &Side<'_>,
+    specs: &[RegionSpec],
+    dialect: Dialect,
+    strict: impl Fn(usize) -> bool,
+) -> (Vec<Option<Body>>, Vec<Problem>) {
+    let mut files: BTreeMap<&str, Result<Vec<u8>, String>> = BTreeMap::new();
+    let mut bodies = Vec::with_capacity(specs.len());
+    let mut problems = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let text = files.entry(spec.file.as_str()).or_insert_with(|| side.read(&spec.file));
+        let body = match text {
+            Err(message) => {
+                if strict(i) {
+                    problems.push(Problem::Unreadable {
+                        name: spec.name.clone(),
+                        file: spec.file.clone(),
+                        side: side.label(),
+                        message: message.clone(),
+                    });
+                }
+                None
+            }
+            Ok(bytes) => {
+                let defs = find_definitions(bytes, spec.kind, &spec.name, dialect);
+                if defs.len() == 1 {
+                    let d = defs[0].clone();
+                    let raw = &bytes[d.start..d.end];
+                    Some(Body { sha: sha256_hex(raw), text: String::from_utf8_lossy(raw).into_owned(), def: d })
+                } else {
+                    if strict(i) {
+                        problems.push(Problem::NotExactlyOnce {
+                            name: spec.name.clone(),
+                            kind: spec.kind,
+                            file: spec.file.clone(),
+                            side: side.label(),
+                            hits: defs.iter().map(|d| (d.line, d.lines())).collect(),
+                        });
+                    }
+                    None
+                }
+            }
+        };
+        bodies.push(body);
+    }
+    (bodies, problems)
+}
+
+fn check_pins(specs: &[RegionSpec]) -> Vec<Problem> {
+    specs
+        .iter()
+        .filter_map(|s| {
+            let pin = s.sha256.as_ref()?;
+            let ok = pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            (!ok).then(|| Problem::BadPin { name: s.name.clone(), pin: pin.clone() })
+        })
+        .collect()
+}
+
+/// What the baseline of one row is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Baseline {
+    /// Extracted from the baseline ref.
+    Ref(Body),
+    /// The pinned hash; `at_ref` is the baseline ref's own body when it defines the region.
+    Pin { sha: String, at_ref: Option<Body> },
+    /// No baseline: unpinned row and no baseline ref (the check gate without `base`).
+    None,
+}
+
+impl Baseline {
+    pub fn sha(&self) -> Option<&str> {
+        match self {
+            Baseline::Ref(b) => Some(&b.sha),
+            Baseline::Pin { sha, .. } => Some(sha),
+            Baseline::None => None,
+        }
+    }
+
+    /// The baseline text, when known to be the text the hash was taken of.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Baseline::Ref(b) => Some(&b.text),
+            Baseline::Pin { sha, at_ref: Some(b) } if &b.sha == sha => Some(&b.text),
+            _ => None,
+        }
+    }
+
+    /// The baseline ref defines a pinned region differently from the pin (a note, not a failure).
+    pub fn pin_differs_from_ref(&self) -> Option<&Body> {
+        match self {
+            Baseline::Pin { sha, at_ref: Some(b) } if &b.sha != sha => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// The baseline side for the whole list: pins always win.
+pub fn baseline(side: Option<&Side<'_>>, specs: &[RegionSpec], dialect: Dialect) -> Result<Vec<Baseline>, Error> {
+    if specs.is_empty() {
+        return Err(Error::NoRegions);
+    }
+    let mut problems = check_pins(specs);
+    let extracted = match side {
+        Some(side) => {
+            let (bodies, p) = extract_side(side, specs, dialect, |i| specs[i].sha256.is_none());
+            problems.extend(p);
+            bodies
+        }
+        None => vec![None; specs.len()],
+    };
+    if !problems.is_empty() {
+        return Err(Error::CouldNotRun(problems));
+    }
+    Ok(specs
+        .iter()
+        .zip(extracted)
+        .map(|(spec, body)| match (&spec.sha256, body) {
+            (Some(pin), at_ref) => Baseline::Pin { sha: pin.clone(), at_ref },
+            (None, Some(b)) => Baseline::Ref(b),
+            (None, None) => Baseline::None,
+        })
+        .collect())
+}
+
+/// The subject side: every region strictly, pinned rows included.
+pub fn subject(side: &Side<'_>, specs: &[RegionSpec], dialect: Dialect) -> Result<Vec<Body>, Error> {
+    if specs.is_empty() {
+        return Err(Error::NoRegions);
+    }
+    let (bodies, problems) = extract_side(side, specs, dialect, |_| true);
+    if !problems.is_empty() {
+        return Err(Error::CouldNotRun(problems));
+    }
+    Ok(bodies.into_iter().flatten().collect())
+}
+
+#[derive(Debug, Clone)]
+pub struct RowOutcome {
+    pub spec: RegionSpec,
+    pub base: Baseline,
+    pub head: Body,
+}
+
+impl RowOutcome {
+    pub fn moved(&self) -> bool {
+        self.base.sha().is_some_and(|s| s != self.head.sha)
+    }
+    pub fn pinned(&self) -> bool {
+        matches!(self.base, Baseline::Pin { .. })
+    }
+    pub fn verified(&self) -> bool {
+        self.base.sha().is_some()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub base_label: String,
+    pub base_commit: Option<String>,
+    pub head_label: String,
+    pub head_commit: Option<String>,
+    pub rows: Vec<RowOutcome>,
+}
+
+impl Comparison {
+    /// Moved rows in configured order: the first is the "first mover".
+    pub fn movers(&self) -> impl Iterator<Item = &RowOutcome> {
+        self.rows.iter().filter(|r| r.moved())
+    }
+    pub fn passed(&self) -> bool {
+        self.movers().next().is_none()
+    }
+}
+
+/// Compare the subject side with the baseline (a ref, or pins only when `base` is None).
+pub fn compare(base: Option<&Side<'_>>, head: &Side<'_>, specs: &[RegionSpec], dialect: Dialect) -> Result<Comparison, Error> {
+    // Gather problems of both sides before failing, so one run names every one.
+    let b = baseline(base, specs, dialect);
+    let h = subject(head, specs, dialect);
+    let (b, h) = match (b, h) {
+        (Ok(b), Ok(h)) => (b, h),
+        (Err(Error::CouldNotRun(mut p)), Err(Error::CouldNotRun(q))) => {
+            p.extend(q);
+            return Err(Error::CouldNotRun(p));
+        }
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
+    Ok(Comparison {
+        base_label: base.map_or_else(|| "pinned hashes".to_string(), Side::label),
+        base_commit: base.and_then(|s| s.commit().map(str::to_string)),
+        head_label: head.label(),
+        head_commit: head.commit().map(str::to_string),
+        rows: specs.iter().cloned().zip(b).zip(h).map(|((spec, base), head)| RowOutcome { spec, base, head }).collect(),
+    })
+}
+
+/// `--list REF`: the baseline list at one ref (pinned rows show the pin), `(sha, name)`.
+pub fn baseline_list(side: &Side<'_>, specs: &[RegionSpec], dialect: Dialect) -> Result<Vec<(String, String)>, Error> {
+    let rows = baseline(Some(side), specs, dialect)?;
+    Ok(specs
+        .iter()
+        .zip(rows)
+        .map(|(s, b)| (b.sha().unwrap_or_default().to_string(), s.name.clone()))
+        .collect())
+}
+
+/// Open the repository enclosing the workspace `root`.
+pub fn open_repo(root: &Path) -> Result<GitWorkspace, Error> {
+    Ok(GitWorkspace::discover(root)?)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::gitread::fixture::commit_files;
+
+    const SRC: &str = "// pool\nvoid Keep() {\n  a();\n}\nvoid Other() { b(); }\n";
+
+    fn spec(name: &str, pin: Option<&str>) -> RegionSpec {
+        RegionSpec { name: name.into(), file: "src/m.cpp".into(), kind: RegionKind::Function, sha256: pin.map(str::to_string), reason: None }
+    }
+
+    #[test]
+    fn ref_against_worktree() {
+        let dir = tempfile::tempdir().unwrap();
+        commit_files(dir.path(), &[("src/m.cpp", SRC)], "[Test] (regions): base").unwrap();
+        let ws = GitWorkspace::discover(dir.path()).unwrap();
+        let base = Side::Commit { at: ws.resolve("HEAD").unwrap(), ws: &ws };
+        let head = Side::WorkTree { root: dir.path().to_path_buf() };
+        let specs = vec![spec("Keep", None), spec("Other", None)];
+        assert!(compare(Some(&base), &head, &specs, Dialect::Mgctl).unwrap().passed());
+        std::fs::write(dir.path().join("src/m.cpp"), SRC.replace("b();", "b(); c();")).unwrap();
+        let c = compare(Some(&base), &head, &specs, Dialect::Mgctl).unwrap();
+        assert_eq!(c.movers().map(|r| r.spec.name.as_str()).collect::<Vec<_>>(), vec!["Other"]);
+        let missing = Side::Commit { at: ws.resolve("HEAD").unwrap(), ws: &ws };
+        let mut bad = specs.clone();
+        bad[0].file = "src/none.cpp".into();
+        let e = compare(Some(&missing), &head, &bad, Dialect::Mgctl).unwrap_err();
+        assert!(e.to_string().contains("cannot read src/none.cpp at 'HEAD'"), "{e}");
+    }
+
+    #[test]
+    fn pins_win_and_bad_pins_are_refused() {
+        let keep = "void Keep() {\n  a();\n}";
+        let pin = sha256_hex(keep.as_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/m.cpp"), SRC).unwrap();
+        let head = Side::WorkTree { root: dir.path().to_path_buf() };
+        assert!(compare(None, &head, &[spec("Keep", Some(&pin))], Dialect::Mgctl).unwrap().passed());
+        let wrong = sha256_hex(b"x");
+        assert!(!compare(None, &head, &[spec("Keep", Some(&wrong))], Dialect::Mgctl).unwrap().passed());
+        let e = compare(None, &head, &[spec("Keep", Some("ABC"))], Dialect::Mgctl).unwrap_err();
+        assert!(e.to_string().contains("not 64 lowercase hex"));
+    }
+}
