@@ -1,0 +1,6 @@
+//! Source and document lints: forbidden tokens, citations, untouched regions, test names, commits.
+
+pub mod cpp;
+pub mod gitread;
+pub mod regions;
+pub mod tokens;

@@ -1,0 +1,364 @@
+//! Forbidden-token rules: "this identifier or pattern must not appear under these paths".
+//!
+//! MobileGL writes its purity gate C (`pGLContext` never appears under `MG_Backend`) and its stdio
+//! gate (no `printf`-style instrumentation under `MG_Backend`/`MG_State`) as such rules.
+//! `parse` compiles rules, `scan` is a pure function over one file's text, `run` walks a tree.
+
+mod mask;
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use regex::Regex;
+
+pub use mask::{mask, Mask};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("rule `{rule}`: invalid pattern: {reason}")]
+    BadPattern { rule: String, reason: String },
+    #[error("rule `{rule}`: invalid glob `{glob}`: {reason}")]
+    BadGlob {
+        rule: String,
+        glob: String,
+        reason: String,
+    },
+    #[error("rule `{rule}`: allow entry `{entry}`: {reason}")]
+    BadAllow {
+        rule: String,
+        entry: String,
+        reason: String,
+    },
+    #[error("rule `{rule}`: needs exactly one of `pattern` or `ident`")]
+    NoPattern { rule: String },
+    #[error("{}: cannot walk: {reason}", .path.display())]
+    Walk { path: PathBuf, reason: String },
+    #[error("{}: cannot read: {reason}", .path.display())]
+    Read { path: PathBuf, reason: String },
+}
+
+/// A rule as written in the configuration, before compilation.
+#[derive(Debug, Clone)]
+pub struct RuleSpec {
+    pub name: String,
+    /// A regular expression, or (with `ident`) an identifier matched on word boundaries.
+    pub pattern: Option<String>,
+    pub ident: Option<String>,
+    /// Globs relative to the workspace root that the rule applies to.
+    pub paths: Vec<String>,
+    pub exclude: Vec<String>,
+    pub mask: Mask,
+    /// `path` (whole file) or `path:line` entries that may contain the token.
+    pub allow: Vec<String>,
+    pub message: Option<String>,
+}
+
+#[derive(Debug)]
+struct AllowEntry {
+    text: String,
+    path: String,
+    line: Option<u32>,
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    pub name: String,
+    pub message: Option<String>,
+    regex: Regex,
+    paths: GlobSet,
+    exclude: GlobSet,
+    mask: Mask,
+    allow: Vec<AllowEntry>,
+}
+
+fn globset(rule: &str, globs: &[String]) -> Result<GlobSet, Error> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        let glob = Glob::new(g).map_err(|e| Error::BadGlob {
+            rule: rule.into(),
+            glob: g.clone(),
+            reason: e.to_string(),
+        })?;
+        b.add(glob);
+    }
+    b.build().map_err(|e| Error::BadGlob {
+        rule: rule.into(),
+        glob: globs.join(","),
+        reason: e.to_string(),
+    })
+}
+
+impl Rule {
+    pub fn compile(spec: &RuleSpec) -> Result<Rule, Error> {
+        let pattern = match (&spec.pattern, &spec.ident) {
+            (Some(p), None) => p.clone(),
+            (None, Some(id)) => format!(r"\b{}\b", regex::escape(id)),
+            _ => {
+                return Err(Error::NoPattern {
+                    rule: spec.name.clone(),
+                })
+            }
+        };
+        let regex = Regex::new(&pattern).map_err(|e| Error::BadPattern {
+            rule: spec.name.clone(),
+            reason: e.to_string(),
+        })?;
+        let mut allow = Vec::new();
+        for entry in &spec.allow {
+            let (path, line) = match entry.rsplit_once(':') {
+                Some((p, l)) if !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()) => {
+                    let line: u32 = l.parse().map_err(|_| Error::BadAllow {
+                        rule: spec.name.clone(),
+                        entry: entry.clone(),
+                        reason: "line number out of range".into(),
+                    })?;
+                    if line == 0 {
+                        return Err(Error::BadAllow {
+                            rule: spec.name.clone(),
+                            entry: entry.clone(),
+                            reason: "lines start at 1".into(),
+                        });
+                    }
+                    (p.to_string(), Some(line))
+                }
+                _ => (entry.clone(), None),
+            };
+            allow.push(AllowEntry {
+                text: entry.clone(),
+                path,
+                line,
+            });
+        }
+        Ok(Rule {
+            name: spec.name.clone(),
+            message: spec.message.clone(),
+            regex,
+            paths: globset(&spec.name, &spec.paths)?,
+            exclude: globset(&spec.name, &spec.exclude)?,
+            mask: spec.mask,
+            allow,
+        })
+    }
+
+    /// Whether the rule applies to this workspace-relative path (forward slashes).
+    pub fn applies_to(&self, rel: &str) -> bool {
+        self.paths.is_match(rel) && !self.exclude.is_match(rel)
+    }
+}
+
+/// One occurrence of a forbidden token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub rule: String,
+    pub path: String,
+    pub line: u32,
+    /// 1-based, in characters.
+    pub column: u32,
+    pub matched: String,
+    pub line_text: String,
+    /// True when an allow entry covers this hit.
+    pub allowed: bool,
+}
+
+/// Pure scan of one file's text against one rule. `rel` is the workspace-relative path.
+pub fn scan(rule: &Rule, rel: &str, text: &str) -> Vec<Hit> {
+    let masked = mask(text, rule.mask);
+    let mut hits = Vec::new();
+    // Masking keeps byte offsets and newlines, so lines of `masked` align with lines of `text`.
+    for (idx, (mline, oline)) in masked.lines().zip(text.lines()).enumerate() {
+        let line = u32::try_from(idx + 1).unwrap_or(u32::MAX);
+        for m in rule.regex.find_iter(mline) {
+            let column = u32::try_from(
+                oline
+                    .get(..m.start())
+                    .map_or(m.start(), |p| p.chars().count())
+                    + 1,
+            )
+            .unwrap_or(u32::MAX);
+            let allowed = rule
+                .allow
+                .iter()
+                .any(|a| a.path == rel && a.line.is_none_or(|l| l == line));
+            hits.push(Hit {
+                rule: rule.name.clone(),
+                path: rel.to_string(),
+                line,
+                column,
+                matched: oline
+                    .get(m.start()..m.end())
+                    .unwrap_or(m.as_str())
+                    .to_string(),
+                line_text: oline.trim().to_string(),
+                allowed,
+            });
+        }
+    }
+    hits
+}
+
+/// The result of running every rule over a tree.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub hits: Vec<Hit>,
+    /// (rule, entry) allow entries that matched no hit: stale.
+    pub stale_allows: Vec<(String, String)>,
+    /// Files read (workspace-relative), for the denominator.
+    pub files: Vec<String>,
+    /// Files skipped and why (not UTF-8, unreadable): never silent.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Walks `root` and scans every file some rule applies to (each read once).
+pub fn run(root: &Path, rules: &[Rule]) -> Result<Report, Error> {
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::Walk {
+            path: e.path().unwrap_or(root).to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.into_path();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if !rules.iter().any(|r| r.applies_to(&rel)) {
+            continue;
+        }
+        let bytes = std::fs::read(&path).map_err(|e| Error::Read {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        match String::from_utf8(bytes) {
+            Ok(text) => files.push((rel, text)),
+            Err(e) => skipped.push((
+                rel,
+                format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+            )),
+        }
+    }
+    let mut report = analyse(rules, files.iter().map(|(r, t)| (r.as_str(), t.as_str())));
+    report.skipped = skipped;
+    Ok(report)
+}
+
+/// Pure analysis over `(workspace-relative path, text)` pairs: hits, stale allow entries, files.
+pub fn analyse<'a>(rules: &[Rule], files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Report {
+    let mut report = Report::default();
+    for (rel, text) in files {
+        let mut applied = false;
+        for rule in rules.iter().filter(|r| r.applies_to(rel)) {
+            report.hits.extend(scan(rule, rel, text));
+            applied = true;
+        }
+        if applied {
+            report.files.push(rel.to_string());
+        }
+    }
+    for rule in rules {
+        for a in &rule.allow {
+            let used = report.hits.iter().any(|h| {
+                h.rule == rule.name && h.path == a.path && a.line.is_none_or(|l| l == h.line)
+            });
+            if !used {
+                report
+                    .stale_allows
+                    .push((rule.name.clone(), a.text.clone()));
+            }
+        }
+    }
+    report
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn rule(ident: &str, mask: Mask, allow: &[&str]) -> Rule {
+        Rule::compile(&RuleSpec {
+            name: "r".into(),
+            pattern: None,
+            ident: Some(ident.into()),
+            paths: vec!["**/*.cpp".into()],
+            exclude: vec![],
+            mask,
+            allow: allow.iter().map(|s| s.to_string()).collect(),
+            message: None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn finds_identifier_with_line_and_column() {
+        let r = rule("pGLContext", Mask::None, &[]);
+        let hits = scan(
+            &r,
+            "a.cpp",
+            "int x;\n  auto* c = pGLContext;\nint pGLContextual;\n",
+        );
+        assert_eq!(hits.len(), 1);
+        assert_eq!((hits[0].line, hits[0].column), (2, 13));
+    }
+
+    #[test]
+    fn code_mask_ignores_comments_and_strings() {
+        let r = rule("printf", Mask::Code, &[]);
+        let text = "// printf here\nconst char* s = \"printf\"; /* printf */\nprintf(\"x\");\n";
+        let hits = scan(&r, "a.cpp", text);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].line, 3);
+        let none = rule("printf", Mask::None, &[]);
+        assert_eq!(scan(&none, "a.cpp", text).len(), 4);
+    }
+
+    #[test]
+    fn allow_entries_cover_lines_and_files() {
+        let r = rule("puts", Mask::None, &["a.cpp:2", "b.cpp"]);
+        let hits = scan(&r, "a.cpp", "puts\nputs\n");
+        assert_eq!(hits.iter().filter(|h| h.allowed).count(), 1);
+        assert!(scan(&r, "b.cpp", "puts\n").iter().all(|h| h.allowed));
+    }
+
+    #[test]
+    fn rejects_bad_specs() {
+        let spec = RuleSpec {
+            name: "x".into(),
+            pattern: Some("(".into()),
+            ident: None,
+            paths: vec![],
+            exclude: vec![],
+            mask: Mask::None,
+            allow: vec![],
+            message: None,
+        };
+        assert!(matches!(
+            Rule::compile(&spec),
+            Err(Error::BadPattern { .. })
+        ));
+        let spec = RuleSpec {
+            pattern: None,
+            ..spec
+        };
+        assert!(matches!(Rule::compile(&spec), Err(Error::NoPattern { .. })));
+    }
+
+    #[test]
+    fn stale_allow_entries_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.cpp"), "puts();\n").unwrap();
+        std::fs::write(dir.path().join("bin.cpp"), [0xffu8, 0xfe, 0x00]).unwrap();
+        let r = rule("puts", Mask::None, &["a.cpp:1", "a.cpp:9"]);
+        let report = run(dir.path(), &[r]).unwrap();
+        assert_eq!(
+            report.stale_allows,
+            vec![("r".to_string(), "a.cpp:9".to_string())]
+        );
+        assert_eq!(report.skipped.len(), 1);
+        assert_eq!(report.files, vec!["a.cpp".to_string()]);
+    }
+}

@@ -1,0 +1,172 @@
+//! The `check` runner: selects gates, runs them in parallel, and collects their reports.
+//! It knows nothing about any one gate.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Neutered, SelfTest, Verdict};
+
+pub struct Selection {
+    pub only: Vec<String>,
+    pub skip: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown gate `{name}` in {flag}; this build offers: {}", .offered.join(", "))]
+pub struct UnknownGate {
+    pub name: String,
+    pub flag: &'static str,
+    pub offered: Vec<&'static str>,
+}
+
+impl Selection {
+    /// Every name must be a gate this build offers: a typo must not turn into a silent skip.
+    pub fn validate(&self, gates: &[Box<dyn Gate>]) -> Result<(), UnknownGate> {
+        let offered: Vec<&'static str> = gates.iter().map(|g| g.name()).collect();
+        for (flag, names) in [("--only", &self.only), ("--skip", &self.skip)] {
+            if let Some(bad) = names.iter().find(|n| !offered.contains(&n.as_str())) {
+                return Err(UnknownGate {
+                    name: bad.clone(),
+                    flag,
+                    offered,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the user's flags exclude this gate, if they do.
+    fn excluded(&self, name: &str) -> Option<String> {
+        if self.skip.iter().any(|s| s == name) {
+            return Some("skipped by --skip".into());
+        }
+        if !self.only.is_empty() && !self.only.iter().any(|s| s == name) {
+            return Some("not selected by --only".into());
+        }
+        None
+    }
+}
+
+fn timed(gate: &dyn Gate, f: impl FnOnce() -> GateReport) -> GateReport {
+    let start = Instant::now();
+    // A gate must never panic; if one does, that gate fails as an internal error and the others run.
+    let mut report =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            GateReport::could_not_run(
+                gate.name(),
+                "INTERNAL",
+                format!("internal error in gate (a bug in mgctl): {what}"),
+                None,
+            )
+        });
+    report.wall_ms = start.elapsed().as_secs_f64() * 1000.0;
+    report
+}
+
+/// Runs the selected gates of `ctx` in parallel; reports come back sorted by gate name.
+pub fn run_gates(ctx: &CheckCtx, gates: &[Box<dyn Gate>], sel: &Selection) -> Vec<GateReport> {
+    let mut reports: Vec<GateReport> = gates
+        .par_iter()
+        .map(|gate| {
+            if let Some(reason) = sel.excluded(gate.name()) {
+                return GateReport::skipped(gate.name(), reason);
+            }
+            if let Some(reason) = gate.skip_reason(ctx) {
+                return GateReport::skipped(gate.name(), reason);
+            }
+            let mut report = timed(gate.as_ref(), || gate.run(ctx));
+            sort_findings(&mut report.findings);
+            report
+        })
+        .collect();
+    reports.sort_by(|a, b| a.gate.cmp(b.gate));
+    reports
+}
+
+/// Runs every selected gate's self-test. Independent of the workspace's configuration.
+pub fn run_self_tests(
+    gates: &[Box<dyn Gate>],
+    sel: &Selection,
+    neutered: &Neutered,
+) -> Vec<GateReport> {
+    let mut reports: Vec<GateReport> = gates
+        .par_iter()
+        .map(|gate| {
+            if let Some(reason) = sel.excluded(gate.name()) {
+                return GateReport::skipped(gate.name(), reason);
+            }
+            timed(gate.as_ref(), || {
+                self_test_report(gate.name(), gate.self_test(neutered))
+            })
+        })
+        .collect();
+    reports.sort_by(|a, b| a.gate.cmp(b.gate));
+    reports
+}
+
+/// Maps a self-test into a report: one unit per control, one error finding per misbehaving control.
+pub fn self_test_report(gate: &'static str, st: SelfTest) -> GateReport {
+    let mut findings: Vec<Finding> = st
+        .controls
+        .iter()
+        .filter(|c| !c.ok())
+        .map(|c: &Control| {
+            let what = if c.expect_trip {
+                "negative control did not trip"
+            } else {
+                "positive control tripped"
+            };
+            Finding::error(
+                gate,
+                "SELFTEST",
+                format!("{}: {what}: {}", c.name, c.detail),
+            )
+            .in_unit(c.name.clone())
+        })
+        .collect();
+    let negatives = st.controls.iter().filter(|c| c.expect_trip).count();
+    let tripped = st
+        .controls
+        .iter()
+        .filter(|c| c.expect_trip && c.tripped)
+        .count();
+    if !st.passed() && tripped == 0 {
+        findings.push(Finding::error(
+            gate,
+            "SELFTEST",
+            "self-test tripped nothing: the gate cannot fail, which is worse than a red gate",
+        ));
+    }
+    let positives = st.controls.len() - negatives;
+    let mut report = GateReport::from_findings(
+        gate,
+        findings,
+        format!("{tripped}/{negatives} negative controls tripped, {positives} positive"),
+    );
+    report.units = st.controls.iter().map(|c| c.name.clone()).collect();
+    report.self_test = Some(st);
+    report
+}
+
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        let key = |f: &Finding| (f.location.clone(), f.code, f.message.clone());
+        key(a).cmp(&key(b))
+    });
+}
+
+/// Overall result of a set of reports: true when no gate failed.
+pub fn passed(reports: &[GateReport]) -> bool {
+    reports.iter().all(|r| r.verdict != Verdict::Fail)
+}
+
+pub fn neutered(specs: &[String]) -> Neutered {
+    Neutered(specs.iter().cloned().collect::<BTreeSet<_>>())
+}

@@ -1,0 +1,113 @@
+//! What was typed: clap derive structs only, no behaviour (ripgrep's "low args").
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("MGCTL_GIT_COMMIT"),
+    ")"
+);
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mgctl",
+    version = VERSION,
+    about = "Audits the MobileGL driver workspace: CI gates, symbol diffs, include closure, dirty surface, doc citations, device counters",
+    long_about = "mgctl audits a MobileGL driver workspace. `mgctl check` runs every configured gate \
+(forbidden tokens, include closure and layering, dirty surface, doc citations, untouched regions, test \
+names, symbol diffs) in one pass for CI; the other commands are the analysers behind those gates, for a \
+reviewer before a merge or an engineer reading device logs.",
+    after_help = "Examples:\n  mgctl check driver\n  mgctl check . --format github --output report.json\n  mgctl completions bash > /etc/bash_completion.d/mgctl",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// When to colour human output (never with NO_COLOR set, unless `always`).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Check(CheckArgs),
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table for people (colour on a terminal).
+    Human,
+    /// Versioned JSON (`"schema": 1`), see docs/json.md.
+    Json,
+    /// JUnit XML: one <testsuite> per gate, one <testcase> per checked unit.
+    Junit,
+    /// GitHub workflow annotations (`::error file=…,line=…::`) followed by the full text report.
+    Github,
+    /// Markdown for a pull-request comment.
+    Markdown,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Runs every gate configured for a workspace and prints one row per gate: verdict, \
+finding counts, headline figure and wall time. The workspace's mgctl.toml says which gates run; a \
+MobileGL checkout without one gets the built-in MobileGL profile (the upstream scripts' defaults). \
+Gates run in parallel. Exit status: 0 all gates pass, 1 a gate failed, 2 usage, config or input error, \
+3 internal error.",
+    after_help = "Examples:\n  mgctl check driver\n  mgctl check ~/MobileGL --only tokens --format github\n  mgctl check driver --self-test\n  mgctl check driver --format junit --output junit.xml"
+)]
+pub struct CheckArgs {
+    /// The workspace root (holds mgctl.toml, or is a MobileGL checkout).
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// Run only these gates (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub only: Vec<String>,
+    /// Skip these gates; they are listed as skipped, with the reason.
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub skip: Vec<String>,
+    /// Run every gate's negative and positive controls instead of the gates themselves.
+    #[arg(long)]
+    pub self_test: bool,
+    /// List the gates this build offers and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format on stdout (or in --output).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the chosen format to FILE and print the human summary on stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
+    #[arg(long, hide = true, value_name = "GATE/CONTROL")]
+    pub neuter: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Prints a shell completion script for mgctl to stdout. Install it where your shell \
+looks for completions.",
+    after_help = "Examples:\n  mgctl completions bash > ~/.local/share/bash-completion/completions/mgctl\n  mgctl completions zsh > ~/.zfunc/_mgctl\n  mgctl completions fish > ~/.config/fish/completions/mgctl.fish"
+)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}

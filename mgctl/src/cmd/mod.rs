@@ -1,0 +1,42 @@
+//! One module per command; each takes its args, `&Settings` and the stdout writer.
+
+mod check;
+mod completions;
+
+use std::io::Write;
+
+use crate::cli::{Cli, Command};
+use crate::settings::Settings;
+
+/// What a command concluded; `main` turns it into the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Internal,
+}
+
+impl Outcome {
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Pass => 0,
+            Outcome::Fail => 1,
+            Outcome::Internal => 3,
+        }
+    }
+    #[allow(dead_code)] // used by analyser commands
+    pub fn from_pass(pass: bool) -> Outcome {
+        if pass {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        }
+    }
+}
+
+pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    match &cli.command {
+        Command::Check(args) => check::run(args, settings, out),
+        Command::Completions(args) => completions::run(args, out),
+    }
+}

@@ -1,0 +1,144 @@
+//! `mgctl.toml`: one optional section per gate; schema in docs/config.md.
+//!
+//! Every section is `deny_unknown_fields`, so a misspelt key is an error that names the file, line
+//! and column rather than a gate that silently does nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::gates;
+
+pub const FILE_NAME: &str = "mgctl.toml";
+
+/// The markers that make a directory a MobileGL checkout when it has no `mgctl.toml`.
+pub const MOBILEGL_MARKERS: [&str; 2] = ["MobileGL/MG_Backend", "MobileGL/MG_Pipe"];
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub workspace: WorkspaceSection,
+    pub tokens: Option<gates::tokens::TokensConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceSection {
+    /// A display name for reports.
+    pub name: Option<String>,
+}
+
+impl Config {
+    /// The built-in profile for a MobileGL checkout without `mgctl.toml`: the defaults of the
+    /// upstream scripts (see ../shared/specs/).
+    pub fn mobilegl_profile() -> Config {
+        Config {
+            workspace: WorkspaceSection {
+                name: Some("MobileGL (built-in profile)".into()),
+            },
+            tokens: Some(gates::tokens::mobilegl_profile()),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Whole { path: String, message: String },
+    #[error(
+        "{root}: no {FILE_NAME} here, and it does not look like a MobileGL checkout (looked for {}); \
+         write a {FILE_NAME} (see docs/config.md) or point mgctl at a MobileGL checkout",
+        MOBILEGL_MARKERS.join(" or ")
+    )]
+    NoWorkspace { root: String },
+}
+
+/// Parses config text; errors carry `path:line:column`.
+pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+    toml::from_str(text).map_err(|e| {
+        let display = path.display().to_string();
+        let message = e.message().trim().to_string();
+        match e.span() {
+            Some(span) => {
+                let (line, column) = line_col(text, span.start);
+                Error::Syntax {
+                    path: display,
+                    line,
+                    column,
+                    message,
+                }
+            }
+            None => Error::Whole {
+                path: display,
+                message,
+            },
+        }
+    })
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Finds and loads the configuration of the workspace at `root` (already canonical).
+pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
+    let path = root.join(FILE_NAME);
+    if path.is_file() {
+        let bytes = std::fs::read(&path).map_err(|e| Error::Whole {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| Error::Whole {
+            path: path.display().to_string(),
+            message: format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        })?;
+        let config = parse(&text, &path)?;
+        return Ok((config, Some(path), text));
+    }
+    if MOBILEGL_MARKERS.iter().any(|m| root.join(m).is_dir()) {
+        return Ok((Config::mobilegl_profile(), None, String::new()));
+    }
+    Err(Error::NoWorkspace {
+        root: root.display().to_string(),
+    }
+    .into())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_line_and_column() {
+        let err = parse("[workspace]\nname = \"x\"\nnmae = 1\n", Path::new("m.toml")).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("m.toml:3:1: unknown field `nmae`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn wrong_type_is_an_error() {
+        let err = parse("[workspace]\nname = 3\n", Path::new("m.toml")).unwrap_err();
+        assert!(err.to_string().starts_with("m.toml:2:8:"), "{err}");
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
+    }
+}

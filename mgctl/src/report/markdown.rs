@@ -1,0 +1,73 @@
+//! Markdown for a pull-request comment: the gate table, then the findings of failing gates.
+
+use std::io::{self, Write};
+
+use super::{counts, summary_line, verdict_word, CheckRun};
+use crate::gate::Verdict;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+    let icon = if run.passed { "✅" } else { "❌" };
+    writeln!(out, "### {icon} {}", summary_line(run))?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Workspace `{}`, config `{}`, mgctl {}.",
+        run.workspace, run.config, run.version
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| gate | verdict | errors | warnings | notes | headline | time |"
+    )?;
+    writeln!(out, "|---|---|--:|--:|--:|---|--:|")?;
+    for r in &run.gates {
+        let (e, w, n) = counts(r);
+        let (headline, time) = match &r.verdict {
+            Verdict::Skipped { reason } => (reason.clone(), "-".to_string()),
+            _ => (r.headline.clone(), format!("{:.1} ms", r.wall_ms)),
+        };
+        writeln!(
+            out,
+            "| `{}` | {} | {e} | {w} | {n} | {} | {time} |",
+            r.gate,
+            verdict_word(r),
+            cell(&headline)
+        )?;
+    }
+    for r in run.gates.iter().filter(|r| !r.findings.is_empty()) {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "<details{}><summary><code>{}</code>: {} findings</summary>",
+            if r.verdict == Verdict::Fail {
+                " open"
+            } else {
+                ""
+            },
+            r.gate,
+            r.findings.len()
+        )?;
+        writeln!(out)?;
+        for f in &r.findings {
+            let loc = f
+                .location
+                .as_ref()
+                .map(|l| format!("`{l}` "))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "- **{:?}** `{}` {loc}{}",
+                f.severity,
+                f.code,
+                cell(&f.message)
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "</details>")?;
+    }
+    Ok(())
+}

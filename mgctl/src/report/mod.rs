@@ -1,0 +1,175 @@
+//! Output adapters for `check`: every format is rendered from the same `GateReport`s; no reporter
+//! re-runs analysis or filters findings. Only `human` may colour.
+
+mod github;
+mod human;
+mod junit;
+mod markdown;
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::cli::Format;
+use crate::gate::GateReport;
+
+/// One `check` (or `check --self-test`) run, as every format sees it.
+#[derive(Debug, Serialize)]
+pub struct CheckRun {
+    pub schema: u32,
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub mode: Mode,
+    pub workspace: String,
+    /// The mgctl.toml read, or "built-in MobileGL profile".
+    pub config: String,
+    pub passed: bool,
+    pub wall_ms: f64,
+    pub gates: Vec<GateReport>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Check,
+    SelfTest,
+}
+
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("MGCTL_GIT_COMMIT"),
+    ")"
+);
+
+pub fn write(format: Format, run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
+    match format {
+        Format::Human => human::write(run, out, color),
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, run)?;
+            writeln!(out)
+        }
+        Format::Junit => junit::write(run, out),
+        Format::Github => github::write(run, out),
+        Format::Markdown => markdown::write(run, out),
+    }
+}
+
+/// `3 errors, 1 warning`-style counts for one report.
+pub fn counts(r: &GateReport) -> (usize, usize, usize) {
+    use crate::gate::Severity::*;
+    (r.count(Error), r.count(Warning), r.count(Note))
+}
+
+pub fn verdict_word(r: &GateReport) -> &'static str {
+    match r.verdict {
+        crate::gate::Verdict::Pass => "pass",
+        crate::gate::Verdict::Fail => "FAIL",
+        crate::gate::Verdict::Skipped { .. } => "skipped",
+    }
+}
+
+/// The one-line summary every human-facing format ends with.
+pub fn summary_line(run: &CheckRun) -> String {
+    let n = run.gates.len();
+    let failed = run
+        .gates
+        .iter()
+        .filter(|g| g.verdict == crate::gate::Verdict::Fail)
+        .count();
+    let skipped = run
+        .gates
+        .iter()
+        .filter(|g| matches!(g.verdict, crate::gate::Verdict::Skipped { .. }))
+        .count();
+    let what = if run.mode == Mode::SelfTest {
+        "check --self-test"
+    } else {
+        "check"
+    };
+    format!(
+        "mgctl {what}: {} — {n} gates: {} passed, {failed} failed, {skipped} skipped ({:.0} ms)",
+        if run.passed { "PASS" } else { "FAIL" },
+        n - failed - skipped,
+        run.wall_ms
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::gate::{Finding, GateReport, Location};
+
+    pub fn sample() -> CheckRun {
+        let failing = GateReport::from_findings(
+            "tokens",
+            vec![Finding::error(
+                "tokens",
+                "TOK001",
+                "`printf` forbidden, <really> & \"truly\"\nsecond line",
+            )
+            .at(Location::at("MobileGL/MG_State/A.cpp", 3, Some(5)))
+            .in_unit("MobileGL/MG_State/A.cpp")],
+            "2 rules / 3 files / 1 forbidden, 0 allowed",
+        );
+        let mut failing = failing;
+        failing.units = vec![
+            "MobileGL/MG_State/A.cpp".into(),
+            "MobileGL/MG_State/B.cpp".into(),
+        ];
+        CheckRun {
+            schema: 1,
+            tool: "mgctl",
+            version: VERSION,
+            mode: Mode::Check,
+            workspace: "/w".into(),
+            config: "/w/mgctl.toml".into(),
+            passed: false,
+            wall_ms: 3.0,
+            gates: vec![
+                failing,
+                GateReport::skipped("symbols", "no [symbols] section in mgctl.toml"),
+            ],
+        }
+    }
+
+    fn render(format: Format) -> String {
+        let mut buf = Vec::new();
+        write(format, &sample(), &mut buf, false).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn json_round_trips_with_schema() {
+        let v: serde_json::Value = serde_json::from_str(&render(Format::Json)).unwrap();
+        assert_eq!(v["schema"], 1);
+        assert_eq!(v["gates"][0]["verdict"], "fail");
+        assert_eq!(v["gates"][0]["findings"][0]["location"]["line"], 3);
+        assert_eq!(
+            v["gates"][1]["reason"],
+            "no [symbols] section in mgctl.toml"
+        );
+    }
+
+    #[test]
+    fn no_escape_codes_without_color() {
+        for f in [
+            Format::Human,
+            Format::Json,
+            Format::Junit,
+            Format::Github,
+            Format::Markdown,
+        ] {
+            assert!(!render(f).contains('\u{1b}'), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn human_lists_every_gate_and_finding() {
+        let text = render(Format::Human);
+        assert!(text.contains("tokens") && text.contains("symbols") && text.contains("skipped"));
+        assert!(text.contains("MobileGL/MG_State/A.cpp:3:5"));
+        assert!(text.contains("1 passed") || text.contains("0 passed"));
+    }
+}

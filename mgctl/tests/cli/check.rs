@@ -1,0 +1,296 @@
+//! `mgctl check`: the runner, the token gate, every output format, exit codes.
+
+use crate::util::*;
+
+const TOKENS_TOML: &str = r#"
+[workspace]
+name = "tmp"
+
+[[tokens.rule]]
+name = "purity-c"
+ident = "pGLContext"
+paths = ["MobileGL/MG_Backend/**"]
+mask = "none"
+message = "backend must not reach the frontend context"
+
+[[tokens.rule]]
+name = "no-stdio"
+pattern = '\b(printf|fprintf|puts)\s*\('
+paths = ["MobileGL/MG_Backend/**", "MobileGL/MG_State/**"]
+"#;
+
+fn planted() -> tempfile::TempDir {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[
+            ("mgctl.toml", TOKENS_TOML),
+            (
+                "MobileGL/MG_Backend/DirectGLES/Draw.cpp",
+                "void Draw() {\n  // fine\n  auto* c = MG_State::pGLContext;\n}\n",
+            ),
+            (
+                "MobileGL/MG_State/Clean.cpp",
+                "// printf(\"only a comment\")\nint x;\n",
+            ),
+        ],
+    );
+    dir
+}
+
+#[test]
+fn planted_token_violation_fails_with_file_and_line() {
+    let dir = planted();
+    let run = mgctl(&["check", "."], dir.path()).expect(1);
+    assert!(
+        run.stdout
+            .contains("MobileGL/MG_Backend/DirectGLES/Draw.cpp:3:23"),
+        "{}",
+        run.dump()
+    );
+    assert!(run.stdout.contains("TOK001"), "{}", run.dump());
+    assert!(run.stdout.contains("FAIL"), "{}", run.dump());
+}
+
+#[test]
+fn clean_tree_passes_and_lists_skipped_gates() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[
+            ("mgctl.toml", TOKENS_TOML),
+            ("MobileGL/MG_Backend/A.cpp", "int a;\n"),
+        ],
+    );
+    let run = mgctl(&["check", "."], dir.path()).expect(0);
+    assert!(run.stdout.contains("tokens"), "{}", run.dump());
+    assert!(run.stdout.contains("mgctl check: PASS"), "{}", run.dump());
+}
+
+#[test]
+fn json_output_parses_and_carries_schema() {
+    let dir = planted();
+    let run = mgctl(&["check", ".", "--format", "json"], dir.path()).expect(1);
+    let v: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["passed"], false);
+    let tokens = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "tokens")
+        .unwrap();
+    assert_eq!(tokens["verdict"], "fail");
+    assert_eq!(
+        tokens["findings"][0]["location"]["path"],
+        "MobileGL/MG_Backend/DirectGLES/Draw.cpp"
+    );
+    assert_eq!(tokens["findings"][0]["location"]["line"], 3);
+}
+
+#[test]
+fn junit_output_parses() {
+    let dir = planted();
+    let run = mgctl(&["check", ".", "--format", "junit"], dir.path()).expect(1);
+    let doc =
+        roxmltree::Document::parse(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("tokens"))
+        .unwrap();
+    assert_eq!(suite.attribute("failures"), Some("1"));
+    let failed: Vec<_> = suite
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0].text().unwrap().contains("Draw.cpp:3:23"));
+}
+
+#[test]
+fn github_output_has_annotations_then_full_report() {
+    let dir = planted();
+    let run = mgctl(&["check", ".", "--format", "github"], dir.path()).expect(1);
+    let re = regex::Regex::new(
+        r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=[^:]+::(.+)$",
+    )
+    .unwrap();
+    let ann: Vec<_> = run.stdout.lines().filter_map(|l| re.captures(l)).collect();
+    assert_eq!(ann.len(), 1, "{}", run.dump());
+    assert_eq!(&ann[0][2], "MobileGL/MG_Backend/DirectGLES/Draw.cpp");
+    assert_eq!(&ann[0][3], "3");
+    assert!(run.stdout.contains("mgctl check: FAIL"), "{}", run.dump());
+}
+
+#[test]
+fn markdown_output_has_table() {
+    let dir = planted();
+    let run = mgctl(&["check", ".", "--format", "markdown"], dir.path()).expect(1);
+    assert!(
+        run.stdout.contains("| `tokens` | FAIL | 1 |"),
+        "{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn output_file_gets_format_and_stdout_gets_summary() {
+    let dir = planted();
+    let out = dir.path().join("report.json");
+    let run = mgctl(
+        &[
+            "check",
+            ".",
+            "--format",
+            "json",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(run.stdout.contains("mgctl check: FAIL"), "{}", run.dump());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["schema"], 1);
+}
+
+#[test]
+fn malformed_config_exits_2_naming_line_and_column() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[("mgctl.toml", "[workspace]\nname = \"x\"\nbogus = 1\n")],
+    );
+    let run = mgctl(&["check", "."], dir.path()).expect(2);
+    assert!(
+        run.stderr.contains("mgctl.toml:3:1: unknown field `bogus`"),
+        "{}",
+        run.dump()
+    );
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.dump());
+
+    write_tree(dir.path(), &[("mgctl.toml", "[workspace\n")]);
+    let run = mgctl(&["check", "."], dir.path()).expect(2);
+    assert!(run.stderr.contains("mgctl.toml:1:"), "{}", run.dump());
+}
+
+#[test]
+fn bad_rule_fails_only_its_gate() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[(
+            "mgctl.toml",
+            "[[tokens.rule]]\nname = \"bad\"\npattern = \"(\"\npaths = [\"**\"]\n",
+        )],
+    );
+    let run = mgctl(&["check", "."], dir.path()).expect(1);
+    assert!(
+        run.stdout.contains("TOK003") && run.stdout.contains("mgctl.toml:2:"),
+        "{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn unknown_gate_and_missing_path_exit_2() {
+    let dir = planted();
+    let run = mgctl(&["check", ".", "--only", "nosuchgate"], dir.path()).expect(2);
+    assert!(
+        run.stderr.contains("unknown gate `nosuchgate`"),
+        "{}",
+        run.dump()
+    );
+    let run = mgctl(&["check", "does/not/exist"], dir.path()).expect(2);
+    assert!(run.stderr.contains("does/not/exist"), "{}", run.dump());
+    assert_eq!(run.stderr.trim().lines().count(), 1);
+}
+
+#[test]
+fn no_config_and_not_mobilegl_exits_2_saying_what_was_looked_for() {
+    let dir = scratch();
+    let run = mgctl(&["check", "."], dir.path()).expect(2);
+    assert!(
+        run.stderr.contains("MobileGL/MG_Backend") && run.stderr.contains("mgctl.toml"),
+        "{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn mobilegl_checkout_without_config_gets_the_profile() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[("MobileGL/MG_Backend/X.cpp", "void f() { printf(\"x\"); }\n")],
+    );
+    let run = mgctl(&["check", ".", "--only", "tokens"], dir.path()).expect(1);
+    assert!(
+        run.stdout.contains("built-in MobileGL profile"),
+        "{}",
+        run.dump()
+    );
+    assert!(run.stdout.contains("no-stdio"), "{}", run.dump());
+}
+
+#[test]
+fn skip_lists_the_gate_with_its_reason() {
+    let dir = planted();
+    let run = mgctl(&["check", ".", "--skip", "tokens"], dir.path()).expect(0);
+    assert!(run.stdout.contains("skipped by --skip"), "{}", run.dump());
+}
+
+#[test]
+fn self_test_passes_and_fails_when_a_control_is_neutered() {
+    let dir = scratch();
+    let run = mgctl(&["check", "--self-test"], dir.path()).expect(0);
+    assert!(
+        run.stdout.contains("negative controls tripped"),
+        "{}",
+        run.dump()
+    );
+    let run = mgctl(
+        &[
+            "check",
+            "--self-test",
+            "--only",
+            "tokens",
+            "--neuter",
+            "tokens/printf-in-state",
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        run.stdout
+            .contains("printf-in-state: negative control did not trip"),
+        "{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn driver_workspace_is_green() {
+    let run = mgctl(&["check", "driver"], &repo_root()).expect(0);
+    assert!(run.stdout.contains("mgctl check: PASS"), "{}", run.dump());
+}
+
+#[test]
+fn version_names_the_commit() {
+    let run = mgctl(&["--version"], &repo_root()).expect(0);
+    assert!(
+        run.stdout.starts_with("mgctl 0.1.0 (commit "),
+        "{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let run = mgctl(&["completions", shell], &repo_root()).expect(0);
+        assert!(run.stdout.contains("check"), "{shell}: {}", run.dump());
+    }
+}

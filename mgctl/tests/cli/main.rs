@@ -1,0 +1,6 @@
+//! End-to-end tests: the real `mgctl` binary on fixture trees, one module per command.
+#![allow(clippy::unwrap_used)]
+
+mod util;
+
+mod check;

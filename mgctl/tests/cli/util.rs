@@ -1,0 +1,106 @@
+//! Runs the real binary with a clean environment and dumps everything on failure.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub cmdline: String,
+}
+
+impl Run {
+    /// Asserts the exit code, printing the command, stdout and stderr when it differs.
+    pub fn expect(self, code: i32) -> Run {
+        assert_eq!(self.code, code, "{}", self.dump());
+        self
+    }
+    pub fn dump(&self) -> String {
+        format!(
+            "command: {}\nexit: {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.cmdline, self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mgctl")
+}
+
+/// The repository root (the workspace of the mgctl crates).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The embedded `driver/` workspace.
+pub fn driver() -> PathBuf {
+    repo_root().join("driver")
+}
+
+/// Runs `mgctl ARGS` in `cwd` with NO_COLOR set and no inherited MGCTL_* variables.
+pub fn mgctl<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path) -> Run {
+    let mut cmd = Command::new(bin());
+    cmd.args(args).current_dir(cwd).env("NO_COLOR", "1");
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("MGCTL_") {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        cmdline: format!(
+            "mgctl {}",
+            args.iter()
+                .map(|a| a.as_ref().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    }
+}
+
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Writes `files` (relative path, content) under `root`, creating directories.
+pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// Copies `driver/` (without its build output) into a fresh temp dir; returns (guard, copy root).
+pub fn copy_driver() -> (tempfile::TempDir, PathBuf) {
+    let dir = scratch();
+    let dest = dir.path().join("driver");
+    copy_dir(&driver(), &dest);
+    (dir, dest)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "build" {
+            continue;
+        }
+        let src = entry.path();
+        let dst = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
