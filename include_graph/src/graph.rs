@@ -1,0 +1,551 @@
+//! The include graph of a whole workspace, built once (files scanned in parallel) and queried
+//! many times. Files inside the root are walked; headers resolved outside it are external leaves.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::lex::{self, IncludeKind};
+use crate::search::{candidates, normalize, SearchPath};
+
+pub type NodeId = usize;
+
+/// File name endings scanned by default (sources and headers, including `.inc`/`.def` fragments).
+pub const DEFAULT_EXTENSIONS: &[&str] = &[
+    "h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tcc", "inc", "def", "c", "cc", "cpp", "cxx",
+    "c++", "m", "mm",
+];
+
+/// What to build the graph from.
+#[derive(Debug, Clone)]
+pub struct GraphOptions {
+    /// The workspace root; node names are relative to it.
+    pub root: PathBuf,
+    /// Directories to walk for files (absolute or root-relative); empty means the root itself.
+    pub scan: Vec<PathBuf>,
+    /// Root-relative path prefixes not walked (they are still scanned when something includes them).
+    pub exclude: Vec<String>,
+    pub search: SearchPath,
+    /// File name endings to walk; empty means [`DEFAULT_EXTENSIONS`].
+    pub extensions: Vec<String>,
+    /// Scan headers found outside the root too (normally they are leaves).
+    pub walk_external: bool,
+}
+
+impl GraphOptions {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        GraphOptions {
+            root: root.into(),
+            scan: Vec::new(),
+            exclude: Vec::new(),
+            search: SearchPath::default(),
+            extensions: Vec::new(),
+            walk_external: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Node {
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// Root-relative with `/`, or the absolute path for an external header.
+    pub rel: String,
+    pub external: bool,
+    /// The file was read and lexed (false for external leaves and unreadable files).
+    pub scanned: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Edge {
+    pub to: NodeId,
+    /// Line of the `#include` in the including file (0 for a `-include` forced include).
+    pub line: u32,
+    pub kind: IncludeKind,
+    pub conditional: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unresolvable {
+    /// No candidate exists in the includer's directory or the search path.
+    NotFound,
+    /// `#include MACRO`.
+    Computed,
+    /// `#include_next`.
+    IncludeNext,
+}
+
+/// An include the static graph cannot follow; always reported, never dropped.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnresolvedInclude {
+    pub from: NodeId,
+    pub line: u32,
+    pub spelling: String,
+    pub reason: Unresolvable,
+    pub conditional: bool,
+}
+
+/// Input problems met while building; none of them stops the build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Issue {
+    MissingSearchDir {
+        path: String,
+    },
+    Unreadable {
+        path: String,
+        message: String,
+    },
+    InvalidUtf8 {
+        path: String,
+        line: u32,
+        column: u32,
+    },
+    SymlinkLoop {
+        path: String,
+    },
+    Directive {
+        path: String,
+        line: u32,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Issue::MissingSearchDir { path } => {
+                write!(f, "{path}: include directory does not exist (ignored)")
+            }
+            Issue::Unreadable { path, message } => {
+                write!(f, "{path}: unreadable, not scanned: {message}")
+            }
+            Issue::InvalidUtf8 { path, line, column } => {
+                write!(
+                    f,
+                    "{path}:{line}:{column}: invalid UTF-8 (scanned as bytes)"
+                )
+            }
+            Issue::SymlinkLoop { path } => write!(f, "{path}: symlink loop, not walked"),
+            Issue::Directive {
+                path,
+                line,
+                message,
+            } => write!(f, "{path}:{line}: {message}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    pub root: PathBuf,
+    pub search: SearchPath,
+    pub nodes: Vec<Node>,
+    /// Out-edges per node, in file order.
+    pub out: Vec<Vec<Edge>>,
+    pub index: HashMap<PathBuf, NodeId>,
+    pub unresolved: Vec<UnresolvedInclude>,
+    /// Includes inside dead `#if 0` groups: (file, line, spelling).
+    pub skipped: Vec<(NodeId, u32, String)>,
+    pub issues: Vec<Issue>,
+}
+
+struct FileResult {
+    scan: Option<lex::Scan>,
+    read_error: Option<String>,
+    /// Per include of the scan: the resolved path, or why not.
+    targets: Vec<std::result::Result<PathBuf, Unresolvable>>,
+}
+
+fn rel_of(root: &Path, p: &Path) -> (String, bool) {
+    match p.strip_prefix(root) {
+        Ok(r) => (r.to_string_lossy().replace('\\', "/"), false),
+        Err(_) => (p.to_string_lossy().into_owned(), true),
+    }
+}
+
+impl Graph {
+    /// Walks, scans (in parallel) and resolves the whole workspace.
+    pub fn build(opts: &GraphOptions) -> Result<Graph> {
+        let root = normalize(&absolute(&opts.root));
+        if !root.is_dir() {
+            return Err(Error::NotADir { path: root });
+        }
+        let mut search = opts.search.clone();
+        search.absolutize(&root);
+        let mut g = Graph {
+            root: root.clone(),
+            search: search.clone(),
+            ..Graph::default()
+        };
+        for d in search.all_dirs() {
+            if !d.is_dir() {
+                g.issues.push(Issue::MissingSearchDir {
+                    path: rel_of(&root, d).0,
+                });
+            }
+        }
+        let exts: Vec<String> = if opts.extensions.is_empty() {
+            DEFAULT_EXTENSIONS.iter().map(|s| s.to_string()).collect()
+        } else {
+            opts.extensions.clone()
+        };
+        let scan_dirs: Vec<PathBuf> = if opts.scan.is_empty() {
+            vec![root.clone()]
+        } else {
+            opts.scan.iter().map(|d| normalize(&root.join(d))).collect()
+        };
+        let mut walked = Vec::new();
+        for d in &scan_dirs {
+            if !d.is_dir() {
+                return Err(Error::NotADir { path: d.clone() });
+            }
+            g.walk(d, &exts, &opts.exclude, &mut walked);
+        }
+        walked.sort();
+        walked.dedup();
+        let known: HashSet<PathBuf> = walked.iter().cloned().collect();
+        let mut pending: Vec<NodeId> = walked.into_iter().map(|p| g.intern(p)).collect();
+        let forced: Vec<NodeId> = search.forced.iter().map(|p| g.intern(p.clone())).collect();
+        let mut queued: HashSet<NodeId> = pending.iter().copied().collect();
+        pending.extend(forced.iter().filter(|f| queued.insert(**f)));
+        while !pending.is_empty() {
+            let jobs: Vec<(NodeId, PathBuf)> = pending
+                .iter()
+                .map(|&n| (n, g.nodes[n].path.clone()))
+                .collect();
+            let results: Vec<(NodeId, FileResult)> = jobs
+                .into_par_iter()
+                .map(|(n, p)| (n, scan_file(&p, &search, &known)))
+                .collect();
+            pending.clear();
+            for (n, res) in results {
+                g.absorb(
+                    n,
+                    res,
+                    &forced,
+                    opts.walk_external,
+                    &mut queued,
+                    &mut pending,
+                );
+            }
+        }
+        Ok(g)
+    }
+
+    fn walk(&mut self, dir: &Path, exts: &[String], exclude: &[String], out: &mut Vec<PathBuf>) {
+        let root = self.root.clone();
+        let it = walkdir::WalkDir::new(dir)
+            .follow_links(true)
+            .sort_by_file_name()
+            .into_iter();
+        let it = it.filter_entry(|e| {
+            let (rel, _) = rel_of(&root, e.path());
+            !exclude.iter().any(|x| {
+                !x.is_empty()
+                    && (rel == *x || rel.starts_with(&format!("{}/", x.trim_end_matches('/'))))
+            })
+        });
+        for entry in it {
+            match entry {
+                Ok(e) => {
+                    if !e.file_type().is_file() {
+                        continue;
+                    }
+                    let name = e.file_name().to_string_lossy();
+                    let ok = exts
+                        .iter()
+                        .any(|x| name.rsplit_once('.').is_some_and(|(_, ext)| ext == x));
+                    if ok {
+                        out.push(normalize(e.path()));
+                    }
+                }
+                Err(err) => {
+                    let path = err
+                        .path()
+                        .map(|p| rel_of(&root, p).0)
+                        .unwrap_or_else(|| dir.display().to_string());
+                    if err.loop_ancestor().is_some() {
+                        self.issues.push(Issue::SymlinkLoop { path });
+                    } else {
+                        self.issues.push(Issue::Unreadable {
+                            path,
+                            message: err.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn intern(&mut self, p: PathBuf) -> NodeId {
+        if let Some(&n) = self.index.get(&p) {
+            return n;
+        }
+        let (rel, external) = rel_of(&self.root, &p);
+        let n = self.nodes.len();
+        self.nodes.push(Node {
+            path: p.clone(),
+            rel,
+            external,
+            scanned: false,
+        });
+        self.out.push(Vec::new());
+        self.index.insert(p, n);
+        n
+    }
+
+    fn absorb(
+        &mut self,
+        n: NodeId,
+        res: FileResult,
+        forced: &[NodeId],
+        walk_external: bool,
+        queued: &mut HashSet<NodeId>,
+        pending: &mut Vec<NodeId>,
+    ) {
+        let rel = self.nodes[n].rel.clone();
+        if let Some(msg) = res.read_error {
+            self.issues.push(Issue::Unreadable {
+                path: rel,
+                message: msg,
+            });
+            return;
+        }
+        let Some(scan) = res.scan else { return };
+        self.nodes[n].scanned = true;
+        if let Some((line, column)) = scan.invalid_utf8 {
+            self.issues.push(Issue::InvalidUtf8 {
+                path: rel.clone(),
+                line,
+                column,
+            });
+        }
+        for (line, message) in &scan.problems {
+            self.issues.push(Issue::Directive {
+                path: rel.clone(),
+                line: *line,
+                message: message.clone(),
+            });
+        }
+        for (line, s) in scan.skipped {
+            self.skipped.push((n, line, s));
+        }
+        // Forced includes (`-include`) precede the first line of every source file.
+        let is_source = self.nodes[n]
+            .rel
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| matches!(e, "c" | "cc" | "cpp" | "cxx" | "c++" | "m" | "mm"));
+        if is_source {
+            for &f in forced {
+                self.out[n].push(Edge {
+                    to: f,
+                    line: 0,
+                    kind: IncludeKind::Quoted,
+                    conditional: false,
+                });
+            }
+        }
+        for (inc, target) in scan.includes.into_iter().zip(res.targets) {
+            match target {
+                Ok(p) => {
+                    let t = self.intern(p);
+                    self.out[n].push(Edge {
+                        to: t,
+                        line: inc.line,
+                        kind: inc.kind,
+                        conditional: inc.conditional,
+                    });
+                    if (!self.nodes[t].external || walk_external) && queued.insert(t) {
+                        pending.push(t);
+                    }
+                }
+                Err(reason) => self.unresolved.push(UnresolvedInclude {
+                    from: n,
+                    line: inc.line,
+                    spelling: inc.spelling,
+                    reason,
+                    conditional: inc.conditional,
+                }),
+            }
+        }
+    }
+
+    pub fn id(&self, path: &Path) -> Option<NodeId> {
+        let p = normalize(&self.root.join(path));
+        self.index.get(&p).copied()
+    }
+
+    /// Finds a node by a root-relative path, an absolute path, or a unique path suffix.
+    pub fn find(&self, name: &str) -> Result<NodeId> {
+        if let Some(n) = self.id(Path::new(name)) {
+            return Ok(n);
+        }
+        let cwd_rel = std::env::current_dir()
+            .map(|c| normalize(&c.join(name)))
+            .ok();
+        if let Some(n) = cwd_rel.and_then(|p| self.index.get(&p).copied()) {
+            return Ok(n);
+        }
+        let suffix = format!("/{}", name.trim_start_matches("./"));
+        let hits: Vec<NodeId> = (0..self.nodes.len())
+            .filter(|&n| self.nodes[n].rel == name || self.nodes[n].rel.ends_with(&suffix))
+            .collect();
+        match hits.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(Error::NotInGraph {
+                path: PathBuf::from(name),
+            }),
+        }
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.out.iter().map(Vec::len).sum()
+    }
+
+    pub fn scanned_count(&self) -> usize {
+        self.nodes.iter().filter(|n| n.scanned).count()
+    }
+
+    pub fn rel(&self, n: NodeId) -> &str {
+        &self.nodes[n].rel
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|c| c.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+fn scan_file(path: &Path, search: &SearchPath, known: &HashSet<PathBuf>) -> FileResult {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            return FileResult {
+                scan: None,
+                read_error: Some(e.to_string()),
+                targets: Vec::new(),
+            }
+        }
+    };
+    let scan = lex::scan(&bytes);
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let targets = scan
+        .includes
+        .iter()
+        .map(|inc| match inc.kind {
+            IncludeKind::Computed => Err(Unresolvable::Computed),
+            IncludeKind::Next => Err(Unresolvable::IncludeNext),
+            kind => candidates(dir, kind, &inc.spelling, search)
+                .into_iter()
+                .find(|c| known.contains(c) || c.is_file())
+                .ok_or(Unresolvable::NotFound),
+        })
+        .collect();
+    FileResult {
+        scan: Some(scan),
+        read_error: None,
+        targets,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Writes `files` (path, text) under a fresh temp dir.
+    pub fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        for (p, t) in files {
+            let full = d.path().join(p);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, t).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn resolves_quoted_relative_then_search_path() {
+        let d = tree(&[
+            (
+                "src/a.cpp",
+                "#include \"b.h\"\n#include <lib/c.h>\n#include <vector>\n#include MACRO\n",
+            ),
+            ("src/b.h", "#include \"lib/c.h\"\n"),
+            ("inc/lib/c.h", "// leaf\n"),
+            (
+                "src/lib/c.h",
+                "// shadowing copy found first for quoted includes from src/\n",
+            ),
+        ]);
+        let mut o = GraphOptions::new(d.path());
+        o.search.user.push("inc".into());
+        let g = Graph::build(&o).unwrap();
+        let a = g.find("src/a.cpp").unwrap();
+        let b = g.find("src/b.h").unwrap();
+        let tos: Vec<&str> = g.out[a].iter().map(|e| g.rel(e.to)).collect();
+        assert_eq!(tos, vec!["src/b.h", "inc/lib/c.h"]);
+        assert_eq!(g.rel(g.out[b][0].to), "src/lib/c.h");
+        let reasons: Vec<_> = g.unresolved.iter().map(|u| u.reason).collect();
+        assert_eq!(
+            reasons,
+            vec![Unresolvable::NotFound, Unresolvable::Computed]
+        );
+    }
+
+    #[test]
+    fn external_headers_are_leaves_and_missing_dir_warns() {
+        let ext = tree(&[("x/e.h", "#include \"f.h\"\n"), ("x/f.h", "")]);
+        let d = tree(&[("a.cpp", "#include <e.h>\n")]);
+        let mut o = GraphOptions::new(d.path());
+        o.search.user.push(ext.path().join("x"));
+        o.search.user.push("nope".into());
+        let g = Graph::build(&o).unwrap();
+        let e = g.out[g.find("a.cpp").unwrap()][0].to;
+        assert!(g.nodes[e].external);
+        assert!(!g.nodes[e].scanned);
+        assert!(g.out[e].is_empty());
+        assert_eq!(
+            g.issues,
+            vec![Issue::MissingSearchDir {
+                path: "nope".into()
+            }]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loop_and_invalid_utf8_are_reported() {
+        let d = tree(&[
+            ("a.h", "#include \"b.h\"\n"),
+            ("b.h", "\u{0}"),
+            ("sub/c.h", ""),
+        ]);
+        std::fs::write(d.path().join("bad.h"), b"\xff\n#include \"a.h\"\n").unwrap();
+        std::os::unix::fs::symlink(d.path(), d.path().join("sub/loop")).unwrap();
+        let g = Graph::build(&GraphOptions::new(d.path())).unwrap();
+        assert!(
+            g.issues
+                .iter()
+                .any(|i| matches!(i, Issue::SymlinkLoop { .. })),
+            "{:?}",
+            g.issues
+        );
+        assert!(g.issues.contains(&Issue::InvalidUtf8 {
+            path: "bad.h".into(),
+            line: 1,
+            column: 1
+        }));
+        assert_eq!(g.out[g.find("bad.h").unwrap()].len(), 1);
+    }
+}

@@ -1,0 +1,19 @@
+//! Scans `#include` directives, resolves them like a compiler, builds the workspace include
+//! graph once, and answers closure, witness-chain, cycle, probe and layering questions from it.
+//!
+//! parse ([`lex`], [`compdb`], [`graph::Graph::build`]) → model ([`graph::Graph`]) → analyse
+//! ([`query`], [`probe`], [`rules`], [`compiler::compare`]) → report ([`report`]).
+
+pub mod compdb;
+pub mod compiler;
+pub mod error;
+pub mod graph;
+pub mod lex;
+pub mod probe;
+pub mod query;
+pub mod report;
+pub mod rules;
+pub mod search;
+
+pub use error::{Error, Result};
+pub use graph::{Graph, GraphOptions, NodeId};

@@ -1,0 +1,166 @@
+//! Compiler-like header search: the includer's directory for quoted names, then `-iquote`, `-I`,
+//! `-isystem`, `-idirafter` in that order (angle names skip the first two).
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::lex::IncludeKind;
+
+/// The search directories of one translation unit (or of the whole workspace).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct SearchPath {
+    /// `-iquote`: quoted includes only.
+    pub quote: Vec<PathBuf>,
+    /// `-I`.
+    pub user: Vec<PathBuf>,
+    /// `-isystem`.
+    pub system: Vec<PathBuf>,
+    /// `-idirafter`.
+    pub after: Vec<PathBuf>,
+    /// `-include`: headers included before the first line of each translation unit.
+    pub forced: Vec<PathBuf>,
+}
+
+impl SearchPath {
+    /// Directories searched for an include of this kind (not counting the includer's own directory).
+    pub fn dirs(&self, kind: IncludeKind) -> impl Iterator<Item = &PathBuf> {
+        let quote: &[PathBuf] = if kind == IncludeKind::Quoted {
+            &self.quote
+        } else {
+            &[]
+        };
+        quote
+            .iter()
+            .chain(&self.user)
+            .chain(&self.system)
+            .chain(&self.after)
+    }
+
+    /// Every directory in search order (duplicates kept once).
+    pub fn all_dirs(&self) -> Vec<&PathBuf> {
+        let mut v: Vec<&PathBuf> = Vec::new();
+        for d in self
+            .quote
+            .iter()
+            .chain(&self.user)
+            .chain(&self.system)
+            .chain(&self.after)
+        {
+            if !v.contains(&d) {
+                v.push(d);
+            }
+        }
+        v
+    }
+
+    /// Appends the directories of `other` that are not yet present (first-seen order).
+    pub fn merge(&mut self, other: &SearchPath) {
+        fn add(into: &mut Vec<PathBuf>, from: &[PathBuf]) {
+            for d in from {
+                if !into.contains(d) {
+                    into.push(d.clone());
+                }
+            }
+        }
+        add(&mut self.quote, &other.quote);
+        add(&mut self.user, &other.user);
+        add(&mut self.system, &other.system);
+        add(&mut self.after, &other.after);
+        add(&mut self.forced, &other.forced);
+    }
+
+    /// Makes every relative directory absolute against `base` and normalises it.
+    pub fn absolutize(&mut self, base: &Path) {
+        for d in self
+            .quote
+            .iter_mut()
+            .chain(self.user.iter_mut())
+            .chain(self.system.iter_mut())
+            .chain(self.after.iter_mut())
+            .chain(self.forced.iter_mut())
+        {
+            *d = normalize(&base.join(&*d));
+        }
+    }
+}
+
+/// Lexical normalisation: drops `.`, folds `a/..` (what `-H` paths need to compare equal).
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else if !matches!(out.components().next_back(), Some(Component::RootDir)) {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The candidate paths for an include, in the order a compiler tries them.
+pub fn candidates(
+    includer_dir: &Path,
+    kind: IncludeKind,
+    name: &str,
+    sp: &SearchPath,
+) -> Vec<PathBuf> {
+    let name_path = Path::new(name);
+    if name_path.is_absolute() {
+        return vec![normalize(name_path)];
+    }
+    let mut v = Vec::new();
+    if kind == IncludeKind::Quoted {
+        v.push(normalize(&includer_dir.join(name_path)));
+    }
+    for d in sp.dirs(kind) {
+        v.push(normalize(&d.join(name_path)));
+    }
+    v
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalise_folds_dotdot() {
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d.h")),
+            PathBuf::from("/a/c/d.h")
+        );
+        assert_eq!(normalize(Path::new("a/../../x")), PathBuf::from("../x"));
+        assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn order_quoted_vs_angle() {
+        let sp = SearchPath {
+            quote: vec!["/q".into()],
+            user: vec!["/i".into()],
+            system: vec!["/s".into()],
+            ..Default::default()
+        };
+        let q = candidates(Path::new("/src"), IncludeKind::Quoted, "x.h", &sp);
+        assert_eq!(
+            q,
+            vec![
+                PathBuf::from("/src/x.h"),
+                "/q/x.h".into(),
+                "/i/x.h".into(),
+                "/s/x.h".into()
+            ]
+        );
+        let a = candidates(Path::new("/src"), IncludeKind::Angle, "x.h", &sp);
+        assert_eq!(a, vec![PathBuf::from("/i/x.h"), "/s/x.h".into()]);
+    }
+}
