@@ -1,0 +1,294 @@
+//! Pure analysis over a parsed [`Session`]: period, complete windows, teardown, steady state,
+//! run totals and gate hit rates (spec §2.2, §12.5–§12.7).
+
+use std::collections::BTreeMap;
+
+use crate::fixed::{Fixed2, Ratio};
+use crate::session::{At, Session};
+use crate::window::{FieldKind, Mismatch, Value, Window};
+
+/// Where the period came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeriodSource {
+    Banner,
+    /// No banner: the most frequent `window` value (ties: the larger value).
+    Inferred,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Period {
+    pub frames: u64,
+    pub source: PeriodSource,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// A teardown window line arrived (clean `Shutdown()`).
+    Teardown,
+    /// A `Fatal{` line and no teardown after it.
+    Fatal,
+    /// Neither: killed, still running, or the capture stopped.
+    NoTeardown,
+}
+
+impl Session {
+    pub fn period(&self) -> Option<Period> {
+        if let Some(b) = &self.banner {
+            if b.item.period > 0 {
+                return Some(Period {
+                    frames: b.item.period,
+                    source: PeriodSource::Banner,
+                });
+            }
+        }
+        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+        for w in &self.windows {
+            if w.item.window > 0 {
+                *counts.entry(w.item.window).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .max_by_key(|&(v, n)| (n, v))
+            .map(|(v, _)| Period {
+                frames: v,
+                source: PeriodSource::Inferred,
+            })
+    }
+
+    /// A complete window: `window == period` and `frames` a multiple of it.
+    pub fn is_complete(&self, w: &Window) -> bool {
+        self.period()
+            .is_some_and(|p| w.window == p.frames && w.frames % p.frames == 0)
+    }
+
+    pub fn complete_windows(&self) -> Vec<&At<Window>> {
+        let Some(p) = self.period() else {
+            return Vec::new();
+        };
+        self.windows
+            .iter()
+            .filter(|w| w.item.window == p.frames && w.item.frames % p.frames == 0)
+            .collect()
+    }
+
+    /// The last complete window (the project's reading rule).
+    pub fn last_complete(&self) -> Option<&At<Window>> {
+        self.complete_windows().last().copied()
+    }
+
+    /// The teardown line: the session's last window line when it is not complete.
+    pub fn teardown(&self) -> Option<&At<Window>> {
+        let last = self.windows.last()?;
+        (!self.is_complete(&last.item)).then_some(last)
+    }
+
+    /// Incomplete window lines other than the teardown line (unexpected: a period change?).
+    pub fn irregular_windows(&self) -> Vec<&At<Window>> {
+        let n = self.windows.len();
+        self.windows
+            .iter()
+            .take(n.saturating_sub(1))
+            .filter(|w| !self.is_complete(&w.item))
+            .collect()
+    }
+
+    pub fn ending(&self) -> Ending {
+        let teardown_line = self.teardown().map(|t| t.line);
+        let fatal_line = self.fatals.last().map(|f| f.line);
+        match (teardown_line, fatal_line) {
+            (Some(t), Some(f)) if f > t => Ending::Fatal,
+            (Some(_), _) => Ending::Teardown,
+            (None, Some(_)) => Ending::Fatal,
+            (None, None) => Ending::NoTeardown,
+        }
+    }
+
+    /// Every window line whose `draws/f` / `acc/draw` does not re-derive.
+    pub fn mismatches(&self) -> Vec<(usize, Mismatch)> {
+        self.windows
+            .iter()
+            .flat_map(|w| w.item.rederive().into_iter().map(move |m| (w.line, m)))
+            .collect()
+    }
+
+    /// Weighted aggregate over complete windows `from..=to` (1-based, inclusive).
+    pub fn steady(&self, from: usize, to: Option<usize>) -> Result<Aggregate, String> {
+        let complete = self.complete_windows();
+        let n = complete.len();
+        let to = to.unwrap_or(n);
+        if from == 0 || from > to || to > n {
+            return Err(format!(
+                "complete windows {from}..{to} requested, the session has {n}"
+            ));
+        }
+        Ok(Aggregate::over(
+            complete[from - 1..to].iter().map(|w| &w.item),
+            from,
+            to,
+        ))
+    }
+
+    /// Run totals over every window line (teardown included).
+    pub fn totals(&self) -> Totals {
+        Totals::over(self.windows.iter().map(|w| &w.item))
+    }
+}
+
+/// Σ-weighted figures over several windows: Σdraws/Σframes and Σacc/Σdraws, never an average of
+/// the printed ratios.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Aggregate {
+    /// 1-based complete-window range.
+    pub from: usize,
+    pub to: usize,
+    pub windows: usize,
+    pub frames: u64,
+    pub draws: u64,
+    pub acc: u64,
+}
+
+impl Aggregate {
+    pub fn over<'a>(ws: impl Iterator<Item = &'a Window>, from: usize, to: usize) -> Aggregate {
+        let mut a = Aggregate {
+            from,
+            to,
+            windows: 0,
+            frames: 0,
+            draws: 0,
+            acc: 0,
+        };
+        for w in ws {
+            a.windows += 1;
+            a.frames += w.window;
+            a.draws += w.draws;
+            a.acc += w.acc;
+        }
+        a
+    }
+
+    pub fn draws_per_frame(&self) -> Option<Ratio> {
+        Ratio::from_u64(self.draws, self.frames)
+    }
+
+    pub fn acc_per_draw(&self) -> Option<Ratio> {
+        Ratio::from_u64(self.acc, self.draws)
+    }
+}
+
+/// Run totals: counts summed, gauges kept at their last value, byte classes recovered
+/// approximately (value × window, error ≤ window × 0.005 bytes per line).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Totals {
+    pub windows: usize,
+    /// `frames=` of the last line (cumulative).
+    pub frames: u64,
+    /// Σ window.
+    pub window_frames: u64,
+    /// Summed counts by namespaced name, in first-seen order.
+    pub counts: Vec<(String, u64)>,
+    /// Summed hits/misses by gate.
+    pub gates: Vec<(String, u64, u64)>,
+    /// Gauges at their last value (never summed).
+    pub gauges: Vec<(String, String)>,
+    /// Approximate byte totals: (class, total bytes, max error in bytes).
+    pub bytes: Vec<(String, u64, u64)>,
+}
+
+fn add(v: &mut Vec<(String, u64)>, name: String, x: u64) {
+    match v.iter_mut().find(|(n, _)| *n == name) {
+        Some(e) => e.1 = e.1.saturating_add(x),
+        None => v.push((name, x)),
+    }
+}
+
+impl Totals {
+    pub fn over<'a>(ws: impl Iterator<Item = &'a Window>) -> Totals {
+        let mut t = Totals {
+            windows: 0,
+            frames: 0,
+            window_frames: 0,
+            counts: Vec::new(),
+            gates: Vec::new(),
+            gauges: Vec::new(),
+            bytes: Vec::new(),
+        };
+        let mut bytes: Vec<(String, u64)> = Vec::new(); // hundredths·window, or exact when window == 0
+        let mut err: Vec<(String, u64)> = Vec::new();
+        for w in ws {
+            t.windows += 1;
+            t.frames = w.frames;
+            t.window_frames += w.window;
+            for f in &w.fields {
+                let name = f.name();
+                match (f.kind(), &f.value) {
+                    (FieldKind::Count, Value::Int(v)) if f.group.as_deref() == Some("bytes") => {
+                        add(
+                            &mut bytes,
+                            format!("bytes/f.{}", f.key),
+                            v.saturating_mul(100),
+                        );
+                    }
+                    (FieldKind::Count, Value::Int(v)) => add(&mut t.counts, name, *v),
+                    (FieldKind::HitMiss, Value::HitMiss { hit, miss }) => {
+                        match t.gates.iter_mut().find(|g| g.0 == name) {
+                            Some(g) => {
+                                g.1 = g.1.saturating_add(*hit);
+                                g.2 = g.2.saturating_add(*miss);
+                            }
+                            None => t.gates.push((name, *hit, *miss)),
+                        }
+                    }
+                    (FieldKind::Gauge, v) => match t.gauges.iter_mut().find(|g| g.0 == name) {
+                        Some(g) => g.1 = v.to_string(),
+                        None => t.gauges.push((name, v.to_string())),
+                    },
+                    (FieldKind::PerFrame, Value::Fixed(v))
+                        if f.group.as_deref() == Some("bytes/f") =>
+                    {
+                        add(
+                            &mut bytes,
+                            name.clone(),
+                            v.hundredths().saturating_mul(w.window),
+                        );
+                        add(&mut err, name, w.window);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        t.bytes = bytes
+            .into_iter()
+            .map(|(name, h)| {
+                let e = err.iter().find(|(n, _)| *n == name).map_or(0, |(_, e)| *e);
+                // Each printed value is within ±0.005 of the true rate: ±window/200 bytes per line.
+                (
+                    name.replace("bytes/f.", ""),
+                    (h + 50) / 100,
+                    e.div_ceil(200),
+                )
+            })
+            .collect();
+        t
+    }
+
+    pub fn count(&self, name: &str) -> Option<u64> {
+        self.counts.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+/// hits / (hits + misses) as an exact ratio; `None` for 0/0.
+pub fn hit_rate(hit: u64, miss: u64) -> Option<Ratio> {
+    Ratio::from_u64(hit, hit.saturating_add(miss))
+}
+
+/// Per-draw value of a per-frame field: `v × window / draws`.
+pub fn per_draw(v: Fixed2, window: u64, draws: u64) -> Option<Ratio> {
+    Ratio::new(
+        i128::from(v.hundredths()) * i128::from(window),
+        i128::from(draws) * 100,
+    )
+}

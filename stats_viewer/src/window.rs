@@ -1,0 +1,556 @@
+//! The `MGPipe stats:` window line (spec §2): grammar, typed model, re-derivation self-check.
+//!
+//! Parsing is generic on purpose: fields were appended phase by phase, so every `key=value` token
+//! and every bracketed group is kept, in order, namespaced by its bracket (`bytes/f.tex` is bytes
+//! per frame, `tex.emit` is a count). Unknown keys are preserved, never dropped.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::fixed::{all_digits, Fixed2};
+
+/// The exact prefix of a window line after envelope stripping (banner and dump notices also start
+/// with `MGPipe stats:` but are not windows).
+pub const WINDOW_PREFIX: &str = "MGPipe stats: frames=";
+
+/// One value on the line, typed by its shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// `U`: unsigned 64-bit decimal.
+    Int(u64),
+    /// `F`: exactly two decimals.
+    Fixed(Fixed2),
+    /// `n/a`: the producer's zero-denominator marker (never a fake 0.00).
+    NotAvailable,
+    /// `U/U`: gate hits/misses.
+    HitMiss { hit: u64, miss: u64 },
+    /// A shape this parser does not know (kept verbatim so nothing is lost).
+    Text(String),
+}
+
+impl Value {
+    fn parse(s: &str) -> Value {
+        if all_digits(s) {
+            if let Ok(v) = s.parse() {
+                return Value::Int(v);
+            }
+        }
+        if s == "n/a" {
+            return Value::NotAvailable;
+        }
+        if let Some(v) = Fixed2::parse(s) {
+            return Value::Fixed(v);
+        }
+        if let Some((h, m)) = s.split_once('/') {
+            if let (true, true, Ok(hit), Ok(miss)) =
+                (all_digits(h), all_digits(m), h.parse(), m.parse())
+            {
+                return Value::HitMiss { hit, miss };
+            }
+        }
+        Value::Text(s.to_string())
+    }
+
+    pub fn as_int(&self) -> Option<u64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Fixed(v) => write!(f, "{v}"),
+            Value::NotAvailable => f.write_str("n/a"),
+            Value::HitMiss { hit, miss } => write!(f, "{hit}/{miss}"),
+            Value::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// One `key=value` token; `group` is the bracket it sits in (`None` for the leading scalars).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub group: Option<Cow<'static, str>>,
+    pub key: Cow<'static, str>,
+    pub value: Value,
+}
+
+impl Field {
+    /// The namespaced name: `draws`, `bytes/f.tex`, `tex.emit`, `gates.ers`.
+    pub fn name(&self) -> String {
+        match &self.group {
+            Some(g) => format!("{g}.{}", self.key),
+            None => self.key.to_string(),
+        }
+    }
+
+    /// How the field behaves across windows.
+    pub fn kind(&self) -> FieldKind {
+        field_kind(self.group.as_deref(), &self.key, &self.value)
+    }
+}
+
+/// Window-vs-run-total semantics of a field (spec §2.4, §12.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FieldKind {
+    /// `frames`: presents since `Init()`, cumulative.
+    RunTotal,
+    /// `window`: frames in this window.
+    WindowLength,
+    /// A count over the window: sums across windows.
+    Count,
+    /// Per-frame value (`draws/f`, `bytes/f[…]`, `wrec/f`).
+    PerFrame,
+    /// Per-draw value (`acc/draw`).
+    PerDraw,
+    /// The last published run-total value or a maximum: never summed.
+    Gauge,
+    /// Gate hits/misses over the window: both halves sum.
+    HitMiss,
+    /// Not interpretable (unknown shape).
+    Unknown,
+}
+
+fn field_kind(group: Option<&str>, key: &str, value: &Value) -> FieldKind {
+    match (group, key) {
+        (None, "frames") => FieldKind::RunTotal,
+        (None, "window") => FieldKind::WindowLength,
+        (None, "acc/draw") => FieldKind::PerDraw,
+        (Some("wait"), _) => FieldKind::Gauge,
+        (Some("emit"), "maxrec" | "maxcap" | "ringwraps" | "ringpads" | "ringwaits") => {
+            FieldKind::Gauge
+        }
+        _ => match value {
+            Value::HitMiss { .. } => FieldKind::HitMiss,
+            Value::Int(_) if group == Some("bytes") => FieldKind::Count,
+            Value::Fixed(_) | Value::NotAvailable
+                if key.ends_with("/f") || group == Some("bytes/f") =>
+            {
+                FieldKind::PerFrame
+            }
+            Value::Int(_) if key.ends_with("/f") => FieldKind::Count,
+            Value::Int(_) => FieldKind::Count,
+            _ => FieldKind::Unknown,
+        },
+    }
+}
+
+/// One parsed window line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    pub frames: u64,
+    pub window: u64,
+    pub draws: u64,
+    pub acc: u64,
+    /// Printed `draws/f` (`None` = `n/a`).
+    pub draws_per_frame: Option<Fixed2>,
+    /// Printed `acc/draw` (`None` = `n/a`).
+    pub acc_per_draw: Option<Fixed2>,
+    /// Every token in line order, the scalars included.
+    pub fields: Vec<Field>,
+}
+
+/// Why a line that starts like a window line is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WindowError {
+    /// The line lacks its closing `]` or its brackets do not balance: a record cut mid-line.
+    CutShort,
+    /// A required scalar is missing or has the wrong shape.
+    BadScalar {
+        key: &'static str,
+        found: Option<String>,
+    },
+    /// A token that is not `key=value`.
+    BadToken { token: String },
+}
+
+impl fmt::Display for WindowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WindowError::CutShort => {
+                f.write_str("window line cut short (no closing `]` or unbalanced brackets)")
+            }
+            WindowError::BadScalar { key, found: None } => write!(f, "window line lacks `{key}=`"),
+            WindowError::BadScalar {
+                key,
+                found: Some(v),
+            } => write!(f, "window line has `{key}={v}`, not a valid value"),
+            WindowError::BadToken { token } => write!(
+                f,
+                "window line has a token that is not key=value: `{token}`"
+            ),
+        }
+    }
+}
+
+/// A re-derived ratio that does not reproduce the printed text.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mismatch {
+    pub field: &'static str,
+    pub printed: String,
+    pub derived: String,
+}
+
+fn intern_group(s: &str) -> Cow<'static, str> {
+    match s {
+        "bytes/f" => Cow::Borrowed("bytes/f"),
+        "bytes" => Cow::Borrowed("bytes"),
+        "tex" => Cow::Borrowed("tex"),
+        "cso" => Cow::Borrowed("cso"),
+        "emit" => Cow::Borrowed("emit"),
+        "wait" => Cow::Borrowed("wait"),
+        "gates" => Cow::Borrowed("gates"),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
+const KNOWN_KEYS: &[&str] = &[
+    "frames",
+    "window",
+    "draws",
+    "draws/f",
+    "acc",
+    "acc/draw",
+    "buf",
+    "tex",
+    "ubog",
+    "ubon",
+    "vtxc",
+    "idxc",
+    "icmd",
+    "pmap",
+    "resid",
+    "csob-blob",
+    "seg",
+    "emit",
+    "box",
+    "rect",
+    "jobs",
+    "csom",
+    "csob",
+    "mpr",
+    "fbe",
+    "sve",
+    "sse",
+    "sie",
+    "ctu",
+    "trp",
+    "rsp",
+    "vbs",
+    "wrec",
+    "wrec/f",
+    "maxrec",
+    "maxcap",
+    "ringwraps",
+    "ringpads",
+    "ringwaits",
+    "srv",
+    "srvpark",
+    "cli",
+    "clipark",
+    "ers",
+    "etl",
+    "eub",
+    "mfp",
+    "mpm",
+    "mdt",
+];
+
+fn intern_key(s: &str) -> Cow<'static, str> {
+    match KNOWN_KEYS.iter().find(|k| **k == s) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(s.to_string()),
+    }
+}
+
+fn split_kv(tok: &str) -> Result<(&str, &str), WindowError> {
+    match tok.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k, v)),
+        _ => Err(WindowError::BadToken {
+            token: tok.to_string(),
+        }),
+    }
+}
+
+impl Window {
+    /// Parses a message (envelope already removed). The caller checks [`WINDOW_PREFIX`] first.
+    pub fn parse(msg: &str) -> Result<Window, WindowError> {
+        let body = msg.strip_prefix("MGPipe stats: ").unwrap_or(msg);
+        if !body.ends_with(']') {
+            return Err(WindowError::CutShort);
+        }
+        let mut fields = Vec::with_capacity(64);
+        let mut rest = body;
+        while !rest.is_empty() {
+            rest = rest.trim_start_matches(' ');
+            let end = rest.find([' ', '[']).unwrap_or(rest.len());
+            if rest.as_bytes().get(end) == Some(&b'[') {
+                let group = &rest[..end];
+                let after = &rest[end + 1..];
+                let close = after.find(']').ok_or(WindowError::CutShort)?;
+                let inner = &after[..close];
+                if inner.contains('[') {
+                    return Err(WindowError::CutShort);
+                }
+                let g = intern_group(group);
+                for tok in inner.split(' ').filter(|t| !t.is_empty()) {
+                    let (k, v) = split_kv(tok)?;
+                    fields.push(Field {
+                        group: Some(g.clone()),
+                        key: intern_key(k),
+                        value: Value::parse(v),
+                    });
+                }
+                rest = &after[close + 1..];
+            } else {
+                let tok = &rest[..end];
+                if tok.contains(']') {
+                    return Err(WindowError::CutShort);
+                }
+                let (k, v) = split_kv(tok)?;
+                fields.push(Field {
+                    group: None,
+                    key: intern_key(k),
+                    value: Value::parse(v),
+                });
+                rest = &rest[end..];
+            }
+        }
+        let int = |key: &'static str| -> Result<u64, WindowError> {
+            match fields.iter().find(|f| f.group.is_none() && f.key == key) {
+                Some(Field {
+                    value: Value::Int(v),
+                    ..
+                }) => Ok(*v),
+                Some(f) => Err(WindowError::BadScalar {
+                    key,
+                    found: Some(f.value.to_string()),
+                }),
+                None => Err(WindowError::BadScalar { key, found: None }),
+            }
+        };
+        let ratio = |key: &'static str| -> Result<Option<Fixed2>, WindowError> {
+            match fields.iter().find(|f| f.group.is_none() && f.key == key) {
+                Some(Field {
+                    value: Value::Fixed(v),
+                    ..
+                }) => Ok(Some(*v)),
+                Some(Field {
+                    value: Value::NotAvailable,
+                    ..
+                }) => Ok(None),
+                Some(f) => Err(WindowError::BadScalar {
+                    key,
+                    found: Some(f.value.to_string()),
+                }),
+                None => Err(WindowError::BadScalar { key, found: None }),
+            }
+        };
+        Ok(Window {
+            frames: int("frames")?,
+            window: int("window")?,
+            draws: int("draws")?,
+            acc: int("acc")?,
+            draws_per_frame: ratio("draws/f")?,
+            acc_per_draw: ratio("acc/draw")?,
+            fields,
+        })
+    }
+
+    /// The value of a namespaced field (`draws`, `bytes/f.tex`, `gates.ers`).
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        let (group, key) = match name.rsplit_once('.') {
+            Some((g, k)) => (Some(g), k),
+            None => (None, name),
+        };
+        self.fields
+            .iter()
+            .find(|f| f.group.as_deref() == group && f.key == key)
+            .map(|f| &f.value)
+    }
+
+    /// The byte bracket's label: `bytes/f` normally, `bytes` (window totals) when `window == 0`.
+    pub fn bytes_group(&self) -> &str {
+        self.fields
+            .iter()
+            .filter_map(|f| f.group.as_deref())
+            .find(|g| *g == "bytes/f" || *g == "bytes")
+            .unwrap_or("bytes/f")
+    }
+
+    /// Group names in line order (`None` for the scalars), each once.
+    pub fn groups(&self) -> Vec<Option<&str>> {
+        let mut out: Vec<Option<&str>> = Vec::new();
+        for f in &self.fields {
+            let g = f.group.as_deref();
+            if !out.contains(&g) {
+                out.push(g);
+            }
+        }
+        out
+    }
+
+    /// Re-derives `draws/f`, `acc/draw` (and `emit.wrec/f`) with the producer's rounding and
+    /// returns every one that does not reproduce the printed text.
+    pub fn rederive(&self) -> Vec<Mismatch> {
+        let mut out = Vec::new();
+        let show = |v: Option<Fixed2>| v.map_or_else(|| "n/a".to_string(), |v| v.to_string());
+        let d = Fixed2::ratio(self.draws, self.window);
+        if d != self.draws_per_frame {
+            out.push(Mismatch {
+                field: "draws/f",
+                printed: show(self.draws_per_frame),
+                derived: show(d),
+            });
+        }
+        let a = Fixed2::ratio(self.acc, self.draws);
+        if a != self.acc_per_draw {
+            out.push(Mismatch {
+                field: "acc/draw",
+                printed: show(self.acc_per_draw),
+                derived: show(a),
+            });
+        }
+        if let (Some(Value::Int(wrec)), Some(printed)) =
+            (self.get("emit.wrec"), self.get("emit.wrec/f"))
+        {
+            // At window == 0 the producer prints the integer window total instead of a rate.
+            let derived = if self.window == 0 {
+                Value::Int(*wrec)
+            } else {
+                Value::Fixed(Fixed2::ratio(*wrec, self.window).unwrap_or(Fixed2(0)))
+            };
+            if *printed != derived {
+                out.push(Mismatch {
+                    field: "emit.wrec/f",
+                    printed: printed.to_string(),
+                    derived: derived.to_string(),
+                });
+            }
+        }
+        out
+    }
+
+    /// Hit rate of a gate (`ers`…), `None` for `0/0` or an absent gate.
+    pub fn gate(&self, name: &str) -> Option<(u64, u64)> {
+        match self
+            .fields
+            .iter()
+            .find(|f| f.group.as_deref() == Some("gates") && f.key == name)?
+            .value
+        {
+            Value::HitMiss { hit, miss } => Some((hit, miss)),
+            _ => None,
+        }
+    }
+
+    /// Renders the line back in the producer's shape (`MGPipe stats: frames=…`).
+    pub fn to_line(&self) -> String {
+        let mut s = String::from("MGPipe stats:");
+        let mut open: Option<&str> = None;
+        for f in &self.fields {
+            let g = f.group.as_deref();
+            if g != open {
+                if open.is_some() {
+                    s.push(']');
+                }
+                if let Some(g) = g {
+                    s.push(' ');
+                    s.push_str(g);
+                    s.push('[');
+                } else {
+                    s.push(' ');
+                }
+                open = g;
+            } else {
+                s.push(' ');
+            }
+            s.push_str(&f.key);
+            s.push('=');
+            s.push_str(&f.value.to_string());
+        }
+        if open.is_some() {
+            s.push(']');
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const PULL: &str = "MGPipe stats: frames=120 window=120 draws=9138 draws/f=76.15 acc=87495 acc/draw=9.57 bytes/f[buf=34962.67 tex=306.33 ubog=0.00 ubon=0.00 vtxc=0.00 idxc=0.00 icmd=0.00 pmap=0.00 resid=0.00] tex[emit=2 box=2 rect=0 jobs=2] gates[ers=9088/453 etl=630/8911 eub=535/9006 mfp=0/0 mpm=0/0 mdt=0/0]";
+
+    #[test]
+    fn parses_pull_line_namespaced() {
+        let w = Window::parse(PULL).unwrap();
+        assert_eq!(
+            (w.frames, w.window, w.draws, w.acc),
+            (120, 120, 9138, 87495)
+        );
+        assert_eq!(w.draws_per_frame, Some(Fixed2(7615)));
+        assert_eq!(w.get("bytes/f.tex"), Some(&Value::Fixed(Fixed2(30633))));
+        assert_eq!(w.get("tex.emit"), Some(&Value::Int(2)));
+        assert_eq!(w.gate("ers"), Some((9088, 453)));
+        assert!(w.rederive().is_empty());
+        assert_eq!(w.to_line(), PULL);
+    }
+
+    #[test]
+    fn unknown_keys_kept_and_csob_not_confused() {
+        let line = "MGPipe stats: frames=1 window=1 draws=1 draws/f=1.00 acc=16 acc/draw=16.00 newkey=7 bytes/f[buf=184.00 csob-blob=3.00 zz=1.50] cso[csom=1 csob=2 mpr=0] future[a=b] gates[ers=1/1]";
+        let w = Window::parse(line).unwrap();
+        assert_eq!(w.get("newkey"), Some(&Value::Int(7)));
+        assert_eq!(w.get("bytes/f.zz"), Some(&Value::Fixed(Fixed2(150))));
+        assert_eq!(w.get("future.a"), Some(&Value::Text("b".into())));
+        assert_eq!(w.get("cso.csob"), Some(&Value::Int(2)));
+        assert_eq!(w.get("bytes/f.csob-blob"), Some(&Value::Fixed(Fixed2(300))));
+        assert_eq!(w.to_line(), line);
+    }
+
+    #[test]
+    fn window_zero_teardown() {
+        let line = "MGPipe stats: frames=720 window=0 draws=5 draws/f=n/a acc=0 acc/draw=0.00 bytes[buf=100 tex=0] emit[wrec=3 wrec/f=3 maxrec=0] gates[ers=0/0]";
+        let w = Window::parse(line).unwrap();
+        assert_eq!(w.draws_per_frame, None);
+        assert_eq!(w.bytes_group(), "bytes");
+        assert_eq!(w.get("bytes.buf"), Some(&Value::Int(100)));
+        assert!(w.rederive().is_empty());
+    }
+
+    #[test]
+    fn flags_mismatch() {
+        let w = Window::parse(&PULL.replace("draws/f=76.15", "draws/f=76.14")).unwrap();
+        let m = w.rederive();
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].derived, "76.15");
+    }
+
+    #[test]
+    fn rejects_cut_and_bad() {
+        assert_eq!(Window::parse(&PULL[..200]), Err(WindowError::CutShort));
+        assert!(matches!(
+            Window::parse(&PULL.replace("draws=9138", "draws=x")),
+            Err(WindowError::BadScalar { key: "draws", .. })
+        ));
+        assert!(matches!(
+            Window::parse(&PULL.replace("acc=87495 ", "")),
+            Err(WindowError::BadScalar {
+                key: "acc",
+                found: None
+            })
+        ));
+        assert!(matches!(
+            Window::parse(&PULL.replace("frames=120", "frames=99999999999999999999999")),
+            Err(WindowError::BadScalar { .. })
+        ));
+        assert!(Window::parse("MGPipe stats: frames=1 window=1 ] x[").is_err());
+    }
+}
