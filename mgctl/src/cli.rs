@@ -111,3 +111,34 @@ pub enum Shell {
     Zsh,
     Fish,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command, however deep, documents itself with a paragraph and at least one example.
+    #[test]
+    fn every_command_has_a_description_and_an_example() {
+        fn walk(cmd: &clap::Command, path: String, bad: &mut Vec<String>) {
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                let p = format!("{path} {}", sub.get_name());
+                if sub.get_long_about().is_none() && sub.get_about().is_none() {
+                    bad.push(format!("{p}: no description"));
+                }
+                let examples = sub.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+                if !examples.contains("Examples:") || !examples.contains("mgctl ") {
+                    bad.push(format!("{p}: no example"));
+                }
+                walk(sub, p, bad);
+            }
+        }
+        let mut bad = Vec::new();
+        walk(&super::Cli::command(), "mgctl".into(), &mut bad);
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}
