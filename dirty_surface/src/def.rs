@@ -1,0 +1,214 @@
+//! `DirtySurface.def`: `MGP_DIRTY_SURFACE_LIST` rows `X(Mutator, Answer)` and, after the
+//! `MGP_DIRTY_SURFACE_UNDECIDED_LIST` define, undecided marks `X(Mutator, Bit)` (spec §1.10, §2).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::compat::mask;
+use crate::error::{Error, Result};
+
+/// The seven answers that are not bits.
+pub const NON_BIT_ANSWERS: [&str; 7] = [
+    "kImmediate",
+    "kReverseChannel",
+    "kNoBackendRead",
+    "kExplicitDestroy",
+    "kUnpublishedDestroy",
+    "kPulledEveryVerb",
+    "kPulledPartialShutter",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Row {
+    pub mutator: String,
+    /// As spelled in the def (spaces around `|` removed when mgctl accepts them).
+    pub answer: String,
+    pub line: usize,
+    /// Whether upstream's row pattern reads this line (it ignores rows with spaces around `|`).
+    pub upstream_reads: bool,
+}
+
+impl Row {
+    /// The distinct non-empty answer tokens.
+    pub fn tokens(&self) -> BTreeSet<&str> {
+        self.answer
+            .split('|')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mark {
+    pub mutator: String,
+    pub bits: Vec<String>,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Def {
+    /// Every map row in file order (duplicates included).
+    pub rows: Vec<Row>,
+    pub marks: Vec<Mark>,
+}
+
+impl Def {
+    /// The map, last row winning, as upstream builds it.
+    pub fn map(&self, upstream: bool) -> BTreeMap<&str, &Row> {
+        self.rows
+            .iter()
+            .filter(|r| !upstream || r.upstream_reads)
+            .map(|r| (r.mutator.as_str(), r))
+            .collect()
+    }
+
+    /// One entry per extra occurrence, sorted.
+    pub fn duplicates(&self, upstream: bool) -> Vec<&str> {
+        let mut seen = BTreeSet::new();
+        let mut d: Vec<&str> = self
+            .rows
+            .iter()
+            .filter(|r| !upstream || r.upstream_reads)
+            .filter(|r| !seen.insert(r.mutator.as_str()))
+            .map(|r| r.mutator.as_str())
+            .collect();
+        d.sort();
+        d
+    }
+
+    /// Marks per mutator: the set of marked bits.
+    pub fn mark_sets(&self) -> BTreeMap<&str, BTreeSet<&str>> {
+        let mut m: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for k in &self.marks {
+            m.entry(&k.mutator)
+                .or_default()
+                .extend(k.bits.iter().map(String::as_str).filter(|b| !b.is_empty()));
+        }
+        m
+    }
+}
+
+fn upstream_row() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^\s*X\((\w+),\s*([\w|]+)\)\s*\\?\s*$").unwrap_or_else(|_| unreachable!())
+    })
+}
+
+fn strict_row() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^\s*X\(\s*(\w+)\s*,\s*([\w|]+(?:\s*\|\s*[\w|]*)*)\s*\)\s*\\?\s*$")
+            .unwrap_or_else(|_| unreachable!())
+    })
+}
+
+fn split_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^\s*#\s*define\s+MGP_DIRTY_SURFACE_UNDECIDED_LIST\(")
+            .unwrap_or_else(|_| unreachable!())
+    })
+}
+
+const EXPECTED: &str = "`X(Mutator, ANSWER)` on one line, ANSWER being answer words joined by `|`";
+
+/// Parse the def. Comments are masked first (commented-out rows do not count). A line that
+/// starts a row (`X(`) but does not parse is an error naming the line and what was expected.
+pub fn parse(text: &str, path: &Path) -> Result<Def> {
+    let masked = mask(text);
+    let mut def = Def::default();
+    let mut in_marks = false;
+    for (k, line) in masked.lines().enumerate() {
+        let lineno = k + 1;
+        if !in_marks && split_line().is_match(line) {
+            in_marks = true;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if !trimmed.starts_with("X(") {
+            continue;
+        }
+        let upstream_reads = upstream_row().is_match(line);
+        let Some(c) = strict_row().captures(line) else {
+            return Err(Error::BadRow {
+                path: path.to_path_buf(),
+                line: lineno,
+                expected: EXPECTED,
+                found: line.trim().to_string(),
+            });
+        };
+        let mutator = c.get(1).map_or("", |m| m.as_str()).to_string();
+        let answer: String = c
+            .get(2)
+            .map_or("", |m| m.as_str())
+            .chars()
+            .filter(|ch| !ch.is_whitespace())
+            .collect();
+        if in_marks {
+            let bits = answer
+                .split('|')
+                .map(|b| b.trim().to_string())
+                .filter(|b| !b.is_empty())
+                .collect();
+            def.marks.push(Mark {
+                mutator,
+                bits,
+                line: lineno,
+            });
+        } else {
+            def.rows.push(Row {
+                mutator,
+                answer,
+                line: lineno,
+                upstream_reads,
+            });
+        }
+    }
+    Ok(def)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const DEF: &str = "// header X(Commented, kImmediate)\n#define MGP_DIRTY_SURFACE_LIST(X) \\\n    X(SetA,                           NEW_RENDER_STATE|NEW_PIPELINE_STATE) \\\n    /* note */ \\\n    X(SetB, kImmediate) \\\n    X(SetB, kNoBackendRead) \\\n    X(SetC, NEW_A | NEW_B)\n#define MGP_DIRTY_SURFACE_UNDECIDED_LIST(X) \\\n    X(UseProgram, NEW_SHADER) \\\n    X(UseProgram, NEW_SAMPLER_VIEWS)\n";
+
+    #[test]
+    fn rows_marks_duplicates() {
+        let d = parse(DEF, Path::new("d.def")).unwrap();
+        assert_eq!(d.rows.len(), 4);
+        assert_eq!(d.rows[0].answer, "NEW_RENDER_STATE|NEW_PIPELINE_STATE");
+        assert_eq!(d.rows[0].line, 3);
+        assert_eq!(d.map(false)["SetB"].answer, "kNoBackendRead");
+        assert_eq!(d.duplicates(false), vec!["SetB"]);
+        assert!(!d.rows[3].upstream_reads);
+        assert!(!d.map(true).contains_key("SetC"));
+        assert_eq!(d.mark_sets()["UseProgram"].len(), 2);
+    }
+
+    #[test]
+    fn bad_row_names_line_and_expectation() {
+        let e = parse(
+            "#define L(X) \\\n  X(SetA NEW_A) \\\n",
+            Path::new("m/DirtySurface.def"),
+        )
+        .unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.starts_with("m/DirtySurface.def:2: malformed row: expected `X(Mutator, ANSWER)`"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn empty_answer_is_a_row_with_no_tokens() {
+        let d = parse("X(Foo, |)\n", Path::new("d")).unwrap();
+        assert!(d.rows[0].tokens().is_empty());
+    }
+}

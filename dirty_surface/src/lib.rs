@@ -1,0 +1,18 @@
+//! Scans C++ for frontend mutator calls, classifies how each is published, and checks
+//! `DirtySurface.def` against the scan (issue 4; spec: upstream-dirty-surface-citations.md §1–§2).
+//!
+//! parse (`lex`, `scope`, `scan`, `compat`, `def`, `tracker`, `tree`) → model (`surface`) →
+//! analyse (`render`, `check`) → report (`report`).
+
+pub mod compat;
+pub mod error;
+pub mod lex;
+pub mod scan;
+pub mod scope;
+
+pub use error::{Error, Result};
+pub mod def;
+pub mod render;
+pub mod surface;
+pub mod tracker;
+pub mod tree;
