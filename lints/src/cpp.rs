@@ -41,7 +41,10 @@ fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     if from > hay.len() || needle.is_empty() {
         return None;
     }
-    hay[from..].windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+    hay[from..]
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
 }
 
 fn is_hex_letter(b: u8) -> bool {
@@ -122,6 +125,15 @@ fn is_ident_continue(b: u8) -> bool {
 
 /// The C++ lexer masker.
 pub fn mask_exact(s: &[u8]) -> Vec<u8> {
+    lex_mask(s, true)
+}
+
+/// The C++ lexer, blanking comments only (string and character literals kept).
+pub fn mask_comments(s: &[u8]) -> Vec<u8> {
+    lex_mask(s, false)
+}
+
+fn lex_mask(s: &[u8], literals: bool) -> Vec<u8> {
     let n = s.len();
     let mut out = s.to_vec();
     let mut i = 0;
@@ -150,7 +162,10 @@ pub fn mask_exact(s: &[u8]) -> Vec<u8> {
             while j < n && s[j] != b'\n' {
                 if s[j] == b'\\' && s.get(j + 1) == Some(&b'\n') {
                     j += 1;
-                } else if s[j] == b'\\' && s.get(j + 1) == Some(&b'\r') && s.get(j + 2) == Some(&b'\n') {
+                } else if s[j] == b'\\'
+                    && s.get(j + 1) == Some(&b'\r')
+                    && s.get(j + 2) == Some(&b'\n')
+                {
                     j += 2;
                 }
                 j += 1;
@@ -162,7 +177,11 @@ pub fn mask_exact(s: &[u8]) -> Vec<u8> {
             blank(&mut out, i, j);
             i = j;
         } else if c == b'#' && was_line_start {
-            i = directive(s, &mut out, i);
+            let (from, end) = directive(s, i);
+            if literals {
+                blank(&mut out, from, end);
+            }
+            i = end;
         } else if is_ident_start(c) {
             let mut j = i + 1;
             while j < n && is_ident_continue(s[j]) {
@@ -171,14 +190,31 @@ pub fn mask_exact(s: &[u8]) -> Vec<u8> {
             let word = &s[i..j];
             let next = s.get(j).copied();
             match (word, next) {
-                (b"R" | b"u8R" | b"uR" | b"UR" | b"LR", Some(b'"')) => i = raw_string(s, &mut out, i, j),
-                (b"u8" | b"u" | b"U" | b"L", Some(b'"' | b'\'')) => i = quoted(s, &mut out, i, j),
+                (b"R" | b"u8R" | b"uR" | b"UR" | b"LR", Some(b'"')) => {
+                    let end = raw_string(s, j);
+                    if literals {
+                        blank(&mut out, i, end);
+                    }
+                    i = end;
+                }
+                (b"u8" | b"u" | b"U" | b"L", Some(b'"' | b'\'')) => {
+                    let end = quoted(s, j);
+                    if literals {
+                        blank(&mut out, i, end);
+                    }
+                    i = end;
+                }
                 _ => i = j,
             }
-        } else if c.is_ascii_digit() || (c == b'.' && s.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        } else if c.is_ascii_digit() || (c == b'.' && s.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
             i = pp_number(s, i);
         } else if c == b'"' || c == b'\'' {
-            i = quoted(s, &mut out, i, i);
+            let end = quoted(s, i);
+            if literals {
+                blank(&mut out, i, end);
+            }
+            i = end;
         } else {
             i += 1;
         }
@@ -205,9 +241,9 @@ fn pp_number(s: &[u8], start: usize) -> usize {
     j
 }
 
-/// A string or character literal whose quote is at `quote`; `start` is where its encoding
-/// prefix begins. Ends at the matching quote or (ill-formed) at the end of the line.
-fn quoted(s: &[u8], out: &mut [u8], start: usize, quote: usize) -> usize {
+/// The end of a string or character literal whose quote is at `quote`: after the matching
+/// quote or (ill-formed) at the end of the line.
+fn quoted(s: &[u8], quote: usize) -> usize {
     let n = s.len();
     let q = s[quote];
     let mut j = quote + 1;
@@ -217,32 +253,34 @@ fn quoted(s: &[u8], out: &mut [u8], start: usize, quote: usize) -> usize {
         }
         j += 1;
     }
-    let end = if j < n && s[j] == q { j + 1 } else { j.min(n) };
-    blank(out, start, end);
-    end
+    if j < n && s[j] == q {
+        j + 1
+    } else {
+        j.min(n)
+    }
 }
 
-/// A raw string `R"delim( ... )delim"`; `quote` is the index of the opening `"`.
-fn raw_string(s: &[u8], out: &mut [u8], start: usize, quote: usize) -> usize {
+/// The end of a raw string `R"delim( ... )delim"`; `quote` is the index of the opening `"`.
+fn raw_string(s: &[u8], quote: usize) -> usize {
     let n = s.len();
     let open = match s[quote + 1..].iter().take(17).position(|&b| b == b'(') {
         Some(p) => quote + 1 + p,
         // Not a valid raw string delimiter: lex as an ordinary string.
-        None => return quoted(s, out, start, quote),
+        None => return quoted(s, quote),
     };
     let mut close = Vec::with_capacity(open - quote + 1);
     close.push(b')');
     close.extend_from_slice(&s[quote + 1..open]);
     close.push(b'"');
-    let end = find(s, open + 1, &close).map(|j| j + close.len()).unwrap_or(n);
-    blank(out, start, end);
-    end
+    find(s, open + 1, &close)
+        .map(|j| j + close.len())
+        .unwrap_or(n)
 }
 
-/// A preprocessor directive at `hash`. `#error`/`#warning` text is free-form (an apostrophe in
-/// it is not a literal), so it is masked to the end of the logical line; other directives are
-/// lexed like code by the caller.
-fn directive(s: &[u8], out: &mut [u8], hash: usize) -> usize {
+/// A preprocessor directive at `hash`: the span to blank and where lexing resumes.
+/// `#error`/`#warning` text is free-form (an apostrophe in it is not a literal), so it is
+/// blanked to the end of the logical line; other directives are lexed like code.
+fn directive(s: &[u8], hash: usize) -> (usize, usize) {
     let n = s.len();
     let mut j = hash + 1;
     while j < n && (s[j] == b' ' || s[j] == b'\t') {
@@ -253,11 +291,9 @@ fn directive(s: &[u8], out: &mut [u8], hash: usize) -> usize {
         j += 1;
     }
     if matches!(&s[k..j], b"error" | b"warning") {
-        let end = logical_line_end(s, j);
-        blank(out, j, end);
-        return end;
+        return (j, logical_line_end(s, j));
     }
-    j
+    (j, j)
 }
 
 /// The end (index of the terminating newline, or the end of input) of the logical line
@@ -266,7 +302,8 @@ pub fn logical_line_end(s: &[u8], from: usize) -> usize {
     let mut j = from;
     while j < s.len() {
         if s[j] == b'\n' {
-            let cont = (j >= 1 && s[j - 1] == b'\\') || (j >= 2 && s[j - 1] == b'\r' && s[j - 2] == b'\\');
+            let cont =
+                (j >= 1 && s[j - 1] == b'\\') || (j >= 2 && s[j - 1] == b'\r' && s[j - 2] == b'\\');
             if !cont {
                 return j;
             }
@@ -280,7 +317,9 @@ pub fn logical_line_end(s: &[u8], from: usize) -> usize {
 pub fn is_word_at(text: &[u8], at: usize, name: &[u8]) -> bool {
     text[at..].starts_with(name)
         && (at == 0 || !is_ident_continue(text[at - 1]))
-        && text.get(at + name.len()).is_none_or(|&b| !is_ident_continue(b))
+        && text
+            .get(at + name.len())
+            .is_none_or(|&b| !is_ident_continue(b))
 }
 
 /// Every offset where `name` occurs as a whole word.
@@ -301,7 +340,11 @@ pub fn word_occurrences(text: &[u8], name: &[u8]) -> Vec<usize> {
 
 /// 1-based line number of byte offset `at`.
 pub fn line_of(text: &[u8], at: usize) -> usize {
-    text[..at.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+    text[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 pub fn ident_continue(b: u8) -> bool {
@@ -353,6 +396,14 @@ mod tests {
         for mode in [MaskMode::Exact, MaskMode::Upstream] {
             assert_eq!(m("0xFF'FF { 'a'", mode), "0xFF'FF {    ");
         }
+    }
+
+    #[test]
+    fn comments_only_keeps_literals() {
+        assert_eq!(
+            String::from_utf8_lossy(&mask_comments(b"a(\"X\") // X\n")),
+            "a(\"X\")     \n"
+        );
     }
 
     #[test]

@@ -17,11 +17,19 @@ pub enum GitError {
     #[error("{}: the repository has no commits yet", .path.display())]
     NoCommits { path: PathBuf },
     #[error("{}: no commit '{rev}' ({msg})", .path.display())]
-    BadRev { path: PathBuf, rev: String, msg: String },
+    BadRev {
+        path: PathBuf,
+        rev: String,
+        msg: String,
+    },
     #[error("{path}: not present at '{rev}'")]
     MissingFile { path: String, rev: String },
     #[error("{}: {what}: {msg}", .path.display())]
-    Git { path: PathBuf, what: String, msg: String },
+    Git {
+        path: PathBuf,
+        what: String,
+        msg: String,
+    },
 }
 
 /// A resolved commit: full id plus the spelling the user typed.
@@ -54,20 +62,37 @@ pub struct GitWorkspace {
 
 impl std::fmt::Debug for GitWorkspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GitWorkspace").field("workdir", &self.workdir).field("prefix", &self.prefix).finish()
+        f.debug_struct("GitWorkspace")
+            .field("workdir", &self.workdir)
+            .field("prefix", &self.prefix)
+            .finish()
     }
 }
 
 impl GitWorkspace {
     /// The repository enclosing `root` (searching upwards).
     pub fn discover(root: &Path) -> Result<Self, GitError> {
-        let repo = Repository::discover(root)
-            .map_err(|e| GitError::NotARepo { path: root.to_path_buf(), msg: e.message().to_string() })?;
-        let workdir = repo.workdir().ok_or_else(|| GitError::Bare { path: repo.path().to_path_buf() })?.to_path_buf();
+        let repo = Repository::discover(root).map_err(|e| GitError::NotARepo {
+            path: root.to_path_buf(),
+            msg: e.message().to_string(),
+        })?;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| GitError::Bare {
+                path: repo.path().to_path_buf(),
+            })?
+            .to_path_buf();
         let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
         let (wd, r) = (canon(&workdir), canon(root));
-        let prefix = r.strip_prefix(&wd).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default();
-        Ok(GitWorkspace { repo, workdir, prefix })
+        let prefix = r
+            .strip_prefix(&wd)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        Ok(GitWorkspace {
+            repo,
+            workdir,
+            prefix,
+        })
     }
 
     pub fn workdir(&self) -> &Path {
@@ -88,13 +113,19 @@ impl GitWorkspace {
     }
 
     fn err(&self, what: &str, e: &git2::Error) -> GitError {
-        GitError::Git { path: self.workdir.clone(), what: what.to_string(), msg: e.message().to_string() }
+        GitError::Git {
+            path: self.workdir.clone(),
+            what: what.to_string(),
+            msg: e.message().to_string(),
+        }
     }
 
     fn ensure_has_commits(&self) -> Result<(), GitError> {
         match self.repo.head() {
             Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => {
-                Err(GitError::NoCommits { path: self.workdir.clone() })
+                Err(GitError::NoCommits {
+                    path: self.workdir.clone(),
+                })
             }
             _ => Ok(()),
         }
@@ -103,25 +134,37 @@ impl GitWorkspace {
     /// Resolve a revision (`HEAD~2`, a branch, a sha) to a commit.
     pub fn resolve(&self, rev: &str) -> Result<CommitRef, GitError> {
         self.ensure_has_commits()?;
-        let obj = self.repo.revparse_single(rev).map_err(|e| GitError::BadRev {
-            path: self.workdir.clone(),
-            rev: rev.to_string(),
-            msg: e.message().to_string(),
-        })?;
+        let obj = self
+            .repo
+            .revparse_single(rev)
+            .map_err(|e| GitError::BadRev {
+                path: self.workdir.clone(),
+                rev: rev.to_string(),
+                msg: e.message().to_string(),
+            })?;
         let commit = obj.peel_to_commit().map_err(|e| GitError::BadRev {
             path: self.workdir.clone(),
             rev: rev.to_string(),
             msg: e.message().to_string(),
         })?;
-        Ok(CommitRef { rev: rev.to_string(), id: commit.id().to_string() })
+        Ok(CommitRef {
+            rev: rev.to_string(),
+            id: commit.id().to_string(),
+        })
     }
 
     /// The bytes of workspace-relative `rel` in commit `at`.
     pub fn read_at(&self, at: &CommitRef, rel: &str) -> Result<Vec<u8>, GitError> {
         let oid = Oid::from_str(&at.id).map_err(|e| self.err("bad commit id", &e))?;
-        let commit = self.repo.find_commit(oid).map_err(|e| self.err("reading commit", &e))?;
+        let commit = self
+            .repo
+            .find_commit(oid)
+            .map_err(|e| self.err("reading commit", &e))?;
         let tree = commit.tree().map_err(|e| self.err("reading tree", &e))?;
-        let missing = || GitError::MissingFile { path: rel.to_string(), rev: at.rev.clone() };
+        let missing = || GitError::MissingFile {
+            path: rel.to_string(),
+            rev: at.rev.clone(),
+        };
         let entry = match tree.get_path(Path::new(&self.repo_path(rel))) {
             Ok(e) => e,
             Err(e) if e.code() == ErrorCode::NotFound => return Err(missing()),
@@ -130,14 +173,24 @@ impl GitWorkspace {
         if entry.kind() != Some(ObjectType::Blob) {
             return Err(missing());
         }
-        let blob = self.repo.find_blob(entry.id()).map_err(|e| self.err(&format!("reading {rel}"), &e))?;
+        let blob = self
+            .repo
+            .find_blob(entry.id())
+            .map_err(|e| self.err(&format!("reading {rel}"), &e))?;
         Ok(blob.content().to_vec())
     }
 
     /// Workspace-relative paths of every file in the index under the workspace, sorted.
     pub fn tracked_files(&self) -> Result<Vec<String>, GitError> {
-        let index = self.repo.index().map_err(|e| self.err("reading the index", &e))?;
-        let pre = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
+        let index = self
+            .repo
+            .index()
+            .map_err(|e| self.err("reading the index", &e))?;
+        let pre = if self.prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", self.prefix)
+        };
         let mut out: Vec<String> = index
             .iter()
             .filter_map(|e| String::from_utf8(e.path).ok())
@@ -152,8 +205,12 @@ impl GitWorkspace {
     /// revision (that one commit).
     pub fn commits(&self, range: &str) -> Result<Vec<CommitInfo>, GitError> {
         self.ensure_has_commits()?;
-        let mut walk = self.repo.revwalk().map_err(|e| self.err("walking history", &e))?;
-        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::REVERSE).map_err(|e| self.err("walking history", &e))?;
+        let mut walk = self
+            .repo
+            .revwalk()
+            .map_err(|e| self.err("walking history", &e))?;
+        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::REVERSE)
+            .map_err(|e| self.err("walking history", &e))?;
         if let Some((a, b)) = range.split_once("..") {
             if b.starts_with('.') {
                 return Err(GitError::BadRev {
@@ -164,19 +221,28 @@ impl GitWorkspace {
             }
             let from = self.resolve(if a.is_empty() { "HEAD" } else { a })?;
             let to = self.resolve(if b.is_empty() { "HEAD" } else { b })?;
-            let oid = |c: &CommitRef| Oid::from_str(&c.id).map_err(|e| self.err("bad commit id", &e));
-            walk.push(oid(&to)?).map_err(|e| self.err("walking history", &e))?;
-            walk.hide(oid(&from)?).map_err(|e| self.err("walking history", &e))?;
+            let oid =
+                |c: &CommitRef| Oid::from_str(&c.id).map_err(|e| self.err("bad commit id", &e));
+            walk.push(oid(&to)?)
+                .map_err(|e| self.err("walking history", &e))?;
+            walk.hide(oid(&from)?)
+                .map_err(|e| self.err("walking history", &e))?;
         } else {
             let one = self.resolve(range)?;
             let oid = Oid::from_str(&one.id).map_err(|e| self.err("bad commit id", &e))?;
-            let c = self.repo.find_commit(oid).map_err(|e| self.err("reading commit", &e))?;
+            let c = self
+                .repo
+                .find_commit(oid)
+                .map_err(|e| self.err("reading commit", &e))?;
             return Ok(vec![commit_info(&c)]);
         }
         let mut out = Vec::new();
         for oid in walk {
             let oid = oid.map_err(|e| self.err("walking history", &e))?;
-            let c = self.repo.find_commit(oid).map_err(|e| self.err("reading commit", &e))?;
+            let c = self
+                .repo
+                .find_commit(oid)
+                .map_err(|e| self.err("reading commit", &e))?;
             out.push(commit_info(&c));
         }
         Ok(out)
@@ -199,7 +265,11 @@ pub mod fixture {
 
     /// Write `files` (path, content) into `dir`, stage everything and commit with `message`.
     /// Returns the new commit id.
-    pub fn commit_files(dir: &Path, files: &[(&str, &str)], message: &str) -> Result<String, git2::Error> {
+    pub fn commit_files(
+        dir: &Path,
+        files: &[(&str, &str)],
+        message: &str,
+    ) -> Result<String, git2::Error> {
         let repo = match Repository::open(dir) {
             Ok(r) => r,
             Err(_) => Repository::init(dir)?,
@@ -207,7 +277,8 @@ pub mod fixture {
         for (path, content) in files {
             let p = dir.join(path);
             if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| git2::Error::from_str(&e.to_string()))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| git2::Error::from_str(&e.to_string()))?;
             }
             std::fs::write(&p, content).map_err(|e| git2::Error::from_str(&e.to_string()))?;
         }
@@ -232,13 +303,21 @@ mod tests {
     #[test]
     fn reads_blobs_relative_to_a_nested_workspace() {
         let dir = tempfile::tempdir().unwrap();
-        fixture::commit_files(dir.path(), &[("ws/a.txt", "one"), ("b.txt", "x")], "[Test] (git): one").unwrap();
+        fixture::commit_files(
+            dir.path(),
+            &[("ws/a.txt", "one"), ("b.txt", "x")],
+            "[Test] (git): one",
+        )
+        .unwrap();
         fixture::commit_files(dir.path(), &[("ws/a.txt", "two")], "[Test] (git): two").unwrap();
         let ws = GitWorkspace::discover(&dir.path().join("ws")).unwrap();
         assert_eq!(ws.prefix(), "ws");
         let head = ws.resolve("HEAD~1").unwrap();
         assert_eq!(ws.read_at(&head, "a.txt").unwrap(), b"one");
-        assert!(matches!(ws.read_at(&head, "b.txt"), Err(GitError::MissingFile { .. })));
+        assert!(matches!(
+            ws.read_at(&head, "b.txt"),
+            Err(GitError::MissingFile { .. })
+        ));
         assert!(matches!(ws.resolve("nope"), Err(GitError::BadRev { .. })));
         assert_eq!(ws.tracked_files().unwrap(), vec!["a.txt".to_string()]);
         let cs = ws.commits("HEAD~1..HEAD").unwrap();

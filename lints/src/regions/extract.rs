@@ -8,7 +8,9 @@ use sha2::{Digest, Sha256};
 
 use crate::cpp::{self, MaskMode};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RegionKind {
     Function,
@@ -58,8 +60,20 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Every definition of `name` of `kind` in `text`, in file order.
-pub fn find_definitions(text: &[u8], kind: RegionKind, name: &str, dialect: Dialect) -> Vec<Definition> {
-    let masked = cpp::mask(text, if dialect == Dialect::Upstream { MaskMode::Upstream } else { MaskMode::Exact });
+pub fn find_definitions(
+    text: &[u8],
+    kind: RegionKind,
+    name: &str,
+    dialect: Dialect,
+) -> Vec<Definition> {
+    let masked = cpp::mask(
+        text,
+        if dialect == Dialect::Upstream {
+            MaskMode::Upstream
+        } else {
+            MaskMode::Exact
+        },
+    );
     let name = name.as_bytes();
     let mut defs = Vec::new();
     match kind {
@@ -69,7 +83,9 @@ pub fn find_definitions(text: &[u8], kind: RegionKind, name: &str, dialect: Dial
                 if masked.get(p) != Some(&b'(') {
                     continue;
                 }
-                let Some(close) = matching(&masked, p, b'(', b')') else { continue };
+                let Some(close) = matching(&masked, p, b'(', b')') else {
+                    continue;
+                };
                 p = close + 1;
                 let body = match dialect {
                     Dialect::Upstream => upstream_body_open(&masked, p),
@@ -82,10 +98,16 @@ pub fn find_definitions(text: &[u8], kind: RegionKind, name: &str, dialect: Dial
         }
         RegionKind::Namespace => {
             for at in cpp::word_occurrences(&masked, b"namespace") {
-                let Some(after_name) = namespace_name_end(&masked, at + b"namespace".len(), name, dialect) else {
+                let Some(after_name) =
+                    namespace_name_end(&masked, at + b"namespace".len(), name, dialect)
+                else {
                     continue;
                 };
-                let window_end = if dialect == Dialect::Upstream { (after_name + 95).min(masked.len()) } else { masked.len() };
+                let window_end = if dialect == Dialect::Upstream {
+                    (after_name + 95).min(masked.len())
+                } else {
+                    masked.len()
+                };
                 let p = skip_ws(&masked[..window_end], after_name);
                 if masked.get(p) == Some(&b'{') && p < window_end {
                     defs.push(extent(text, &masked, at, p, false));
@@ -126,8 +148,17 @@ fn namespace_name_end(m: &[u8], from: usize, name: &[u8], dialect: Dialect) -> O
     }
 }
 
-fn extent(text: &[u8], masked: &[u8], name_at: usize, open: usize, with_handlers: bool) -> Definition {
-    let start = masked[..name_at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+fn extent(
+    text: &[u8],
+    masked: &[u8],
+    name_at: usize,
+    open: usize,
+    with_handlers: bool,
+) -> Definition {
+    let start = masked[..name_at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
     let mut close = matching(masked, open, b'{', b'}').unwrap_or(masked.len().saturating_sub(1));
     if with_handlers {
         // A function-try-block: the handlers belong to the body.
@@ -137,16 +168,29 @@ fn extent(text: &[u8], masked: &[u8], name_at: usize, open: usize, with_handlers
                 break;
             }
             let q = skip_ws(masked, p + 5);
-            let Some(pc) = (masked.get(q) == Some(&b'(')).then(|| matching(masked, q, b'(', b')')).flatten() else { break };
+            let Some(pc) = (masked.get(q) == Some(&b'('))
+                .then(|| matching(masked, q, b'(', b')'))
+                .flatten()
+            else {
+                break;
+            };
             let b = skip_ws(masked, pc + 1);
-            match (masked.get(b) == Some(&b'{')).then(|| matching(masked, b, b'{', b'}')).flatten() {
+            match (masked.get(b) == Some(&b'{'))
+                .then(|| matching(masked, b, b'{', b'}'))
+                .flatten()
+            {
                 Some(c) => close = c,
                 None => break,
             }
         }
     }
     let end = (close + 1).min(text.len());
-    Definition { start, end, line: cpp::line_of(text, start), end_line: cpp::line_of(text, close) }
+    Definition {
+        start,
+        end,
+        line: cpp::line_of(text, start),
+        end_line: cpp::line_of(text, close),
+    }
 }
 
 fn skip_ws(m: &[u8], mut p: usize) -> usize {
@@ -189,7 +233,10 @@ fn upstream_body_open(m: &[u8], from: usize) -> Option<usize> {
     loop {
         p = skip_ws(w, p);
         let rest = &w[p..];
-        if let Some(k) = [&b"const"[..], b"noexcept", b"override", b"final"].iter().find(|k| rest.starts_with(k)) {
+        if let Some(k) = [&b"const"[..], b"noexcept", b"override", b"final"]
+            .iter()
+            .find(|k| rest.starts_with(k))
+        {
             p += k.len();
             continue;
         }
@@ -217,7 +264,11 @@ fn body_open(m: &[u8], from: usize) -> Option<usize> {
                     b"const" | b"volatile" | b"override" | b"final" | b"mutable" => p = w,
                     b"noexcept" | b"throw" | b"__attribute__" | b"__declspec" | b"alignas" => {
                         let q = skip_ws(m, w);
-                        p = if m.get(q) == Some(&b'(') { matching(m, q, b'(', b')')? + 1 } else { w };
+                        p = if m.get(q) == Some(&b'(') {
+                            matching(m, q, b'(', b')')? + 1
+                        } else {
+                            w
+                        };
                     }
                     b"requires" => return after_trailing(m, w),
                     b"try" => {
@@ -241,10 +292,15 @@ fn after_trailing(m: &[u8], from: usize) -> Option<usize> {
             b'[' => p = matching(m, p, b'[', b']')?,
             b'{' => return Some(p),
             b';' | b'}' => return None,
-            b'=' if m.get(p + 1) != Some(&b'=') && p > 0 && !matches!(m[p - 1], b'<' | b'>' | b'!' | b'=') => {
+            b'=' if m.get(p + 1) != Some(&b'=')
+                && p > 0
+                && !matches!(m[p - 1], b'<' | b'>' | b'!' | b'=') =>
+            {
                 return None
             }
-            b':' if m.get(p + 1) != Some(&b':') && (p == 0 || m[p - 1] != b':') => return init_list(m, p + 1),
+            b':' if m.get(p + 1) != Some(&b':') && (p == 0 || m[p - 1] != b':') => {
+                return init_list(m, p + 1)
+            }
             b't' if cpp::is_word_at(m, p, b"try") => {
                 let q = skip_ws(m, p + 3);
                 return (m.get(q) == Some(&b'{')).then_some(q);
@@ -311,7 +367,10 @@ mod tests {
         for dialect in [Dialect::Mgctl, Dialect::Upstream] {
             let d = find_definitions(src.as_bytes(), RegionKind::Function, "Foo", dialect);
             assert_eq!(d.len(), 1);
-            assert_eq!(&src[d[0].start..d[0].end], "static void Foo(int a) const noexcept {\n  if (a) { g(); }\n}");
+            assert_eq!(
+                &src[d[0].start..d[0].end],
+                "static void Foo(int a) const noexcept {\n  if (a) { g(); }\n}"
+            );
             assert_eq!((d[0].line, d[0].end_line), (2, 4));
         }
     }
@@ -319,24 +378,72 @@ mod tests {
     #[test]
     fn declarations_and_calls_are_not_definitions() {
         let src = "void Foo(int);\nvoid g() { Foo(2); if (Foo(3)) { } }\nvirtual void Foo(int) = 0;\nauto Foo(int) -> int;\n";
-        assert!(find_definitions(src.as_bytes(), RegionKind::Function, "Foo", Dialect::Mgctl).is_empty());
+        assert!(
+            find_definitions(src.as_bytes(), RegionKind::Function, "Foo", Dialect::Mgctl)
+                .is_empty()
+        );
     }
 
     #[test]
     fn forms_upstream_misses() {
-        assert_eq!(one("auto Foo(int a) -> std::vector<int> {\n return {};\n}", "Foo"), "auto Foo(int a) -> std::vector<int> {\n return {};\n}");
-        assert_eq!(one("S::S(int a)\n  : a_(a), b_{a}, Base<int>(a) {\n}", "S"), "S::S(int a)\n  : a_(a), b_{a}, Base<int>(a) {\n}");
-        assert_eq!(one("void Foo() noexcept(sizeof(int) > 2) { }", "Foo"), "void Foo() noexcept(sizeof(int) > 2) { }");
-        assert_eq!(one("void T::Foo() const & { }", "Foo"), "void T::Foo() const & { }");
+        assert_eq!(
+            one(
+                "auto Foo(int a) -> std::vector<int> {\n return {};\n}",
+                "Foo"
+            ),
+            "auto Foo(int a) -> std::vector<int> {\n return {};\n}"
+        );
+        assert_eq!(
+            one("S::S(int a)\n  : a_(a), b_{a}, Base<int>(a) {\n}", "S"),
+            "S::S(int a)\n  : a_(a), b_{a}, Base<int>(a) {\n}"
+        );
+        assert_eq!(
+            one("void Foo() noexcept(sizeof(int) > 2) { }", "Foo"),
+            "void Foo() noexcept(sizeof(int) > 2) { }"
+        );
+        assert_eq!(
+            one("void T::Foo() const & { }", "Foo"),
+            "void T::Foo() const & { }"
+        );
         assert_eq!(one("void T::Foo() && { }", "Foo"), "void T::Foo() && { }");
-        assert_eq!(one("void Foo() __attribute__((cold)) { }", "Foo"), "void Foo() __attribute__((cold)) { }");
-        assert_eq!(one("void Foo() [[gnu::cold]] { }", "Foo"), "void Foo() [[gnu::cold]] { }");
-        assert_eq!(one("template <class T> void Foo(T) requires (sizeof(T) > 1) { }", "Foo"), "template <class T> void Foo(T) requires (sizeof(T) > 1) { }");
-        assert_eq!(one("void Foo() try { f(); } catch (...) { g(); }", "Foo"), "void Foo() try { f(); } catch (...) { g(); }");
+        assert_eq!(
+            one("void Foo() __attribute__((cold)) { }", "Foo"),
+            "void Foo() __attribute__((cold)) { }"
+        );
+        assert_eq!(
+            one("void Foo() [[gnu::cold]] { }", "Foo"),
+            "void Foo() [[gnu::cold]] { }"
+        );
+        assert_eq!(
+            one(
+                "template <class T> void Foo(T) requires (sizeof(T) > 1) { }",
+                "Foo"
+            ),
+            "template <class T> void Foo(T) requires (sizeof(T) > 1) { }"
+        );
+        assert_eq!(
+            one("void Foo() try { f(); } catch (...) { g(); }", "Foo"),
+            "void Foo() try { f(); } catch (...) { g(); }"
+        );
         let wide = format!("void Foo(){}{{ }}", " ".repeat(200));
         assert_eq!(one(&wide, "Foo"), wide);
-        for src in ["auto Foo(int a) -> int { }", "S::S(int a) : a_(a) { }", "void Foo() noexcept(true) { }", "void Foo() & { }", "void Foo() __attribute__((cold)) { }"] {
-            assert!(find_definitions(src.as_bytes(), RegionKind::Function, if src.starts_with("S::") { "S" } else { "Foo" }, Dialect::Upstream).is_empty(), "{src}");
+        for src in [
+            "auto Foo(int a) -> int { }",
+            "S::S(int a) : a_(a) { }",
+            "void Foo() noexcept(true) { }",
+            "void Foo() & { }",
+            "void Foo() __attribute__((cold)) { }",
+        ] {
+            assert!(
+                find_definitions(
+                    src.as_bytes(),
+                    RegionKind::Function,
+                    if src.starts_with("S::") { "S" } else { "Foo" },
+                    Dialect::Upstream
+                )
+                .is_empty(),
+                "{src}"
+            );
         }
     }
 
@@ -344,16 +451,33 @@ mod tests {
     fn u8_literal_does_not_blank_the_next_function() {
         let src = "char A() { return u8'a'; }\nvoid Foo() { x(); }\nchar B() { return 'b'; }\n";
         assert_eq!(one(src, "Foo"), "void Foo() { x(); }");
-        assert!(find_definitions(src.as_bytes(), RegionKind::Function, "Foo", Dialect::Upstream).is_empty());
+        assert!(find_definitions(
+            src.as_bytes(),
+            RegionKind::Function,
+            "Foo",
+            Dialect::Upstream
+        )
+        .is_empty());
     }
 
     #[test]
     fn namespaces() {
         let src = "namespace A {\nnamespace DS {\n int f() { return 1; }\n}\n}\nint g() { return DS::f(); }\nnamespace X::DS { }\n";
-        let d = find_definitions(src.as_bytes(), RegionKind::Namespace, "DS", Dialect::Upstream);
+        let d = find_definitions(
+            src.as_bytes(),
+            RegionKind::Namespace,
+            "DS",
+            Dialect::Upstream,
+        );
         assert_eq!(d.len(), 1);
-        assert_eq!(&src[d[0].start..d[0].end], "namespace DS {\n int f() { return 1; }\n}");
-        assert_eq!(find_definitions(src.as_bytes(), RegionKind::Namespace, "DS", Dialect::Mgctl).len(), 2);
+        assert_eq!(
+            &src[d[0].start..d[0].end],
+            "namespace DS {\n int f() { return 1; }\n}"
+        );
+        assert_eq!(
+            find_definitions(src.as_bytes(), RegionKind::Namespace, "DS", Dialect::Mgctl).len(),
+            2
+        );
     }
 
     #[test]
@@ -365,6 +489,9 @@ mod tests {
 
     #[test]
     fn sha() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

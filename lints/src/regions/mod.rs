@@ -42,9 +42,20 @@ fn default_kind() -> RegionKind {
 #[serde(tag = "problem", rename_all = "kebab-case")]
 pub enum Problem {
     /// Zero or several definitions of a name.
-    NotExactlyOnce { name: String, kind: RegionKind, file: String, side: String, hits: Vec<(usize, usize)> },
+    NotExactlyOnce {
+        name: String,
+        kind: RegionKind,
+        file: String,
+        side: String,
+        hits: Vec<(usize, usize)>,
+    },
     /// The file cannot be read on that side.
-    Unreadable { name: String, file: String, side: String, message: String },
+    Unreadable {
+        name: String,
+        file: String,
+        side: String,
+        message: String,
+    },
     /// A pin that is not 64 lowercase hex digits.
     BadPin { name: String, pin: String },
 }
@@ -52,8 +63,19 @@ pub enum Problem {
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Problem::NotExactlyOnce { name, kind, file, side, hits } => {
-                write!(f, "{name}: expected exactly one {} definition in {file} at '{side}', found {}", kind.as_str(), hits.len())?;
+            Problem::NotExactlyOnce {
+                name,
+                kind,
+                file,
+                side,
+                hits,
+            } => {
+                write!(
+                    f,
+                    "{name}: expected exactly one {} definition in {file} at '{side}', found {}",
+                    kind.as_str(),
+                    hits.len()
+                )?;
                 for (line, lines) in hits {
                     write!(f, "\n  ...definition at {file}:{line}, {lines} lines")?;
                 }
@@ -62,8 +84,16 @@ impl std::fmt::Display for Problem {
                 }
                 Ok(())
             }
-            Problem::Unreadable { name, file, side, message } => write!(f, "{name}: cannot read {file} at '{side}' ({message})"),
-            Problem::BadPin { name, pin } => write!(f, "{name}: pinned sha256 '{pin}' is not 64 lowercase hex digits"),
+            Problem::Unreadable {
+                name,
+                file,
+                side,
+                message,
+            } => write!(f, "{name}: cannot read {file} at '{side}' ({message})"),
+            Problem::BadPin { name, pin } => write!(
+                f,
+                "{name}: pinned sha256 '{pin}' is not 64 lowercase hex digits"
+            ),
         }
     }
 }
@@ -79,7 +109,11 @@ pub enum Error {
 }
 
 fn summary(problems: &[Problem]) -> String {
-    let mut s = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    let mut s = problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
     if problems.len() > 1 {
         s = format!("{} problems\n{s}", problems.len());
     }
@@ -138,7 +172,9 @@ fn extract_side(
     let mut bodies = Vec::with_capacity(specs.len());
     let mut problems = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let text = files.entry(spec.file.as_str()).or_insert_with(|| side.read(&spec.file));
+        let text = files
+            .entry(spec.file.as_str())
+            .or_insert_with(|| side.read(&spec.file));
         let body = match text {
             Err(message) => {
                 if strict(i) {
@@ -156,7 +192,11 @@ fn extract_side(
                 if defs.len() == 1 {
                     let d = defs[0].clone();
                     let raw = &bytes[d.start..d.end];
-                    Some(Body { sha: sha256_hex(raw), text: String::from_utf8_lossy(raw).into_owned(), def: d })
+                    Some(Body {
+                        sha: sha256_hex(raw),
+                        text: String::from_utf8_lossy(raw).into_owned(),
+                        def: d,
+                    })
                 } else {
                     if strict(i) {
                         problems.push(Problem::NotExactlyOnce {
@@ -181,8 +221,14 @@ fn check_pins(specs: &[RegionSpec]) -> Vec<Problem> {
         .iter()
         .filter_map(|s| {
             let pin = s.sha256.as_ref()?;
-            let ok = pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-            (!ok).then(|| Problem::BadPin { name: s.name.clone(), pin: pin.clone() })
+            let ok = pin.len() == 64
+                && pin
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            (!ok).then(|| Problem::BadPin {
+                name: s.name.clone(),
+                pin: pin.clone(),
+            })
         })
         .collect()
 }
@@ -211,7 +257,10 @@ impl Baseline {
     pub fn text(&self) -> Option<&str> {
         match self {
             Baseline::Ref(b) => Some(&b.text),
-            Baseline::Pin { sha, at_ref: Some(b) } if &b.sha == sha => Some(&b.text),
+            Baseline::Pin {
+                sha,
+                at_ref: Some(b),
+            } if &b.sha == sha => Some(&b.text),
             _ => None,
         }
     }
@@ -219,14 +268,21 @@ impl Baseline {
     /// The baseline ref defines a pinned region differently from the pin (a note, not a failure).
     pub fn pin_differs_from_ref(&self) -> Option<&Body> {
         match self {
-            Baseline::Pin { sha, at_ref: Some(b) } if &b.sha != sha => Some(b),
+            Baseline::Pin {
+                sha,
+                at_ref: Some(b),
+            } if &b.sha != sha => Some(b),
             _ => None,
         }
     }
 }
 
 /// The baseline side for the whole list: pins always win.
-pub fn baseline(side: Option<&Side<'_>>, specs: &[RegionSpec], dialect: Dialect) -> Result<Vec<Baseline>, Error> {
+pub fn baseline(
+    side: Option<&Side<'_>>,
+    specs: &[RegionSpec],
+    dialect: Dialect,
+) -> Result<Vec<Baseline>, Error> {
     if specs.is_empty() {
         return Err(Error::NoRegions);
     }
@@ -246,7 +302,10 @@ pub fn baseline(side: Option<&Side<'_>>, specs: &[RegionSpec], dialect: Dialect)
         .iter()
         .zip(extracted)
         .map(|(spec, body)| match (&spec.sha256, body) {
-            (Some(pin), at_ref) => Baseline::Pin { sha: pin.clone(), at_ref },
+            (Some(pin), at_ref) => Baseline::Pin {
+                sha: pin.clone(),
+                at_ref,
+            },
             (None, Some(b)) => Baseline::Ref(b),
             (None, None) => Baseline::None,
         })
@@ -254,7 +313,11 @@ pub fn baseline(side: Option<&Side<'_>>, specs: &[RegionSpec], dialect: Dialect)
 }
 
 /// The subject side: every region strictly, pinned rows included.
-pub fn subject(side: &Side<'_>, specs: &[RegionSpec], dialect: Dialect) -> Result<Vec<Body>, Error> {
+pub fn subject(
+    side: &Side<'_>,
+    specs: &[RegionSpec],
+    dialect: Dialect,
+) -> Result<Vec<Body>, Error> {
     if specs.is_empty() {
         return Err(Error::NoRegions);
     }
@@ -304,7 +367,12 @@ impl Comparison {
 }
 
 /// Compare the subject side with the baseline (a ref, or pins only when `base` is None).
-pub fn compare(base: Option<&Side<'_>>, head: &Side<'_>, specs: &[RegionSpec], dialect: Dialect) -> Result<Comparison, Error> {
+pub fn compare(
+    base: Option<&Side<'_>>,
+    head: &Side<'_>,
+    specs: &[RegionSpec],
+    dialect: Dialect,
+) -> Result<Comparison, Error> {
     // Gather problems of both sides before failing, so one run names every one.
     let b = baseline(base, specs, dialect);
     let h = subject(head, specs, dialect);
@@ -321,12 +389,22 @@ pub fn compare(base: Option<&Side<'_>>, head: &Side<'_>, specs: &[RegionSpec], d
         base_commit: base.and_then(|s| s.commit().map(str::to_string)),
         head_label: head.label(),
         head_commit: head.commit().map(str::to_string),
-        rows: specs.iter().cloned().zip(b).zip(h).map(|((spec, base), head)| RowOutcome { spec, base, head }).collect(),
+        rows: specs
+            .iter()
+            .cloned()
+            .zip(b)
+            .zip(h)
+            .map(|((spec, base), head)| RowOutcome { spec, base, head })
+            .collect(),
     })
 }
 
 /// `--list REF`: the baseline list at one ref (pinned rows show the pin), `(sha, name)`.
-pub fn baseline_list(side: &Side<'_>, specs: &[RegionSpec], dialect: Dialect) -> Result<Vec<(String, String)>, Error> {
+pub fn baseline_list(
+    side: &Side<'_>,
+    specs: &[RegionSpec],
+    dialect: Dialect,
+) -> Result<Vec<(String, String)>, Error> {
     let rows = baseline(Some(side), specs, dialect)?;
     Ok(specs
         .iter()
@@ -349,7 +427,13 @@ mod tests {
     const SRC: &str = "// pool\nvoid Keep() {\n  a();\n}\nvoid Other() { b(); }\n";
 
     fn spec(name: &str, pin: Option<&str>) -> RegionSpec {
-        RegionSpec { name: name.into(), file: "src/m.cpp".into(), kind: RegionKind::Function, sha256: pin.map(str::to_string), reason: None }
+        RegionSpec {
+            name: name.into(),
+            file: "src/m.cpp".into(),
+            kind: RegionKind::Function,
+            sha256: pin.map(str::to_string),
+            reason: None,
+        }
     }
 
     #[test]
@@ -357,18 +441,38 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         commit_files(dir.path(), &[("src/m.cpp", SRC)], "[Test] (regions): base").unwrap();
         let ws = GitWorkspace::discover(dir.path()).unwrap();
-        let base = Side::Commit { at: ws.resolve("HEAD").unwrap(), ws: &ws };
-        let head = Side::WorkTree { root: dir.path().to_path_buf() };
+        let base = Side::Commit {
+            at: ws.resolve("HEAD").unwrap(),
+            ws: &ws,
+        };
+        let head = Side::WorkTree {
+            root: dir.path().to_path_buf(),
+        };
         let specs = vec![spec("Keep", None), spec("Other", None)];
-        assert!(compare(Some(&base), &head, &specs, Dialect::Mgctl).unwrap().passed());
-        std::fs::write(dir.path().join("src/m.cpp"), SRC.replace("b();", "b(); c();")).unwrap();
+        assert!(compare(Some(&base), &head, &specs, Dialect::Mgctl)
+            .unwrap()
+            .passed());
+        std::fs::write(
+            dir.path().join("src/m.cpp"),
+            SRC.replace("b();", "b(); c();"),
+        )
+        .unwrap();
         let c = compare(Some(&base), &head, &specs, Dialect::Mgctl).unwrap();
-        assert_eq!(c.movers().map(|r| r.spec.name.as_str()).collect::<Vec<_>>(), vec!["Other"]);
-        let missing = Side::Commit { at: ws.resolve("HEAD").unwrap(), ws: &ws };
+        assert_eq!(
+            c.movers().map(|r| r.spec.name.as_str()).collect::<Vec<_>>(),
+            vec!["Other"]
+        );
+        let missing = Side::Commit {
+            at: ws.resolve("HEAD").unwrap(),
+            ws: &ws,
+        };
         let mut bad = specs.clone();
         bad[0].file = "src/none.cpp".into();
         let e = compare(Some(&missing), &head, &bad, Dialect::Mgctl).unwrap_err();
-        assert!(e.to_string().contains("cannot read src/none.cpp at 'HEAD'"), "{e}");
+        assert!(
+            e.to_string().contains("cannot read src/none.cpp at 'HEAD'"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -378,10 +482,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/m.cpp"), SRC).unwrap();
-        let head = Side::WorkTree { root: dir.path().to_path_buf() };
-        assert!(compare(None, &head, &[spec("Keep", Some(&pin))], Dialect::Mgctl).unwrap().passed());
+        let head = Side::WorkTree {
+            root: dir.path().to_path_buf(),
+        };
+        assert!(
+            compare(None, &head, &[spec("Keep", Some(&pin))], Dialect::Mgctl)
+                .unwrap()
+                .passed()
+        );
         let wrong = sha256_hex(b"x");
-        assert!(!compare(None, &head, &[spec("Keep", Some(&wrong))], Dialect::Mgctl).unwrap().passed());
+        assert!(
+            !compare(None, &head, &[spec("Keep", Some(&wrong))], Dialect::Mgctl)
+                .unwrap()
+                .passed()
+        );
         let e = compare(None, &head, &[spec("Keep", Some("ABC"))], Dialect::Mgctl).unwrap_err();
         assert!(e.to_string().contains("not 64 lowercase hex"));
     }

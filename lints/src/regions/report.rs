@@ -22,7 +22,12 @@ pub fn diff(row: &RowOutcome, base_label: &str, head_label: &str) -> Option<Stri
     let d = similar::TextDiff::from_lines(base, row.head.text.as_str());
     let a = format!("{} @ {base_label}", row.spec.file);
     let b = format!("{} @ {head_label}", row.spec.file);
-    Some(d.unified_diff().context_radius(3).header(&a, &b).to_string())
+    Some(
+        d.unified_diff()
+            .context_radius(3)
+            .header(&a, &b)
+            .to_string(),
+    )
 }
 
 fn short(sha: Option<&str>) -> &str {
@@ -58,14 +63,25 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         } else {
             writeln!(out, "also moved: {}", r.spec.name)?;
         }
-        writeln!(out, "  {} {} ({} {})", r.spec.file, r.spec.kind.as_str(), "lines", format_args!("{}-{}", r.head.def.line, r.head.def.end_line))?;
+        writeln!(
+            out,
+            "  {} {} ({} {})",
+            r.spec.file,
+            r.spec.kind.as_str(),
+            "lines",
+            format_args!("{}-{}", r.head.def.line, r.head.def.end_line)
+        )?;
         writeln!(out, "  {base_label} {}", short(r.base.sha()))?;
         writeln!(out, "  {head_label} {}", r.head.sha)?;
         if let Some(reason) = &r.spec.reason {
             writeln!(out, "  why it must not move: {reason}")?;
         }
         if r.pinned() {
-            writeln!(out, "  {} IS A PINNED ROW: its baseline is ALWAYS the pinned sha in the configuration,", r.spec.name)?;
+            writeln!(
+                out,
+                "  {} IS A PINNED ROW: its baseline is ALWAYS the pinned sha in the configuration,",
+                r.spec.name
+            )?;
             writeln!(out, "  whatever the baseline ref holds; if the move is intended, re-pin it deliberately")?;
         }
         match diff(r, &c.base_label, &c.head_label) {
@@ -74,16 +90,25 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
                     writeln!(out, "  {line}")?;
                 }
             }
-            None => writeln!(out, "  (no baseline text to diff against: the pin is all that is known)")?,
+            None => writeln!(
+                out,
+                "  (no baseline text to diff against: the pin is all that is known)"
+            )?,
         }
     }
     let total = c.rows.len();
     let unverified = c.rows.iter().filter(|r| !r.verified()).count();
     let moved = c.movers().count();
     if moved == 0 {
-        writeln!(out, "the {total} regions are byte-identical between {base_label} and {head_label}")?;
+        writeln!(
+            out,
+            "the {total} regions are byte-identical between {base_label} and {head_label}"
+        )?;
     } else {
-        writeln!(out, "{moved} of {total} regions moved between {base_label} and {head_label}")?;
+        writeln!(
+            out,
+            "{moved} of {total} regions moved between {base_label} and {head_label}"
+        )?;
     }
     if unverified > 0 {
         writeln!(out, "{unverified} unpinned regions had no baseline (no base ref): only their extraction was checked")?;

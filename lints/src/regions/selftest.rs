@@ -55,18 +55,29 @@ fn specs(pin: &str) -> Vec<RegionSpec> {
 /// Commit `base` as the baseline, write `work` into the working tree, compare.
 fn scenario(base: &str, work: &str, pin: &str) -> Result<Result<Comparison, Error>, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("creating a temp dir: {e}"))?;
-    commit_files(dir.path(), &[(FILE, base)], "[Test] (regions): self-test base").map_err(|e| e.to_string())?;
+    commit_files(
+        dir.path(),
+        &[(FILE, base)],
+        "[Test] (regions): self-test base",
+    )
+    .map_err(|e| e.to_string())?;
     std::fs::write(dir.path().join(FILE), work).map_err(|e| e.to_string())?;
     let ws = GitWorkspace::discover(dir.path()).map_err(|e| e.to_string())?;
     let at = ws.resolve("HEAD").map_err(|e| e.to_string())?;
     let base = Side::Commit { ws: &ws, at };
-    let head = Side::WorkTree { root: dir.path().to_path_buf() };
+    let head = Side::WorkTree {
+        root: dir.path().to_path_buf(),
+    };
     Ok(compare(Some(&base), &head, &specs(pin), Dialect::Mgctl))
 }
 
 fn insert_after(src: &str, anchor: &str, line: &str) -> String {
     match src.find(anchor) {
-        Some(p) => format!("{}{line}{}", &src[..p + anchor.len()], &src[p + anchor.len()..]),
+        Some(p) => format!(
+            "{}{line}{}",
+            &src[..p + anchor.len()],
+            &src[p + anchor.len()..]
+        ),
         None => src.to_string(),
     }
 }
@@ -75,9 +86,14 @@ fn insert_after(src: &str, anchor: &str, line: &str) -> String {
 pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String> {
     let mut out = Vec::new();
     let computed = sha256_hex(
-        SOURCE[SOURCE.find("void FlushPendingRangesFrom").unwrap_or(0)..].trim_end_matches('\n').as_bytes(),
+        SOURCE[SOURCE.find("void FlushPendingRangesFrom").unwrap_or(0)..]
+            .trim_end_matches('\n')
+            .as_bytes(),
     );
-    let mut push = |name: &'static str, expect_trip: bool, r: Result<Comparison, Error>, want_first: Option<&str>| {
+    let mut push = |name: &'static str,
+                    expect_trip: bool,
+                    r: Result<Comparison, Error>,
+                    want_first: Option<&str>| {
         let (tripped, detail) = match r {
             Err(e) => (want_first.is_none(), e.to_string()),
             Ok(c) => match c.movers().next() {
@@ -85,24 +101,71 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String
                 Some(m) => {
                     let right = want_first.is_none_or(|w| w == m.spec.name);
                     let pinned = if m.pinned() { " (pinned row)" } else { "" };
-                    (right, format!("first region that moved: {}{pinned}", m.spec.name))
+                    (
+                        right,
+                        format!("first region that moved: {}{pinned}", m.spec.name),
+                    )
                 }
             },
         };
-        out.push(ControlResult { name, expect_trip, tripped, detail });
+        out.push(ControlResult {
+            name,
+            expect_trip,
+            tripped,
+            detail,
+        });
     };
 
-    push("untouched-copy", false, scenario(SOURCE, SOURCE, FLUSH_PIN)?, None);
-    let outside = insert_after(&format!("// a new first line\n{SOURCE}"), "}\n", "int gOutside = 1; // between regions\n");
-    push("edit-outside-regions", false, scenario(SOURCE, &outside, FLUSH_PIN)?, None);
+    push(
+        "untouched-copy",
+        false,
+        scenario(SOURCE, SOURCE, FLUSH_PIN)?,
+        None,
+    );
+    let outside = insert_after(
+        &format!("// a new first line\n{SOURCE}"),
+        "}\n",
+        "int gOutside = 1; // between regions\n",
+    );
+    push(
+        "edit-outside-regions",
+        false,
+        scenario(SOURCE, &outside, FLUSH_PIN)?,
+        None,
+    );
 
     let name = "edited-body";
-    let work = if neutered(name) { SOURCE.to_string() } else { insert_after(SOURCE, "void ClearBufferPool() {\n", "    // one comment line\n") };
-    push(name, true, scenario(SOURCE, &work, FLUSH_PIN)?, Some("ClearBufferPool"));
+    let work = if neutered(name) {
+        SOURCE.to_string()
+    } else {
+        insert_after(
+            SOURCE,
+            "void ClearBufferPool() {\n",
+            "    // one comment line\n",
+        )
+    };
+    push(
+        name,
+        true,
+        scenario(SOURCE, &work, FLUSH_PIN)?,
+        Some("ClearBufferPool"),
+    );
 
     let name = "edited-tail";
-    let work = if neutered(name) { SOURCE.to_string() } else { SOURCE.replace("4'096; // '{' is not a brace\n", "4'096; // '{' is not a brace\n    ;\n") };
-    push(name, true, scenario(SOURCE, &work, FLUSH_PIN)?, Some("IsPoolable"));
+    let work = if neutered(name) {
+        SOURCE.to_string()
+    } else {
+        SOURCE.replace(
+            "4'096; // '{' is not a brace\n",
+            "4'096; // '{' is not a brace\n    ;\n",
+        )
+    };
+    push(
+        name,
+        true,
+        scenario(SOURCE, &work, FLUSH_PIN)?,
+        Some("IsPoolable"),
+    );
 
     let name = "duplicated-definition";
     let work = if neutered(name) {
@@ -129,7 +192,9 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String
             name: "pin-parity",
             expect_trip: false,
             tripped: true,
-            detail: format!("the canned extent hashes to {computed}, not the independently computed pin"),
+            detail: format!(
+                "the canned extent hashes to {computed}, not the independently computed pin"
+            ),
         });
     }
     let mut push = |name: &'static str, expect_trip: bool, r: Result<Comparison, Error>| {
@@ -137,17 +202,37 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String
             Err(e) => (true, e.to_string()),
             Ok(c) => match c.movers().next() {
                 None => (false, format!("{} regions identical", c.rows.len())),
-                Some(m) => (m.pinned() && m.spec.name == "FlushPendingRangesFrom", format!("first region that moved: {}", m.spec.name)),
+                Some(m) => (
+                    m.pinned() && m.spec.name == "FlushPendingRangesFrom",
+                    format!("first region that moved: {}", m.spec.name),
+                ),
             },
         };
-        out.push(ControlResult { name, expect_trip, tripped, detail });
+        out.push(ControlResult {
+            name,
+            expect_trip,
+            tripped,
+            detail,
+        });
     };
-    push("pinned-row-verifies", false, scenario(SOURCE, SOURCE, FLUSH_PIN)?);
+    push(
+        "pinned-row-verifies",
+        false,
+        scenario(SOURCE, SOURCE, FLUSH_PIN)?,
+    );
     // The pin wins over a baseline ref that defines the row differently (upstream ID-41).
     let drifted_base = SOURCE.replace("Flush(i);", "Flush(i); Note(i);");
-    push("pin-wins-over-baseline-ref", false, scenario(&drifted_base, SOURCE, FLUSH_PIN)?);
+    push(
+        "pin-wins-over-baseline-ref",
+        false,
+        scenario(&drifted_base, SOURCE, FLUSH_PIN)?,
+    );
     let name = "wrong-pin";
-    let pin = if neutered(name) { FLUSH_PIN.to_string() } else { sha256_hex(b"a body that is not there") };
+    let pin = if neutered(name) {
+        FLUSH_PIN.to_string()
+    } else {
+        sha256_hex(b"a body that is not there")
+    };
     push(name, true, scenario(SOURCE, SOURCE, &pin)?);
     Ok(out)
 }
