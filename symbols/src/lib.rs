@@ -1,6 +1,7 @@
 //! Reads ELF libraries in process, demangles like GNU `c++filt`, folds and diffs their symbol
 //! sets (`parse → model → analyse → report`). Knows nothing of the CLI or of `check`.
 
+pub mod demangle;
 pub mod elf;
 pub mod error;
 pub mod model;

@@ -1,0 +1,313 @@
+//! In-process demangling whose text matches GNU `c++filt` (libiberty, `DMGL_PARAMS | DMGL_ANSI |
+//! DMGL_VERBOSE`): Itanium C++ through `cpp_demangle`, with its house spellings rewritten to
+//! libiberty's (special names, empty template packs, integer literals), and Rust through
+//! `rustc-demangle` (legacy hashes kept, as `c++filt` keeps them). Names that do not demangle
+//! stay as they are, exactly as `c++filt` echoes them. `docs/symbols.md` lists the measured
+//! agreement and the known exceptions.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
+/// Demangle one symbol name (without a `@VERSION` suffix).
+pub fn demangle(name: &str) -> Cow<'_, str> {
+    if name.starts_with("_R") {
+        // libiberty's v0 demangler drops a `.cold`/`.llvm.N` suffix and spells consts `8: usize`.
+        let core = name.split('.').next().unwrap_or(name);
+        if let Ok(d) = rustc_demangle::try_demangle(core) {
+            return Cow::Owned(fix_rust_consts(&d.to_string()));
+        }
+    } else if is_rust_legacy(name) {
+        if let Ok(d) = rustc_demangle::try_demangle(name) {
+            return Cow::Owned(d.to_string());
+        }
+    }
+    if !name.starts_with("_Z") {
+        return Cow::Borrowed(name);
+    }
+    match demangle_itanium(name) {
+        Some(s) => Cow::Owned(s),
+        None => Cow::Borrowed(name),
+    }
+}
+
+/// Demangle many names in parallel (demangling dominates a diff's time); order is kept.
+pub fn demangle_all<'a>(names: &[&'a str]) -> Vec<Cow<'a, str>> {
+    names
+        .par_iter()
+        .with_min_len(256)
+        .map(|n| demangle(n))
+        .collect()
+}
+
+const RUST_INTS: [&str; 12] = [
+    "usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8",
+];
+
+/// `8usize` → `8: usize`, the way libiberty prints v0 const generic integers.
+fn fix_rust_consts(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    let mut prev_ident = false;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_digit() && !prev_ident {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            out.push_str(&rest[..digits]);
+            rest = &rest[digits..];
+            for t in RUST_INTS {
+                if let Some(after) = rest.strip_prefix(t) {
+                    if after
+                        .chars()
+                        .next()
+                        .is_none_or(|n| !(n.is_alphanumeric() || n == '_'))
+                    {
+                        out.push_str(": ");
+                        out.push_str(t);
+                        rest = after;
+                        break;
+                    }
+                }
+            }
+            prev_ident = true;
+            continue;
+        }
+        prev_ident = c.is_alphanumeric() || c == '_';
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Legacy Rust mangling: `_ZN … 17h<16 hex>E`. `c++filt` demangles these with the Rust rules.
+fn is_rust_legacy(name: &str) -> bool {
+    let b = name.as_bytes();
+    if !name.starts_with("_ZN") || b.len() < 24 {
+        return false;
+    }
+    // `...17h0123456789abcdefE` possibly followed by a `.llvm.NNN` style suffix.
+    let core = name.split('.').next().unwrap_or(name);
+    let cb = core.as_bytes();
+    cb.len() >= 24
+        && cb.ends_with(b"E")
+        && &cb[cb.len() - 21..cb.len() - 18] == b"17h"
+        && cb[cb.len() - 18..cb.len() - 1]
+            .iter()
+            .all(u8::is_ascii_hexdigit)
+}
+
+fn options() -> cpp_demangle::DemangleOptions {
+    cpp_demangle::DemangleOptions::new()
+}
+
+fn cpp(mangled: &str) -> Option<String> {
+    let sym = cpp_demangle::Symbol::new(mangled.as_bytes()).ok()?;
+    sym.demangle(&options()).ok()
+}
+
+/// `_ZTh`/`_ZTv`/`_ZTc` thunks: libiberty says "non-virtual thunk to", "virtual thunk to",
+/// "covariant return thunk to"; cpp_demangle says "{virtual override thunk(…)}".
+fn thunk(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("_ZT")?;
+    let (label, after) = match rest.as_bytes().first()? {
+        b'h' => ("non-virtual thunk to ", skip_call_offset(rest)?),
+        b'v' => ("virtual thunk to ", skip_call_offset(rest)?),
+        b'c' => {
+            let first = skip_call_offset(&rest[1..])?;
+            ("covariant return thunk to ", skip_call_offset(first)?)
+        }
+        _ => return None,
+    };
+    let inner = cpp(&format!("_Z{after}"))?;
+    Some(format!("{label}{}", fix_text(inner)))
+}
+
+/// Skip `h <number> _` or `v <number> _ <number> _` (numbers may start with `n`).
+fn skip_call_offset(s: &str) -> Option<&str> {
+    let (kind, mut rest) = (s.as_bytes().first()?, &s[1..]);
+    let count = match kind {
+        b'h' => 1,
+        b'v' => 2,
+        _ => return None,
+    };
+    for _ in 0..count {
+        rest = rest.strip_prefix('n').unwrap_or(rest);
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        rest = rest[digits..].strip_prefix('_')?;
+    }
+    Some(rest)
+}
+
+fn demangle_itanium(name: &str) -> Option<String> {
+    if name.starts_with("_ZTh") || name.starts_with("_ZTv") || name.starts_with("_ZTc") {
+        return thunk(name);
+    }
+    let text = cpp(name)?;
+    let text = if let Some(inner) = text
+        .strip_prefix("{vtable(")
+        .and_then(|t| t.strip_suffix(")}"))
+    {
+        format!("vtable for {inner}")
+    } else if let Some(inner) = text
+        .strip_prefix("{vtt(")
+        .and_then(|t| t.strip_suffix(")}"))
+    {
+        format!("VTT for {inner}")
+    } else {
+        text
+    };
+    Some(fix_text(text))
+}
+
+/// Rewrite cpp_demangle's spellings that libiberty prints differently.
+fn fix_text(mut s: String) -> String {
+    if s.contains(", >") {
+        s = s.replace(", >", ">");
+    }
+    // libiberty spells the `Dn` builtin `decltype(nullptr)`; no source type mangles to `std::nullptr_t`.
+    // libiberty expands the standard abbreviations in verbose mode (c++filt's default).
+    for (short, long) in [
+        (
+            "std::string",
+            "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+        ),
+        (
+            "std::iostream",
+            "std::basic_iostream<char, std::char_traits<char> >",
+        ),
+        (
+            "std::istream",
+            "std::basic_istream<char, std::char_traits<char> >",
+        ),
+        (
+            "std::ostream",
+            "std::basic_ostream<char, std::char_traits<char> >",
+        ),
+    ] {
+        if s.contains(short) {
+            s = replace_token(&s, short, long);
+        }
+    }
+    if s.contains("std::nullptr_t") {
+        s = s.replace("std::nullptr_t", "decltype(nullptr)");
+    }
+    if s.contains('(') && s.contains(')') {
+        s = fix_literals(&s);
+    }
+    s
+}
+
+/// Replace `short` where it is a whole name (not followed by an identifier character).
+fn replace_token(s: &str, short: &str, long: &str) -> String {
+    let mut out = String::with_capacity(s.len() + long.len());
+    let mut rest = s;
+    while let Some(pos) = rest.find(short) {
+        let end = pos + short.len();
+        let whole = rest[end..]
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        out.push_str(&rest[..pos]);
+        out.push_str(if whole { long } else { short });
+        rest = &rest[end..];
+        // libiberty never prints `>>`: it separates a closing bracket from the one before.
+        if whole && rest.starts_with('>') {
+            out.push(' ');
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `(unsigned int)8` → `8u`, `(long)8` → `8l`, `(bool)1` → `true`, as libiberty's
+/// `d_print_comp` prints literals of builtin integer types.
+fn fix_literals(s: &str) -> String {
+    const SUFFIXES: [(&str, &str); 6] = [
+        ("(int)", ""),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+        ("(unsigned long)", "ul"),
+        ("(long long)", "ll"),
+        ("(unsigned long long)", "ull"),
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'outer: while let Some(pos) = rest.find('(') {
+        let tail = &rest[pos..];
+        for (cast, suffix) in SUFFIXES {
+            if let Some(after) = tail.strip_prefix(cast) {
+                let neg = after.starts_with('-');
+                let digits = after[usize::from(neg)..]
+                    .bytes()
+                    .take_while(u8::is_ascii_digit)
+                    .count();
+                if digits > 0 {
+                    let end = usize::from(neg) + digits;
+                    out.push_str(&rest[..pos]);
+                    out.push_str(&after[..end]);
+                    out.push_str(suffix);
+                    rest = &after[end..];
+                    continue 'outer;
+                }
+            }
+        }
+        for (lit, text) in [("(bool)0", "false"), ("(bool)1", "true")] {
+            if tail.starts_with(lit) {
+                out.push_str(&rest[..pos]);
+                out.push_str(text);
+                rest = &tail[lit.len()..];
+                continue 'outer;
+            }
+        }
+        out.push_str(&rest[..=pos]);
+        rest = &rest[pos + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_names_use_libiberty_words() {
+        assert_eq!(
+            demangle("_ZTVN4llvm17GCMetadataPrinterE"),
+            "vtable for llvm::GCMetadataPrinter"
+        );
+        assert_eq!(demangle("_ZTIN4llvm4PassE"), "typeinfo for llvm::Pass");
+        assert_eq!(demangle("_ZTSN4llvm4PassE"), "typeinfo name for llvm::Pass");
+        assert_eq!(
+            demangle("_ZThn8_N4llvm1A1fEv"),
+            "non-virtual thunk to llvm::A::f()"
+        );
+        assert_eq!(
+            demangle("_ZTv0_n24_N4llvm1A1fEv"),
+            "virtual thunk to llvm::A::f()"
+        );
+        assert_eq!(demangle("_ZGVZN1A1fEvE1x"), "guard variable for A::f()::x");
+    }
+
+    #[test]
+    fn literals_and_packs() {
+        assert_eq!(
+            fix_literals("foo<(unsigned int)8, (bool)1, (long)-3>"),
+            "foo<8u, true, -3l>"
+        );
+        assert_eq!(fix_text("A<llvm::Module, >".into()), "A<llvm::Module>");
+    }
+
+    #[test]
+    fn rust_and_plain_names() {
+        assert_eq!(demangle("main"), "main");
+        assert_eq!(
+            demangle("_ZN4core3fmt5write17h0123456789abcdefE"),
+            "core::fmt::write::h0123456789abcdef"
+        );
+        assert_eq!(demangle("_Z"), "_Z");
+    }
+}
