@@ -3,4 +3,5 @@
 pub mod cpp;
 pub mod gitread;
 pub mod regions;
+pub mod cite;
 pub mod tokens;

@@ -1,0 +1,118 @@
+//! `--fix`: rewrite the line numbers of citations whose new place is certain, and nothing else.
+
+use super::model::{CiteReport, Problem, Span};
+
+/// One rewritten citation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub doc: String,
+    pub line: usize,
+    /// `path:old` as cited and `path:new` as rewritten (display).
+    pub from: String,
+    pub to: String,
+    /// Digit spans in the document and their replacement text.
+    pub spans: Vec<(Span, String)>,
+}
+
+/// The edits for document `d` of the report: certain moves only.
+pub fn plan(report: &CiteReport, d: usize) -> Vec<Edit> {
+    let (Some(doc), Some(results)) = (report.docs.get(d), report.results.get(d)) else {
+        return Vec::new();
+    };
+    let mut edits = Vec::new();
+    for (c, k) in doc.citations.iter().zip(results) {
+        let Some(Problem::Moved {
+            first,
+            last,
+            certain: true,
+            ..
+        }) = &k.problem
+        else {
+            continue;
+        };
+        let mut spans = vec![(c.first_span.clone(), first.to_string())];
+        if let Some(ls) = &c.last_span {
+            spans.push((ls.clone(), last.to_string()));
+        }
+        let path = c.path.as_deref().unwrap_or("");
+        let shown = |a: u64, b: u64| {
+            if a == b {
+                format!("{path}:{a}")
+            } else {
+                format!("{path}:{a}-{b}")
+            }
+        };
+        edits.push(Edit {
+            doc: doc.doc.clone(),
+            line: c.line,
+            from: shown(c.first, c.last),
+            to: shown(*first, *last),
+            spans,
+        });
+    }
+    edits
+}
+
+/// Apply edits to the document text. Each span must still hold digits (the text the scan saw);
+/// an edit whose spans do not is dropped and returned in the second list.
+pub fn apply(text: &str, edits: &[Edit]) -> (String, Vec<Edit>) {
+    let mut spans: Vec<(&Span, &str)> = Vec::new();
+    let mut dropped = Vec::new();
+    for e in edits {
+        let fits = e.spans.iter().all(|(s, _)| {
+            text.get(s.clone())
+                .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if fits {
+            spans.extend(e.spans.iter().map(|(s, r)| (s, r.as_str())));
+        } else {
+            dropped.push(e.clone());
+        }
+    }
+    spans.sort_by_key(|(s, _)| s.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (s, r) in spans {
+        if s.start < at {
+            continue;
+        }
+        out.push_str(&text[at..s.start]);
+        out.push_str(r);
+        at = s.end;
+    }
+    out.push_str(&text[at..]);
+    (out, dropped)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::cite::check::{check, Options};
+    use crate::cite::scan::scan;
+    use crate::cite::tree::SourceTree;
+
+    #[test]
+    fn rewrites_only_certain_moves_byte_for_byte() {
+        let mut files = BTreeMap::new();
+        files.insert(
+            "A.cpp".to_string(),
+            b"x\ny\nvoid Foo() {\n}\nint Baz;\n".to_vec(),
+        );
+        let t = SourceTree::in_memory("MEM", files);
+        let doc = "# T\r\n\r\n`Foo` (`A.cpp:1`), `Baz`\u{2014}A.cpp:2 and `Foo` at A.cpp:1-2 ok `Baz` A.cpp:5.\r\n";
+        let r = check(vec![scan("d.md", None, doc)], &t, &Options::default()).unwrap();
+        let edits = plan(&r, 0);
+        assert_eq!(edits.len(), 2, "{edits:?}");
+        let (out, dropped) = apply(doc, &edits);
+        assert!(dropped.is_empty());
+        assert_eq!(
+            out,
+            "# T\r\n\r\n`Foo` (`A.cpp:3`), `Baz`\u{2014}A.cpp:5 and `Foo` at A.cpp:1-2 ok `Baz` A.cpp:5.\r\n"
+        );
+        assert_eq!(edits[0].from, "A.cpp:1");
+        assert_eq!(edits[0].to, "A.cpp:3");
+    }
+}
