@@ -1,0 +1,321 @@
+//! Preprocessor rules, generalising MobileGL's `retired_switches.py`:
+//!
+//! - a *retired* macro must not be named by any preprocessor conditional (`#if`, `#ifdef`,
+//!   `#ifndef`, `#elif`, `#elifdef`, `#elifndef`, continued directive lines included) nor be
+//!   re-`#define`d;
+//! - a *banned* identifier must not appear at all; each rule chooses whether comments count.
+//!
+//! parse: [`scan`] over one file's bytes (the caller lists tracked files through git2);
+//! model: [`Rules`], [`Hit`]; report: [`Hit::annotation`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::cpp;
+
+/// Macros retired by a phase: no conditional may test them, no `#define` may bring them back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetiredRule {
+    pub macros: Vec<String>,
+    /// Why they are retired (printed with every hit).
+    pub message: String,
+}
+
+/// Identifiers that must not appear anywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BannedRule {
+    pub identifiers: Vec<String>,
+    /// Whether a mention inside a comment counts (upstream: yes).
+    #[serde(default = "yes")]
+    pub comments: bool,
+    pub message: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rules {
+    pub retired: Vec<RetiredRule>,
+    pub banned: Vec<BannedRule>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HitKind {
+    /// A retired macro named by a conditional directive.
+    Conditional,
+    /// A retired macro re-`#define`d.
+    Define,
+    /// A banned identifier.
+    Banned,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Hit {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub kind: HitKind,
+    pub name: String,
+    /// The directive keyword (`ifdef`, `define`, …) for directive hits.
+    pub directive: Option<String>,
+    pub message: String,
+    /// The physical line, stripped.
+    pub text: String,
+}
+
+impl Hit {
+    /// Upstream's GitHub annotation shape: `::error::<path>:<line>: <message>: <line text>`.
+    pub fn annotation(&self) -> String {
+        format!(
+            "::error::{}:{}: {}: {}",
+            self.path, self.line, self.message, self.text
+        )
+    }
+}
+
+const CONDITIONALS: &[&[u8]] = &[b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef"];
+
+fn line_bounds(text: &[u8], at: usize) -> (usize, usize) {
+    let start = text[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let end = text[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |p| at + p);
+    (start, end)
+}
+
+fn hit(
+    text: &[u8],
+    path: &str,
+    at: usize,
+    kind: HitKind,
+    name: &str,
+    directive: Option<&[u8]>,
+    message: &str,
+) -> Hit {
+    let (start, end) = line_bounds(text, at);
+    Hit {
+        path: path.to_string(),
+        line: cpp::line_of(text, at),
+        column: at - start + 1,
+        kind,
+        name: name.to_string(),
+        directive: directive.map(|d| String::from_utf8_lossy(d).into_owned()),
+        message: message.to_string(),
+        text: String::from_utf8_lossy(&text[start..end])
+            .trim()
+            .to_string(),
+    }
+}
+
+/// Every rule hit in one file, in file order.
+pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    if !rules.retired.is_empty() {
+        // Comments and literals masked: a comment on a directive line names nothing.
+        let masked = cpp::mask_exact(text);
+        let mut at = 0;
+        while at < masked.len() {
+            let end = cpp::logical_line_end(&masked, at);
+            directive_hits(text, &masked, at, end, path, rules, &mut hits);
+            at = end + 1;
+        }
+    }
+    let mut with_comments_masked = None;
+    for rule in &rules.banned {
+        let hay: &[u8] = if rule.comments {
+            text
+        } else {
+            with_comments_masked.get_or_insert_with(|| cpp::mask_comments(text))
+        };
+        for id in &rule.identifiers {
+            for at in cpp::word_occurrences(hay, id.as_bytes()) {
+                hits.push(hit(
+                    text,
+                    path,
+                    at,
+                    HitKind::Banned,
+                    id,
+                    None,
+                    &rule.message,
+                ));
+            }
+        }
+    }
+    hits.sort();
+    hits.dedup();
+    hits
+}
+
+/// The directive keyword of the logical line `[start, end)` and where its operands begin.
+fn directive_keyword(m: &[u8], start: usize, end: usize) -> Option<(&[u8], usize)> {
+    let skip = |mut p: usize| {
+        while p < end
+            && (m[p].is_ascii_whitespace()
+                || (m[p] == b'\\' && m.get(p + 1).is_some_and(|&b| b == b'\n' || b == b'\r')))
+        {
+            p += 1;
+        }
+        p
+    };
+    let p = skip(start);
+    if m.get(p) != Some(&b'#') {
+        return None;
+    }
+    let k = skip(p + 1);
+    let mut q = k;
+    while q < end && cpp::ident_continue(m[q]) {
+        q += 1;
+    }
+    Some((&m[k..q], q))
+}
+
+fn directive_hits(
+    text: &[u8],
+    m: &[u8],
+    start: usize,
+    end: usize,
+    path: &str,
+    rules: &Rules,
+    hits: &mut Vec<Hit>,
+) {
+    let Some((kw, operands)) = directive_keyword(m, start, end) else {
+        return;
+    };
+    let operand_text = &m[operands..end];
+    if CONDITIONALS.contains(&kw) {
+        for rule in &rules.retired {
+            for name in &rule.macros {
+                for at in cpp::word_occurrences(operand_text, name.as_bytes()) {
+                    hits.push(hit(
+                        text,
+                        path,
+                        operands + at,
+                        HitKind::Conditional,
+                        name,
+                        Some(kw),
+                        &rule.message,
+                    ));
+                }
+            }
+        }
+    } else if kw == b"define" {
+        let mut p = operands;
+        while p < end && m[p].is_ascii_whitespace() {
+            p += 1;
+        }
+        for rule in &rules.retired {
+            for name in &rule.macros {
+                if cpp::is_word_at(m, p, name.as_bytes()) && p + name.len() <= end {
+                    let msg = format!(
+                        "{name} is retired and must not be #defined again: {}",
+                        rule.message
+                    );
+                    hits.push(hit(text, path, p, HitKind::Define, name, Some(kw), &msg));
+                }
+            }
+        }
+    }
+}
+
+/// Upstream's three rules (spec §5), the MobileGL profile's default.
+pub fn mobilegl_rules() -> Rules {
+    Rules {
+        retired: vec![
+            RetiredRule {
+                macros: vec!["MOBILEGL_PIPE_PUSH".into(), "MOBILEGL_PIPE_LEGACY_MEMOS".into()],
+                message: "a preprocessor conditional names a macro P13 W3b retired (MOBILEGL_PIPE_PUSH / MOBILEGL_PIPE_LEGACY_MEMOS)".into(),
+            },
+            RetiredRule {
+                macros: vec!["MOBILEGL_BUILD_RECORD_ARM".into()],
+                message: "a preprocessor conditional names MOBILEGL_BUILD_RECORD_ARM, folded away at P13 W5 S8 - the record arm is in every library; a transport-only block takes MOBILEGL_BUILD_DISAGGREGATED".into(),
+            },
+        ],
+        banned: vec![BannedRule {
+            identifiers: vec!["MGB_CTX".into(), "MGB_CTX_LIVE".into(), "MGB_CTX_IDENTITY".into()],
+            comments: true,
+            message: "MGB_CTX is back; backends read MG_Pipe::gPipeInputs directly since P13 W3b".into(),
+        }],
+    }
+}
+
+/// The file extensions scanned by default (upstream's six plus the other C/C++ spellings).
+pub const DEFAULT_EXTENSIONS: &[&str] = &[
+    "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "inc", "inl", "ipp", "def", "m", "mm",
+];
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(usize, HitKind, String)> {
+        scan(src.as_bytes(), "a.cpp", &mobilegl_rules())
+            .into_iter()
+            .map(|h| (h.line, h.kind, h.name))
+            .collect()
+    }
+
+    #[test]
+    fn upstream_planted_lines_are_caught() {
+        // Upstream's six planted lines.
+        for src in [
+            "#if MOBILEGL_PIPE_PUSH\n",
+            "  #ifdef MOBILEGL_PIPE_LEGACY_MEMOS\n",
+            "#elif defined(MOBILEGL_PIPE_PUSH)\n",
+            "auto c = MGB_CTX;\n",
+            "MGB_CTX_LIVE(x);\n",
+            "#ifndef MOBILEGL_BUILD_RECORD_ARM\n",
+        ] {
+            assert_eq!(kinds(src).len(), 1, "{src}");
+        }
+    }
+
+    #[test]
+    fn upstream_clean_lines_stay_clean() {
+        for src in [
+            "const char* v = getenv(\"MOBILEGL_PIPE_PUSH\");\n",
+            "// MOBILEGL_PIPE_PUSH was retired\n",
+            "auto& in = MG_Pipe::gPipeInputs;\n",
+            "// MOBILEGL_BUILD_RECORD_ARM folded away\n",
+            "#if MOBILEGL_PIPE_PUSHED\n",
+        ] {
+            assert!(kinds(src).is_empty(), "{src}");
+        }
+    }
+
+    #[test]
+    fn blind_spots_upstream_missed() {
+        assert_eq!(
+            kinds("#if A && \\\n    MOBILEGL_PIPE_PUSH\n"),
+            vec![(2, HitKind::Conditional, "MOBILEGL_PIPE_PUSH".into())]
+        );
+        assert_eq!(kinds("#elifdef MOBILEGL_PIPE_PUSH\n").len(), 1);
+        assert_eq!(kinds("#elifndef MOBILEGL_BUILD_RECORD_ARM\n").len(), 1);
+        assert_eq!(
+            kinds("# define MOBILEGL_PIPE_PUSH 1\n"),
+            vec![(1, HitKind::Define, "MOBILEGL_PIPE_PUSH".into())]
+        );
+        assert!(kinds("#if X /* MOBILEGL_PIPE_PUSH */\n").is_empty());
+        assert!(kinds("#define OTHER MOBILEGL_PIPE_PUSH\n").is_empty());
+    }
+
+    #[test]
+    fn comment_choice_per_rule() {
+        let mut rules = mobilegl_rules();
+        let src = b"// MGB_CTX mention\nint x = MGB_CTX;\n";
+        assert_eq!(scan(src, "a.cpp", &rules).len(), 2);
+        rules.banned[0].comments = false;
+        let hits = scan(src, "a.cpp", &rules);
+        assert_eq!(hits.len(), 1);
+        assert_eq!((hits[0].line, hits[0].column), (2, 9));
+        assert_eq!(hits[0].annotation(), "::error::a.cpp:2: MGB_CTX is back; backends read MG_Pipe::gPipeInputs directly since P13 W3b: int x = MGB_CTX;");
+    }
+}
