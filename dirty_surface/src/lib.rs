@@ -11,7 +11,9 @@ pub mod scan;
 pub mod scope;
 
 pub use error::{Error, Result};
+pub mod check;
 pub mod def;
+pub mod nonrender;
 pub mod render;
 pub mod surface;
 pub mod tracker;

@@ -1,0 +1,1063 @@
+//! The non-render bit derivation (spec §1.13): for each (mutator, claimed non-render bit), do
+//! the members the mutator writes (transitively, calls resolved by name) meet the members the
+//! bit's shutter in `Tracker.h` reads? An absence claim that only ever fails on under-firing.
+//!
+//! Token model as upstream: `MEM:m_x` and `FIELD:m_x.<first name below the member, or *>`.
+//! Differences from upstream, all in the "undecided" direction: function-like macros are not
+//! expanded — a body that invokes one defined in the analysed files is tainted instead.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::lex::{lex, text, Kind, Lexed, Token};
+use crate::scope::{functions, Function};
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "verdict", content = "detail", rename_all = "kebab-case")]
+pub enum Verdict {
+    Supported,
+    Coarse(String),
+    Undecided(String),
+    UnderFiring(String),
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Stats {
+    pub bodies: usize,
+    pub files: usize,
+    pub tainted_names: usize,
+    pub tainted_mutators: usize,
+    pub outside_members: usize,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Verdicts {
+    /// (mutator, bit) → verdict, sorted.
+    pub pairs: BTreeMap<(String, String), Verdict>,
+    pub stats: Stats,
+}
+
+/// One analysed file.
+pub struct Unit<'a> {
+    pub rel: &'a str,
+    pub text: &'a str,
+}
+
+pub type TokenSet = BTreeSet<String>;
+
+/// The writer side: per function name, what it writes transitively.
+#[derive(Debug, Default)]
+pub struct Writers {
+    pub tokens: HashMap<String, TokenSet>,
+    pub own_taint: BTreeSet<String>,
+    pub bodies: usize,
+    /// Accessor bodies: per name, the token texts of each `return` expression.
+    returns: HashMap<String, Vec<Vec<String>>>,
+}
+
+struct Parsed<'a> {
+    src: &'a str,
+    lx: Lexed,
+    funcs: Vec<Function>,
+}
+
+const CONST_METHODS: [&str; 15] =
+    ["size", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "capacity", "max_size", "length", "c_str", "count", "contains", "find"];
+const ASSIGN_OPS: [&str; 11] = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="];
+const NOT_TYPES: [&str; 12] = ["return", "case", "else", "delete", "new", "throw", "co_return", "goto", "do", "sizeof", "typename", "operator"];
+const NOT_CALLEES: [&str; 10] = ["if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "static_assert", "alignof"];
+
+fn parse(src: &str) -> Parsed<'_> {
+    let lx = lex(src);
+    let (funcs, _) = functions(src, &lx);
+    Parsed { src, lx, funcs }
+}
+
+struct Body<'p> {
+    p: &'p Parsed<'p>,
+    lo: usize,
+    hi: usize,
+}
+
+impl Body<'_> {
+    fn t(&self, i: usize) -> &str {
+        if i < self.p.lx.tokens.len() {
+            text(self.p.src, &self.p.lx.tokens[i])
+        } else {
+            ""
+        }
+    }
+    fn tok(&self, i: usize) -> Token {
+        self.p.lx.tokens[i]
+    }
+    fn is_ident(&self, i: usize) -> bool {
+        i < self.p.lx.tokens.len() && self.tok(i).kind == Kind::Ident
+    }
+}
+
+/// An lvalue chain `[*]* [this->] root (.f | ->f | [..])*` ending just before `end`; returns
+/// (root token, path names, through_pointer, start token).
+fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, usize)> {
+    let mut j = end;
+    let mut path_rev: Vec<String> = Vec::new();
+    let mut through = false;
+    loop {
+        if j <= b.lo {
+            return None;
+        }
+        let k = j - 1;
+        match b.t(k) {
+            "]" => {
+                let mut depth = 0;
+                let mut m = k;
+                loop {
+                    match b.t(m) {
+                        "]" => depth += 1,
+                        "[" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    if m <= b.lo {
+                        return None;
+                    }
+                    m -= 1;
+                }
+                path_rev.push(String::new());
+                j = m;
+            }
+            _ if b.is_ident(k) => {
+                if k > b.lo && matches!(b.t(k - 1), "." | "->") {
+                    if b.t(k - 1) == "->" {
+                        through = true;
+                    }
+                    path_rev.push(b.t(k).to_string());
+                    j = k - 1;
+                } else {
+                    let mut start = k;
+                    let mut root = k;
+                    // `this->m_x`: the member is the root.
+                    if b.t(k) == "this" {
+                        if let Some(first) = path_rev.pop() {
+                            let _ = first;
+                            root = k + 2;
+                            through = false;
+                        }
+                    }
+                    while start > b.lo && b.t(start - 1) == "*" && !(start >= b.lo + 2 && (b.is_ident(start - 2) || b.t(start - 2) == ")")) {
+                        through = true;
+                        start -= 1;
+                    }
+                    path_rev.reverse();
+                    let path: Vec<String> = path_rev.into_iter().filter(|s| !s.is_empty()).collect();
+                    return Some((root, path, through, start));
+                }
+            }
+            ")" => {
+                // `(*p).x` / `(*p) =`
+                let mut depth = 0;
+                let mut m = k;
+                loop {
+                    match b.t(m) {
+                        ")" => depth += 1,
+                        "(" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    if m <= b.lo {
+                        return None;
+                    }
+                    m -= 1;
+                }
+                if m + 3 == k && b.t(m + 1) == "*" && b.is_ident(m + 2) {
+                    path_rev.reverse();
+                    return Some((m + 2, path_rev.into_iter().filter(|s| !s.is_empty()).collect(), true, m));
+                }
+                return None;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// An lvalue chain starting at `start` (for pre-increment and bulk-call arguments); returns
+/// (root, path, through_pointer, end).
+fn lvalue_after(b: &Body<'_>, start: usize, hi: usize) -> Option<(usize, Vec<String>, bool)> {
+    let mut i = start;
+    let mut through = false;
+    while i < hi && matches!(b.t(i), "*" | "&" | "(") {
+        if b.t(i) == "*" {
+            through = true;
+        }
+        i += 1;
+    }
+    if !b.is_ident(i) {
+        return None;
+    }
+    let mut root = i;
+    let mut path = Vec::new();
+    i += 1;
+    if b.t(root) == "this" && b.t(i) == "->" && b.is_ident(i + 1) {
+        root = i + 1;
+        i += 2;
+    }
+    while i < hi {
+        match b.t(i) {
+            "." | "->" if b.is_ident(i + 1) && b.t(i + 2) != "(" => {
+                if b.t(i) == "->" {
+                    through = true;
+                }
+                path.push(b.t(i + 1).to_string());
+                i += 2;
+            }
+            "[" => {
+                let mut depth = 0;
+                while i < hi {
+                    match b.t(i) {
+                        "[" => depth += 1,
+                        "]" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    Some((root, path, through))
+}
+
+#[derive(Debug, Clone)]
+enum Binding {
+    Member(String, Vec<String>),
+    Local,
+    Unresolvable,
+}
+
+struct Locals {
+    values: BTreeSet<String>,
+    ref_params: BTreeSet<String>,
+    aliases: HashMap<String, Vec<(Vec<usize>, bool)>>,
+}
+
+fn declared_locals(b: &Body<'_>, params: (usize, usize)) -> Locals {
+    let mut l = Locals { values: BTreeSet::new(), ref_params: BTreeSet::new(), aliases: HashMap::new() };
+    // Parameters: split at depth-0 commas; the last identifier is the name.
+    let mut depth = 0;
+    let mut seg: Vec<usize> = Vec::new();
+    let flush = |seg: &mut Vec<usize>, l: &mut Locals| {
+        let name = seg.iter().rev().find(|&&k| b.is_ident(k) && !matches!(b.t(k), "const" | "int" | "float" | "bool" | "unsigned")).copied();
+        if let Some(n) = name {
+            let is_ref = seg.iter().any(|&k| matches!(b.t(k), "&" | "&&" | "*" | "["));
+            if is_ref {
+                l.ref_params.insert(b.t(n).to_string());
+            } else {
+                l.values.insert(b.t(n).to_string());
+            }
+        }
+        seg.clear();
+    };
+    for k in params.0..params.1 {
+        match b.t(k) {
+            "(" | "<" | "[" => depth += 1,
+            ")" | ">" | "]" => depth -= 1,
+            "," if depth == 0 => {
+                flush(&mut seg, &mut l);
+                continue;
+            }
+            _ => {}
+        }
+        seg.push(k);
+    }
+    flush(&mut seg, &mut l);
+    // Local declarations: `Type [mark] name (= | { | ; | ( | [ | :)`.
+    for k in b.lo + 1..b.hi {
+        if !b.is_ident(k) || !matches!(b.t(k + 1), "=" | "{" | ";" | "(" | "[" | ":") {
+            continue;
+        }
+        let prev = b.t(k - 1);
+        let mark = matches!(prev, "&" | "&&" | "*");
+        let type_end = if mark { k - 1 } else { k };
+        let tp = type_end - 1;
+        let is_type = (b.is_ident(tp) && !NOT_TYPES.contains(&b.t(tp))) || b.t(tp) == ">" || (mark && b.t(tp) == "const");
+        if !is_type || (b.is_ident(tp) && b.t(tp - 1) == "." ) || (b.is_ident(tp) && b.t(tp - 1) == "->") {
+            continue;
+        }
+        // `a * b;` at statement level is rare; `x & y (` is a call; accept the C++ reading.
+        let name = b.t(k).to_string();
+        let ro = (b.lo..k).rev().take(6).any(|j| b.t(j) == "const");
+        let init: Vec<usize> = match b.t(k + 1) {
+            "=" | ":" => (k + 2..b.hi).take_while(|&j| !matches!(b.t(j), ";" | ")" | "{")).collect(),
+            "{" | "(" => (k + 2..b.hi).take_while(|&j| !matches!(b.t(j), "}" | ")" | ";")).collect(),
+            _ => Vec::new(),
+        };
+        let addr = init.first().is_some_and(|&j| b.t(j) == "&");
+        if mark || addr {
+            let init = if addr { init[1..].to_vec() } else { init };
+            l.aliases.entry(name).or_default().push((init, ro && prev != "*"));
+        } else {
+            l.values.insert(name);
+        }
+    }
+    l
+}
+
+fn resolve_alias(b: &Body<'_>, l: &Locals, name: &str, seen: &mut BTreeSet<String>) -> Vec<Binding> {
+    if !seen.insert(name.to_string()) {
+        return vec![Binding::Unresolvable];
+    }
+    let mut out = Vec::new();
+    for (init, _ro) in l.aliases.get(name).into_iter().flatten() {
+        if init.is_empty() || init.len() == 1 && matches!(b.t(init[0]), "nullptr" | "NULL" | "0") {
+            continue;
+        }
+        let lo = init[0];
+        let hi = init[init.len() - 1] + 1;
+        match lvalue_after(b, lo, hi) {
+            Some((root, path, _)) if lvalue_after_end(b, lo, hi) == hi => {
+                let r = b.t(root);
+                if r.starts_with("m_") {
+                    out.push(Binding::Member(r.to_string(), path));
+                } else if l.aliases.contains_key(r) {
+                    for inner in resolve_alias(b, l, r, seen) {
+                        out.push(match inner {
+                            Binding::Member(m, mut p) => {
+                                p.extend(path.iter().cloned());
+                                Binding::Member(m, p)
+                            }
+                            other => other,
+                        });
+                    }
+                } else if l.values.contains(r) {
+                    out.push(Binding::Local);
+                } else {
+                    out.push(Binding::Unresolvable);
+                }
+            }
+            _ => out.push(Binding::Unresolvable),
+        }
+    }
+    out
+}
+
+/// Where the lvalue starting at `lo` ends (to check an initialiser is nothing but an lvalue).
+fn lvalue_after_end(b: &Body<'_>, lo: usize, hi: usize) -> usize {
+    let mut i = lo;
+    while i < hi && matches!(b.t(i), "*" | "&" | "(") {
+        i += 1;
+    }
+    i += 1;
+    while i < hi {
+        match b.t(i) {
+            "." | "->" if b.is_ident(i + 1) => i += 2,
+            "[" => {
+                let mut depth = 0;
+                while i < hi {
+                    match b.t(i) {
+                        "[" => depth += 1,
+                        "]" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            ")" => i += 1,
+            _ => break,
+        }
+    }
+    i
+}
+
+struct Own {
+    tokens: TokenSet,
+    taints: Vec<String>,
+    callees: BTreeSet<String>,
+}
+
+fn member_tokens(out: &mut TokenSet, member: &str, path: &[String]) {
+    out.insert(format!("MEM:{member}"));
+    out.insert(format!("FIELD:{member}.{}", path.first().map_or("*", String::as_str)));
+}
+
+fn credit(b: &Body<'_>, l: &Locals, site: &str, what: &str, root: usize, path: &[String], through: bool, own: &mut Own) {
+    let r = b.t(root);
+    if r.starts_with("m_") {
+        member_tokens(&mut own.tokens, r, path);
+    } else if l.aliases.contains_key(r) {
+        let ro = l.aliases.get(r).is_some_and(|v| v.iter().all(|x| x.1));
+        if ro && !through {
+            return;
+        }
+        for bind in resolve_alias(b, l, r, &mut BTreeSet::new()) {
+            match bind {
+                Binding::Member(m, mut p) => {
+                    p.extend(path.iter().cloned());
+                    member_tokens(&mut own.tokens, &m, &p);
+                }
+                Binding::Local => {}
+                Binding::Unresolvable => {
+                    own.taints.push(format!("{site} {what} through '{r}', which is bound to something this script cannot resolve to a member"))
+                }
+            }
+        }
+    } else if l.ref_params.contains(r) {
+        own.taints.push(format!("{site} {what} through its reference parameter '{r}'"));
+    } else if l.values.contains(r) {
+        // A value local written directly is the function's own business.
+    } else if r != "this" {
+        own.taints.push(format!(
+            "{site} {what} '{r}', which it never declares - a member without the m_ prefix, a global, or a call result; none of which this script can place"
+        ));
+    }
+}
+
+fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<String>) -> Own {
+    let b = Body { p, lo: f.open, hi: f.close.min(p.lx.tokens.len()) };
+    let l = declared_locals(&b, f.params);
+    let site = format!("{}()", f.short());
+    let mut own = Own { tokens: TokenSet::new(), taints: Vec::new(), callees: BTreeSet::new() };
+    let mut claimed: BTreeSet<usize> = BTreeSet::new();
+    let mut k = b.lo + 1;
+    while k < b.hi {
+        let w = b.t(k);
+        if b.tok(k).directive {
+            k += 1;
+            continue;
+        }
+        if ASSIGN_OPS.contains(&w) {
+            // A declaration initialiser (`int a = 1`, `auto& r = m_x`) is not a write.
+            let is_decl = k >= 2 && b.is_ident(k - 1) && (l.values.contains(b.t(k - 1)) || l.aliases.contains_key(b.t(k - 1))) && {
+                let pv = b.t(k - 2);
+                (b.is_ident(k - 2) && !NOT_TYPES.contains(&pv)) || matches!(pv, ">" | "&" | "&&" | "*")
+            };
+            // Designated initialisers `{.f = v`.
+            let designated = k >= 2 && b.t(k - 2) == "." && matches!(b.t(k.saturating_sub(3)), "{" | ",");
+            if is_decl || designated {
+                claimed.insert(k);
+            } else if let Some((root, path, through, _)) = lvalue_before(&b, k) {
+                claimed.insert(k);
+                // A pointer alias rebinding (`p = &m_x;`) is a new binding, not a write.
+                if !(path.is_empty() && !through && l.aliases.get(b.t(root)).is_some_and(|v| v.iter().any(|_| true)) && w == "=") {
+                    credit(&b, &l, &site, "writes", root, &path, through, &mut own);
+                }
+            } else if b.t(k - 1) == ")" {
+                // `m_x.method(...) = v`: a write through a call result on a member.
+                claimed.insert(k);
+            }
+        } else if matches!(w, "++" | "--") {
+            if let Some((root, path, through, _)) = lvalue_before(&b, k).filter(|_| b.is_ident(k - 1) || b.t(k - 1) == "]") {
+                credit(&b, &l, &site, "writes", root, &path, through, &mut own);
+            } else if let Some((root, path, through)) = lvalue_after(&b, k + 1, b.hi) {
+                credit(&b, &l, &site, "writes", root, &path, through, &mut own);
+            }
+        } else if b.is_ident(k) && b.t(k + 1) == "(" {
+            if matches!(w, "memcpy" | "memmove" | "memset" | "swap") {
+                let args = split_args(&b, k + 1);
+                let which: Vec<&(usize, usize)> = if w == "swap" { args.iter().take(2).collect() } else { args.iter().take(1).collect() };
+                for &&(lo, hi) in &which {
+                    match lvalue_after(&b, lo, hi) {
+                        Some((root, path, through)) if lvalue_after_end(&b, lo, hi) >= hi => {
+                            credit(&b, &l, &site, &format!("passes to {w}()"), root, &path, through || b.t(lo) == "&", &mut own)
+                        }
+                        _ => {
+                            let s = &p.src[b.tok(lo).start as usize..b.tok(hi.saturating_sub(1).max(lo)).end as usize];
+                            let s: String = s.chars().take(40).collect();
+                            own.taints.push(format!("{site} passes '{s}' to {w}(), which this script cannot resolve to an lvalue"));
+                        }
+                    }
+                }
+            } else if k > b.lo && matches!(b.t(k - 1), "." | "->") {
+                if !CONST_METHODS.contains(&w) {
+                    if let Some((root, path, through, _)) = lvalue_before(&b, k - 1) {
+                        let r = b.t(root);
+                        if r.starts_with("m_") || l.aliases.contains_key(r) || l.ref_params.contains(r) {
+                            credit(&b, &l, &site, &format!("calls {w}()"), root, &path, through, &mut own);
+                        }
+                    }
+                }
+                own.callees.insert(w.to_string());
+            } else if w == "MGP_NOTE_AGGREGATE" && b.is_ident(k + 2) {
+                own.tokens.insert(format!("AGG:{}", b.t(k + 2)));
+            } else if macros.contains(w) {
+                own.taints.push(format!("{rel}: {w}(), a function-like macro mgctl does not expand"));
+            } else if !NOT_CALLEES.contains(&w) {
+                own.callees.insert(w.to_string());
+            }
+        } else if w == "##" {
+            own.taints.push(format!("{rel}: a `##` token paste no visible macro definition expands"));
+        }
+        k += 1;
+    }
+    // Coverage: an assignment no rule claimed taints the body once.
+    if let Some(k) = (b.lo..b.hi).filter(|&k| ASSIGN_OPS.contains(&b.t(k)) && !b.tok(k).directive).find(|k| !claimed.contains(k)) {
+        let off = b.tok(k).start as usize;
+        let lo = p.src.floor_char_boundary_compat(off.saturating_sub(24));
+        let hi = p.src.floor_char_boundary_compat((off + 8).min(p.src.len()));
+        let snippet = p.src[lo..hi].replace('\n', " ");
+        own.taints.push(format!("{site} has an assignment at offset {off} this script could not attribute to any lvalue ({snippet})"));
+    }
+    own
+}
+
+trait CharBoundary {
+    fn floor_char_boundary_compat(&self, i: usize) -> usize;
+}
+
+impl CharBoundary for str {
+    fn floor_char_boundary_compat(&self, mut i: usize) -> usize {
+        while i > 0 && !self.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    }
+}
+
+/// Depth-0 argument token ranges of the call whose `(` is at `open`.
+fn split_args(b: &Body<'_>, open: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut start = open + 1;
+    let mut k = open;
+    while k < b.hi {
+        match b.t(k) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    if k > start {
+                        out.push((start, k));
+                    }
+                    break;
+                }
+            }
+            "," if depth == 1 => {
+                out.push((start, k));
+                start = k + 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Names of the function-like macros defined in the files (other than the MGP_NOTE_* markers).
+fn macro_names(parsed: &[Parsed<'_>]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for p in parsed {
+        let toks = &p.lx.tokens;
+        for k in 0..toks.len().saturating_sub(3) {
+            if toks[k].kind == Kind::Hash && text(p.src, &toks[k + 1]) == "define" && toks[k + 3].start == toks[k + 2].end && text(p.src, &toks[k + 3]) == "(" {
+                let name = text(p.src, &toks[k + 2]);
+                if !name.starts_with("MGP_NOTE_") {
+                    out.insert(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Analyse the write-analysis files: own tokens, taints, call graph fixed point, aggregates.
+pub fn writers(units: &[Unit<'_>]) -> Writers {
+    let parsed: Vec<Parsed<'_>> = units.iter().map(|u| parse(u.text)).collect();
+    let macros = macro_names(&parsed);
+    let mut w = Writers::default();
+    let mut own: HashMap<String, TokenSet> = HashMap::new();
+    let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut agg_calls: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for (p, u) in parsed.iter().zip(units) {
+        for f in &p.funcs {
+            w.bodies += 1;
+            let name = f.short().to_string();
+            let o = analyse_body(p, f, u.rel, &macros);
+            let e = own.entry(name.clone()).or_default();
+            e.extend(o.tokens);
+            if !o.taints.is_empty() {
+                w.own_taint.insert(name.clone());
+            }
+            e.extend(o.taints.into_iter().map(|t| format!("TAINT:{t}")));
+            calls.entry(name.clone()).or_default().extend(o.callees);
+            // Accessor returns.
+            let b = Body { p, lo: f.open, hi: f.close.min(p.lx.tokens.len()) };
+            let mut k = b.lo;
+            while k < b.hi {
+                if b.t(k) == "return" {
+                    let expr: Vec<String> = (k + 1..b.hi).take_while(|&j| b.t(j) != ";").map(|j| b.t(j).to_string()).collect();
+                    w.returns.entry(name.clone()).or_default().push(expr);
+                }
+                k += 1;
+            }
+            if name == "MGPipeNoteAggregate" {
+                for k in b.lo..b.hi {
+                    if b.t(k) == "case" && b.t(k + 1) == "MGPipeAggregate" && b.t(k + 2) == "::" && b.t(k + 4) == ":" {
+                        let agg = b.t(k + 3).to_string();
+                        let set = agg_calls.entry(agg).or_default();
+                        for j in k + 5..b.hi {
+                            if b.t(j) == ";" {
+                                break;
+                            }
+                            if b.is_ident(j) && b.t(j + 1) == "(" {
+                                set.insert(b.t(j).to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Call-graph fixed point (calls resolved by name to every body of that name).
+    let mut tokens = own.clone();
+    for _ in 0..16 {
+        let mut changed = false;
+        let names: Vec<String> = tokens.keys().cloned().collect();
+        for n in &names {
+            let mut add = TokenSet::new();
+            for c in calls.get(n).into_iter().flatten() {
+                if c != n {
+                    if let Some(t) = tokens.get(c) {
+                        add.extend(t.iter().cloned());
+                    }
+                }
+            }
+            let aggs: Vec<String> = tokens[n].iter().filter_map(|t| t.strip_prefix("AGG:").map(String::from)).collect();
+            for a in aggs {
+                for c in agg_calls.get(&a).into_iter().flatten() {
+                    if let Some(t) = tokens.get(c) {
+                        add.extend(t.iter().filter(|t| !t.starts_with("AGG:")).cloned());
+                    }
+                }
+            }
+            if let Some(e) = tokens.get_mut(n) {
+                let before = e.len();
+                e.extend(add);
+                changed |= e.len() != before;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    w.tokens = tokens;
+    w
+}
+
+// ---- the shutter side -------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Reader {
+    Ctx(String),
+    CtxField(String, String),
+}
+
+fn is_ident_text(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+}
+
+type Assigned = HashMap<String, Vec<Vec<String>>>;
+
+fn readers(expr: &[String], assigned: &Assigned, depth: usize, out: &mut BTreeSet<Reader>) {
+    if depth > 4 {
+        return;
+    }
+    let t = |i: usize| expr.get(i).map_or("", String::as_str);
+    for i in 0..expr.len() {
+        let w = t(i);
+        if !is_ident_text(w) {
+            continue;
+        }
+        if matches!(t(i + 1), "." | "->") && is_ident_text(t(i + 2)) && t(i + 3) == "(" && (w == "ctx" || t(i + 1) == "->") {
+            out.insert(Reader::Ctx(t(i + 2).to_string()));
+        } else if w != "now" && w != "dirty" && (i == 0 || !matches!(t(i - 1), "." | "->")) {
+            if let Some(defs) = assigned.get(w) {
+                if matches!(t(i + 1), "." | "->") && is_ident_text(t(i + 2)) && t(i + 3) != "(" {
+                    let field = t(i + 2).to_string();
+                    let mut inner = BTreeSet::new();
+                    for d in defs {
+                        readers(d, assigned, depth + 1, &mut inner);
+                    }
+                    for r in inner {
+                        out.insert(match r {
+                            Reader::Ctx(x) => Reader::CtxField(x, field.clone()),
+                            other => other,
+                        });
+                    }
+                } else {
+                    for d in defs {
+                        readers(d, assigned, depth + 1, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The shutter of each enumerator: its readers, or None when nothing could be read.
+fn shutters(tracker: &str) -> Option<BTreeMap<String, BTreeSet<Reader>>> {
+    let p = parse(tracker);
+    let toks = &p.lx.tokens;
+    let f = p.funcs.iter().find(|f| {
+        f.short() == "Update" && {
+            let start = toks[f.open].start as usize;
+            let lo = start.saturating_sub(200);
+            let lo = tracker.floor_char_boundary_compat(lo);
+            tracker[lo..start].contains("Uint32 Update(")
+        }
+    })?;
+    let tx: Vec<String> = (f.open + 1..f.close.min(toks.len())).map(|k| text(tracker, &toks[k]).to_string()).collect();
+    let t = |i: usize| tx.get(i).map_or("", String::as_str);
+    let mut assigned: Assigned = HashMap::new();
+    for i in 0..tx.len() {
+        if is_ident_text(t(i)) && t(i + 1) == "=" && (i == 0 || !matches!(t(i - 1), "." | "->")) {
+            let expr: Vec<String> = tx[i + 2..].iter().take_while(|s| *s != ";").cloned().collect();
+            assigned.entry(t(i).to_string()).or_default().push(expr);
+        }
+    }
+    let mut out: BTreeMap<String, BTreeSet<Reader>> = BTreeMap::new();
+    let mut prev_or_end = 0usize;
+    for i in 0..tx.len() {
+        // now[Index(MGPipeDirty::E)] = expr;
+        if t(i) == "now" && t(i + 1) == "[" && t(i + 2) == "Index" && t(i + 4) == "MGPipeDirty" && t(i + 5) == "::" && t(i + 7) == ")" && t(i + 8) == "]" && t(i + 9) == "=" {
+            let expr: Vec<String> = tx[i + 10..].iter().take_while(|s| *s != ";").cloned().collect();
+            readers(&expr, &assigned, 0, out.entry(t(i + 6).to_string()).or_default());
+        }
+        if t(i) == "dirty" && t(i + 1) == "|=" {
+            let is_bit = t(i + 2) == "MGPipeDirtyBit" && t(i + 4) == "MGPipeDirty" && t(i + 5) == "::";
+            if is_bit {
+                let last_brace = (0..i).rev().find(|&k| t(k) == "}").map_or(0, |k| k + 1);
+                let lo = prev_or_end.max(last_brace);
+                readers(&tx[lo..i], &assigned, 0, out.entry(t(i + 6).to_string()).or_default());
+            }
+            prev_or_end = (i..tx.len()).find(|&k| t(k) == ";").map_or(tx.len(), |k| k + 1);
+        }
+    }
+    if out.is_empty() {
+        None
+    } else {
+        Some(out)
+    }
+}
+
+fn split_arms(expr: &[String]) -> Vec<&[String]> {
+    let mut depth = 0i32;
+    let mut cuts = Vec::new();
+    let mut has_q = false;
+    for (i, s) in expr.iter().enumerate() {
+        match s.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            "?" if depth == 0 => {
+                has_q = true;
+                cuts.push(i);
+            }
+            ":" if depth == 0 && has_q => cuts.push(i),
+            _ => {}
+        }
+    }
+    if cuts.is_empty() {
+        return vec![expr];
+    }
+    let mut arms = Vec::new();
+    for (k, &c) in cuts.iter().enumerate() {
+        let end = cuts.get(k + 1).copied().unwrap_or(expr.len());
+        arms.push(&expr[c + 1..end]);
+    }
+    arms
+}
+
+/// `[*|&] [this->] m_x (.f | ->f | [..])*` and nothing else.
+fn plain_member_lvalue(arm: &[String]) -> Option<(String, Option<String>)> {
+    let mut i = 0;
+    while i < arm.len() && matches!(arm[i].as_str(), "*" | "&" | "(") {
+        i += 1;
+    }
+    let mut end = arm.len();
+    while end > i && arm[end - 1] == ")" {
+        end -= 1;
+    }
+    if i + 1 < end && arm[i] == "this" && arm[i + 1] == "->" {
+        i += 2;
+    }
+    let root = arm.get(i)?;
+    if !root.starts_with("m_") {
+        return None;
+    }
+    let mut first = None;
+    let mut k = i + 1;
+    while k < end {
+        match arm[k].as_str() {
+            "." | "->" if k + 1 < end && is_ident_text(&arm[k + 1]) => {
+                if first.is_none() {
+                    first = Some(arm[k + 1].clone());
+                }
+                k += 2;
+            }
+            "[" => {
+                let mut depth = 0;
+                while k < end {
+                    match arm[k].as_str() {
+                        "[" => depth += 1,
+                        "]" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                k += 1;
+            }
+            _ => return None,
+        }
+    }
+    Some((root.clone(), first))
+}
+
+fn resolve_accessor(w: &Writers, name: &str, depth: usize, seen: &mut BTreeSet<String>) -> TokenSet {
+    let mut out = TokenSet::new();
+    if depth > 4 || !seen.insert(name.to_string()) {
+        return out;
+    }
+    for expr in w.returns.get(name).into_iter().flatten() {
+        for arm in split_arms(expr) {
+            if let Some((m, f)) = plain_member_lvalue(arm) {
+                out.insert(format!("MEM:{m}"));
+                out.insert(format!("FIELD:{m}.{}", f.as_deref().unwrap_or("*")));
+                continue;
+            }
+            for i in 0..arm.len() {
+                if arm[i].starts_with("m_") {
+                    if arm.get(i + 1).is_some_and(|s| s == ".") && arm.get(i + 3).is_some_and(|s| s == "(") {
+                        let inner = resolve_accessor(w, &arm[i + 2], depth + 1, seen);
+                        out.extend(inner);
+                    } else {
+                        out.insert(format!("MEM:{}", arm[i]));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn resolve_shutter(w: &Writers, readers: &BTreeSet<Reader>) -> Option<TokenSet> {
+    let mut all = TokenSet::new();
+    for r in readers {
+        let got = match r {
+            Reader::Ctx(x) => resolve_accessor(w, x, 0, &mut BTreeSet::new()),
+            Reader::CtxField(x, f) => resolve_accessor(w, x, 0, &mut BTreeSet::new())
+                .into_iter()
+                .map(|t| if t.starts_with("FIELD:") && t.ends_with(".*") { format!("{}.{f}", &t[..t.len() - 2]) } else { t })
+                .collect(),
+        };
+        if got.is_empty() {
+            return None;
+        }
+        all.extend(got);
+    }
+    (!all.is_empty()).then_some(all)
+}
+
+fn members(set: &TokenSet) -> BTreeMap<String, BTreeSet<String>> {
+    let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for t in set {
+        if let Some(x) = t.strip_prefix("MEM:") {
+            m.entry(x.to_string()).or_default();
+        }
+    }
+    for t in set {
+        if let Some(x) = t.strip_prefix("FIELD:") {
+            if let Some((mem, leaf)) = x.split_once('.') {
+                m.entry(mem.to_string()).or_default().insert(leaf.to_string());
+            }
+        }
+    }
+    m
+}
+
+fn describe(set: &TokenSet) -> String {
+    let m = members(set);
+    if m.is_empty() {
+        return "no member".to_string();
+    }
+    m.iter()
+        .map(|(k, leaves)| if leaves.is_empty() { format!("{k}{{?}}") } else { format!("{k}{{{}}}", leaves.iter().cloned().collect::<Vec<_>>().join(",")) })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+enum Match {
+    Supported,
+    Coarse,
+    UnderFiring,
+}
+
+fn match_rule(written: &TokenSet, shutter: &TokenSet) -> Match {
+    let (wm, sm) = (members(written), members(shutter));
+    let mut coarse = false;
+    for (mem, sleaves) in &sm {
+        let Some(wleaves) = wm.get(mem) else { continue };
+        if sleaves.is_empty() || wleaves.is_empty() {
+            coarse = true;
+            continue;
+        }
+        if sleaves.contains("*") || wleaves.contains("*") || !sleaves.is_disjoint(wleaves) {
+            return Match::Supported;
+        }
+    }
+    if coarse {
+        Match::Coarse
+    } else {
+        Match::UnderFiring
+    }
+}
+
+/// Members written in files outside the analysed set (first file per member, sorted input).
+pub fn outside_writers(units: &[Unit<'_>]) -> BTreeMap<String, String> {
+    use regex::Regex;
+    use std::sync::OnceLock;
+    static PRE: OnceLock<Regex> = OnceLock::new();
+    static ASSIGN: OnceLock<Regex> = OnceLock::new();
+    static DECL: OnceLock<Regex> = OnceLock::new();
+    let pre = PRE.get_or_init(|| Regex::new(r"(?:\+\+|--)\s*(m_\w+)").unwrap_or_else(|_| unreachable!()));
+    let assign = ASSIGN.get_or_init(|| {
+        Regex::new(r"\b(m_\w+)(?:\s*(?:\.|->)\s*\w+|\s*\[[^\]\n]*\])*\s*(?:[-+*/%&|^]|<<|>>)?=[^=]").unwrap_or_else(|_| unreachable!())
+    });
+    let decl = DECL.get_or_init(|| Regex::new(r"(?m)^\s*[\w:<>,\s*&]*[\w>*&]\s+(m_\w+)\s*(?:=|\{|;|\[)").unwrap_or_else(|_| unreachable!()));
+    let mut out = BTreeMap::new();
+    for u in units {
+        let masked = crate::compat::mask(u.text);
+        let declared: BTreeSet<&str> = decl.captures_iter(&masked).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+        let mut hit = |m: &str| {
+            if !declared.contains(m) {
+                out.entry(format!("MEM:{m}")).or_insert_with(|| u.rel.to_string());
+            }
+        };
+        for c in pre.captures_iter(&masked) {
+            if let Some(m) = c.get(1) {
+                hit(m.as_str());
+            }
+        }
+        for c in assign.captures_iter(&masked) {
+            if let Some(m) = c.get(1) {
+                hit(m.as_str());
+            }
+        }
+    }
+    out
+}
+
+/// One claim to decide: the mutator, the bit, and the bit's enumerator.
+pub struct Claim {
+    pub mutator: String,
+    pub bit: String,
+    pub enumerator: String,
+}
+
+/// Decide every claim. `None` when `Tracker.h` has no readable shutters.
+pub fn derive(tracker: &str, w: &Writers, outside: &BTreeMap<String, String>, claims: &[Claim], roots_display: &str) -> Option<BTreeMap<(String, String), Verdict>> {
+    let sh = shutters(tracker)?;
+    let mut out = BTreeMap::new();
+    for c in claims {
+        let verdict = (|| {
+            let Some(written) = w.tokens.get(&c.mutator) else {
+                return Verdict::Undecided(format!("no body found under {roots_display} to derive from"));
+            };
+            let Some(shutter) = sh.get(&c.enumerator).and_then(|r| resolve_shutter(w, r)) else {
+                return Verdict::Undecided("Tracker.h's shutter for that bit reads something this script cannot resolve to a member".to_string());
+            };
+            if let Some(t) = written.iter().find(|t| t.starts_with("TAINT:")) {
+                return Verdict::Undecided(format!("the write analysis is not complete for this mutator: {}", &t["TAINT:".len()..]));
+            }
+            match match_rule(written, &shutter) {
+                Match::Supported => Verdict::Supported,
+                Match::Coarse => Verdict::Coarse(format!(
+                    "a member in common, but no field information on one side (shutter: {}; written: {})",
+                    describe(&shutter),
+                    describe(written)
+                )),
+                Match::UnderFiring => {
+                    if let Some(file) = shutter.iter().filter(|t| t.starts_with("MEM:")).filter_map(|t| outside.get(t)).min() {
+                        return Verdict::Undecided(format!("that shutter's members are written outside the analysed roots too, e.g. {file}, so 'it writes nothing that shutter reads' is not a fact this script has"));
+                    }
+                    let writes = if members(written).is_empty() { "no member".to_string() } else { describe(written) };
+                    Verdict::UnderFiring(format!(
+                        "it writes nothing {}'s shutter reads (shutter: {}; it writes: {writes}), so a mutation through it publishes nothing",
+                        c.bit,
+                        describe(&shutter)
+                    ))
+                }
+            }
+        })();
+        out.insert((c.mutator.clone(), c.bit.clone()), verdict);
+    }
+    Some(out)
+}
+
+/// Names with a TAINT among the given mutators.
+pub fn tainted_count(w: &Writers, mutators: &BTreeSet<&str>) -> usize {
+    mutators.iter().filter(|m| w.tokens.get(**m).is_some_and(|t| t.iter().any(|x| x.starts_with("TAINT:")))).count()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const TRACKER: &str = "enum class MGPipeDirty : Uint32 {\n    PixelPack = 0,\n    Patch,\n    Count\n};\nclass MGPipeTracker {\npublic:\n    Uint32 Update(const Ctx& ctx) {\n        Uint32 dirty = 0;\n        auto& ps = ctx.GetPixelStore();\n        now[Index(MGPipeDirty::PixelPack)] = ps.Pack;\n        now[Index(MGPipeDirty::Patch)] = ctx.GetPatch();\n        return dirty;\n    }\n};\n";
+    const STATE: &str = "struct S {\n  const PixelStore& GetPixelStore() const { return m_pixelStore; }\n  int GetPatch() const { return m_parameters.PatchVertices; }\n  void SetPixelStoreParam(GLenum p, int v) { m_pixelStore.Pack = v; }\n  void SetClearColor(float r) { m_parameters.ClearColor = r; }\n  void SetStencilFunc(int i, int f) { auto& s = m_parameters.StencilStates[i]; s.Func = f; }\n  void SetViaRef(int& out) { out = 1; }\n  void SetAliasCall(int i) { auto& s = Lookup(i); s.x = 1; }\n  void SetAll(const Params& fresh) { m_parameters = fresh; }\n};\n";
+
+    fn verdict(m: &str, bit: &str, en: &str) -> Verdict {
+        let units = [Unit { rel: "S.h", text: STATE }];
+        let w = writers(&units);
+        let claims = [Claim { mutator: m.into(), bit: bit.into(), enumerator: en.into() }];
+        derive(TRACKER, &w, &BTreeMap::new(), &claims, "roots").unwrap().into_values().next().unwrap()
+    }
+
+    #[test]
+    fn field_level_verdicts() {
+        assert_eq!(verdict("SetPixelStoreParam", "NEW_PIXEL_PACK", "PixelPack"), Verdict::Supported);
+        assert!(matches!(verdict("SetClearColor", "NEW_PATCH_STATE", "Patch"), Verdict::UnderFiring(d) if d.contains("m_parameters{ClearColor}")));
+        assert_eq!(verdict("SetStencilFunc", "NEW_PATCH_STATE", "Patch").clone(), verdict("SetClearColor", "NEW_PATCH_STATE", "Patch").clone().map_detail_for_test());
+        assert!(matches!(verdict("SetViaRef", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("reference parameter 'out'")));
+        assert!(matches!(verdict("SetAliasCall", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("bound to something")));
+        assert_eq!(verdict("SetAll", "NEW_PATCH_STATE", "Patch"), Verdict::Supported);
+        assert!(matches!(verdict("Missing", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.starts_with("no body found")));
+    }
+
+    impl Verdict {
+        fn map_detail_for_test(self) -> Verdict {
+            match self {
+                Verdict::UnderFiring(d) => Verdict::UnderFiring(d.replace("m_parameters{ClearColor}", "m_parameters{StencilStates}")),
+                o => o,
+            }
+        }
+    }
+
+    #[test]
+    fn outside_writers_skip_declared_members() {
+        let u = [Unit { rel: "a.cpp", text: "int m_own = 0;\nvoid f() { m_own = 1; m_other.x = 2; ++m_count; }\n" }];
+        let o = outside_writers(&u);
+        assert!(o.contains_key("MEM:m_other") && o.contains_key("MEM:m_count") && !o.contains_key("MEM:m_own"));
+    }
+}
