@@ -254,10 +254,10 @@ fn fix_literals(s: &str) -> String {
             }
         }
         for (lit, text) in [("(bool)0", "false"), ("(bool)1", "true")] {
-            if tail.starts_with(lit) {
+            if let Some(after) = tail.strip_prefix(lit) {
                 out.push_str(&rest[..pos]);
                 out.push_str(text);
-                rest = &tail[lit.len()..];
+                rest = after;
                 continue 'outer;
             }
         }

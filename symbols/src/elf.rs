@@ -398,7 +398,7 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
         chosen.into_iter().partition(|s| s.defined);
     let exported = dyn_syms.into_iter().filter(Symbol::is_exported).collect();
 
-    let section_rows = sysv_sections(&cx, &header, data, &symtab)?;
+    let section_rows = sysv_sections(&cx, header, data, &symtab)?;
     let build_id = build_id(&cx, data);
     let identity = Identity {
         path: path.display().to_string(),

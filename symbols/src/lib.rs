@@ -8,3 +8,10 @@ pub mod model;
 
 pub use error::{Error, Result};
 pub use model::{Library, SectionSize, Symbol, Table, TableChoice};
+pub mod diff;
+pub mod gate;
+pub mod group;
+pub mod listing;
+pub mod report;
+pub mod rules;
+pub mod selftest;

@@ -1,0 +1,339 @@
+//! `symbols self-test`: upstream's two canned transcripts with their five-bucket expectations,
+//! and a negative control (must trip) plus positive controls (must stay quiet) per gate flag.
+
+use crate::diff::{diff, Diff, DiffOptions, Side, SymRow};
+use crate::gate::{evaluate, AllowEntry, GateOptions};
+use crate::model::SectionSize;
+
+/// One self-test check.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub name: &'static str,
+    /// true: a negative control that must trip a gate.
+    pub expect_trip: bool,
+    pub ok: bool,
+    pub detail: String,
+}
+
+fn row(name: &str, size: u64) -> SymRow {
+    SymRow {
+        mangled: name.into(),
+        demangled: name.into(),
+        kind: 'T',
+        size,
+        address: 0,
+        version: None,
+    }
+}
+
+fn sections(rows: &[(&str, u64)]) -> Vec<SectionSize> {
+    rows.iter()
+        .map(|(n, s)| SectionSize {
+            name: (*n).into(),
+            size: *s,
+            address: 0,
+        })
+        .collect()
+}
+
+const STRIP: &str = "MobileGL::MG_State::GLState::ProgramObject::";
+
+/// Upstream's canned before/after transcripts (names already plain text).
+pub fn canned() -> (Side, Side) {
+    let before = Side {
+        identity: None,
+        table: None,
+        rows: vec![
+            row(
+                "MobileGL::MG_State::GLState::ProgramObject::LinkArtifacts::Reset()",
+                0x10,
+            ),
+            row("MobileGL::MG_State::GLState::ProgramObject::Link()", 0x20),
+            row("MobileGL::Gone()", 0x30),
+            row("MobileGL::Grew()", 0x40),
+            row("MobileGL::NoSize()", 0),
+        ],
+        sections: sections(&[(".text", 1000), (".data", 200), (".bss", 300)]),
+    };
+    let mut renamed = row("MobileGL::MG_State::GLState::LinkArtifacts::Reset()", 0x10);
+    renamed.mangled = "_ZN8MobileGL8MG_State7GLState13LinkArtifacts5ResetEv".into();
+    let after = Side {
+        identity: None,
+        table: None,
+        rows: vec![
+            renamed,
+            row("MobileGL::MG_State::GLState::ProgramObject::Link()", 0x20),
+            row("MobileGL::Grew()", 0x50),
+            row("MobileGL::BrandNew()", 0x60),
+            row("MobileGL::NoSize()", 0),
+        ],
+        sections: sections(&[(".text", 1100), (".data", 200), (".bss", 300)]),
+    };
+    (before, after)
+}
+
+fn opts() -> DiffOptions {
+    DiffOptions {
+        strip_scopes: vec![STRIP.into()],
+        ..DiffOptions::default()
+    }
+}
+
+fn with_text(mut d: Diff, before: u64, after: u64) -> Diff {
+    for s in &mut d.sections {
+        if s.name == ".text" {
+            s.before = before;
+            s.after = after;
+            s.delta = after as i64 - before as i64;
+        }
+    }
+    d
+}
+
+/// Run every check; `neutered` names negative controls to feed clean input (proves the
+/// self-test itself can fail).
+pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
+    let (before, after) = canned();
+    let d = diff(&before, &after, &opts());
+    let l = &d.listing;
+    let mut checks = Vec::new();
+    let mut expect = |name: &'static str, ok: bool, detail: String| {
+        checks.push(Check {
+            name,
+            expect_trip: false,
+            ok,
+            detail,
+        })
+    };
+    expect(
+        "parsed-5-each",
+        before.rows.len() == 5 && after.rows.len() == 5,
+        format!("{} / {} rows", before.rows.len(), after.rows.len()),
+    );
+    let names = |v: &[crate::diff::Change]| {
+        v.iter()
+            .map(|c| (c.name.clone(), c.delta))
+            .collect::<Vec<_>>()
+    };
+    expect(
+        "removed",
+        names(&l.removed) == vec![("MobileGL::Gone()".to_string(), -0x30)],
+        format!("{:?}", names(&l.removed)),
+    );
+    expect(
+        "added",
+        names(&l.added) == vec![("MobileGL::BrandNew()".to_string(), 0x60)],
+        format!("{:?}", names(&l.added)),
+    );
+    expect(
+        "resized",
+        names(&l.resized) == vec![("MobileGL::Grew()".to_string(), 16)],
+        format!("{:?}", names(&l.resized)),
+    );
+    expect(
+        "renamed",
+        names(&l.renamed)
+            == vec![(
+                "MobileGL::MG_State::GLState::LinkArtifacts::Reset()".to_string(),
+                0,
+            )],
+        format!("{:?}", names(&l.renamed)),
+    );
+    expect(
+        "unchanged",
+        l.unchanged == 2,
+        format!("{} unchanged", l.unchanged),
+    );
+    expect(
+        "sections",
+        before.section(".text") == 1000 && after.section("Total") == 1600,
+        format!("after Total {}", after.section("Total")),
+    );
+
+    // Gate controls: (name, must trip, diff, gate options, clean diff for a neutered control).
+    let set = GateOptions {
+        fail_on_symbol_set_change: true,
+        ..GateOptions::default()
+    };
+    let budget0 = GateOptions {
+        fail_on_added_bytes: Some(0),
+        ..GateOptions::default()
+    };
+    let budget100 = GateOptions {
+        fail_on_added_bytes: Some(100),
+        ..GateOptions::default()
+    };
+    let text = GateOptions {
+        fail_on_text_delta: true,
+        ..GateOptions::default()
+    };
+    let clean = diff(&before, &before, &opts());
+    let only_resize = {
+        let mut a = before.clone();
+        a.rows[3].size = 0x50;
+        a.rows[2].size = 0x20; // net zero
+        diff(&before, &a, &opts())
+    };
+    let only_rename = {
+        let mut a = before.clone();
+        a.rows[1].mangled = "_Z4LinkOther".into();
+        diff(&before, &a, &opts())
+    };
+    let admitted = GateOptions {
+        fail_on_symbol_set_change: true,
+        allow: vec![
+            AllowEntry {
+                bucket: crate::diff::Bucket::Resized,
+                name: "MobileGL::Grew()".into(),
+                origin: "self-test".into(),
+            },
+            AllowEntry {
+                bucket: crate::diff::Bucket::Resized,
+                name: "MobileGL::Gone()".into(),
+                origin: "self-test".into(),
+            },
+        ],
+        ..GateOptions::default()
+    };
+    let stale = GateOptions {
+        strict_allow: true,
+        allow: vec![AllowEntry {
+            bucket: crate::diff::Bucket::Resized,
+            name: "MobileGL::Nothing()".into(),
+            origin: "self-test".into(),
+        }],
+        ..GateOptions::default()
+    };
+    let narrowed = {
+        let o = DiffOptions {
+            only_names: vec!["BrandNew".into()],
+            ..opts()
+        };
+        let mut a = after.clone();
+        a.rows.retain(|r| r.demangled != "MobileGL::BrandNew()");
+        diff(&before, &a, &o)
+    };
+    let controls: Vec<(&'static str, bool, Diff, GateOptions, Option<usize>)> = vec![
+        (
+            "no-flag-informational",
+            false,
+            d.clone(),
+            GateOptions::default(),
+            Some(0),
+        ),
+        ("set-change-fires", true, d.clone(), set.clone(), Some(1)),
+        ("budget-0-fires", true, d.clone(), budget0.clone(), Some(1)),
+        (
+            "budget-100-at-plus-100-quiet",
+            false,
+            d.clone(),
+            budget100,
+            Some(0),
+        ),
+        (
+            "clean-set-change-plus-budget-0-text-only",
+            true,
+            with_text(clean.clone(), 1000, 1100),
+            GateOptions {
+                fail_on_added_bytes: Some(0),
+                ..set.clone()
+            },
+            Some(1),
+        ),
+        (
+            "budget-0-shrink-fires",
+            true,
+            with_text(clean.clone(), 5096, 1000),
+            budget0,
+            None,
+        ),
+        (
+            "resize-at-zero-net-fires",
+            true,
+            with_text(only_resize, 1000, 1000),
+            set.clone(),
+            None,
+        ),
+        (
+            "rename-at-zero-net-fires",
+            true,
+            with_text(only_rename, 1000, 1000),
+            set.clone(),
+            None,
+        ),
+        (
+            "text-delta-shrink-fires",
+            true,
+            with_text(clean.clone(), 5096, 1000),
+            text.clone(),
+            None,
+        ),
+        (
+            "text-delta-zero-quiet",
+            false,
+            with_text(clean.clone(), 1000, 1000),
+            text,
+            Some(0),
+        ),
+        (
+            "only-names-never-narrows-gates",
+            true,
+            narrowed,
+            set.clone(),
+            None,
+        ),
+        (
+            "allow-admits-named-resize-only",
+            true,
+            d.clone(),
+            admitted,
+            None,
+        ),
+        (
+            "strict-allow-stale-fires",
+            true,
+            clean.clone(),
+            stale,
+            Some(1),
+        ),
+    ];
+    for (name, must_trip, dd, g, exact) in controls {
+        let input = if must_trip && neutered(name) {
+            with_text(clean.clone(), 1000, 1000)
+        } else {
+            dd
+        };
+        let out = evaluate(&input, &g);
+        let tripped = out.failed();
+        let count_ok = exact.is_none_or(|n| out.reasons.len() == n || neutered(name));
+        checks.push(Check {
+            name,
+            expect_trip: must_trip,
+            ok: tripped == must_trip && count_ok,
+            detail: out
+                .reasons
+                .first()
+                .cloned()
+                .unwrap_or_else(|| format!("{} reason(s)", out.reasons.len())),
+        });
+    }
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_check_passes() {
+        for c in run(&|_| false) {
+            assert!(c.ok, "{}: {}", c.name, c.detail);
+        }
+    }
+
+    #[test]
+    fn a_neutered_control_fails_the_self_test() {
+        let checks = run(&|n| n == "set-change-fires");
+        assert!(checks.iter().any(|c| c.name == "set-change-fires" && !c.ok));
+    }
+}
