@@ -263,6 +263,15 @@ pub mod fixture {
 
     use git2::{IndexAddOption, Repository, Signature};
 
+    /// A temporary repository with one commit per `(files, message)`, oldest first.
+    pub fn temp_repo(commits: &[(&[(&str, &str)], &str)]) -> Result<tempfile::TempDir, String> {
+        let dir = tempfile::tempdir().map_err(|e| format!("creating a temp dir: {e}"))?;
+        for (files, message) in commits {
+            commit_files(dir.path(), files, message).map_err(|e| e.message().to_string())?;
+        }
+        Ok(dir)
+    }
+
     /// Write `files` (path, content) into `dir`, stage everything and commit with `message`.
     /// Returns the new commit id.
     pub fn commit_files(

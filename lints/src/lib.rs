@@ -5,3 +5,6 @@ pub mod gitread;
 pub mod regions;
 pub mod cite;
 pub mod tokens;
+pub mod test_names;
+pub mod preproc;
+pub mod commits;

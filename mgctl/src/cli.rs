@@ -42,6 +42,7 @@ pub enum ColorChoice {
 pub enum Command {
     Check(CheckArgs),
     Completions(CompletionsArgs),
+    Lint(crate::cmd::lint::LintArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

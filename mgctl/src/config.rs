@@ -20,6 +20,10 @@ pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
     pub tokens: Option<gates::tokens::TokensConfig>,
+    pub regions: Option<gates::regions::RegionsConfig>,
+    pub test_names: Option<gates::test_names::TestNamesConfig>,
+    pub preproc: Option<gates::preproc::PreprocConfig>,
+    pub commits: Option<gates::commits::CommitsConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -38,6 +42,10 @@ impl Config {
                 name: Some("MobileGL (built-in profile)".into()),
             },
             tokens: Some(gates::tokens::mobilegl_profile()),
+            regions: gates::regions::mobilegl_profile(),
+            test_names: gates::test_names::mobilegl_profile(),
+            preproc: gates::preproc::mobilegl_profile(),
+            commits: gates::commits::mobilegl_profile(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod check;
 mod completions;
+pub mod lint;
 
 use std::io::Write;
 
@@ -38,5 +39,6 @@ pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Resul
     match &cli.command {
         Command::Check(args) => check::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),
+        Command::Lint(args) => lint::run(args, settings, out),
     }
 }

@@ -1,0 +1,366 @@
+//! `mgctl lint regions | test-names | commits`: the analysers behind the `regions`,
+//! `test-names` and `commits` gates, for a reviewer comparing refs or lists by hand.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+
+use lints::commits::StyleRules;
+use lints::gitread::GitWorkspace;
+use lints::regions::{self, Dialect, Side};
+use lints::test_names::{self, report::Mode};
+
+use super::Outcome;
+use crate::check;
+use crate::gate::{Gate, Severity};
+use crate::gates;
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Source-history lints of a MobileGL workspace, each also a `check` gate: untouched \
+regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
+push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
+style (`[Type] (Scope): description`, one line, no attribution trailers).",
+    after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD"
+)]
+pub struct LintArgs {
+    #[command(subcommand)]
+    pub command: LintCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LintCommand {
+    Regions(RegionsArgs),
+    TestNames(TestNamesArgs),
+    Commits(CommitsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Human,
+    /// Versioned JSON (`"schema": 1`), see docs/lint.md.
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Compares the untouched regions configured in the workspace's mgctl.toml \
+([[regions.region]]: file, kind function|namespace, name, optional pinned sha256, reason) between BASE and \
+HEAD, both read through git (HEAD defaults to the working tree). Each body runs from the start of the line \
+holding its name to its closing brace and is hashed with SHA-256, exactly as MobileGL's \
+p3a/p4a_untouched_regions.sh do, so their pinned hashes verify; a pinned row's baseline is always its pin. \
+Prints the HEAD list (`<sha>  <name>`), then the first region that moved, every later mover and a unified diff \
+of each. `--list REF` prints the baseline list at REF. A name defined zero or several times, a missing file \
+or ref is \"could not run\". Exit status: 0 identical, 1 a region moved, 2 could not run.",
+    after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~1\n  mgctl lint regions --workspace driver main HEAD --format json\n  mgctl lint regions --workspace driver --list HEAD\n  mgctl lint regions --self-test"
+)]
+pub struct RegionsArgs {
+    /// The baseline git ref.
+    pub base: Option<String>,
+    /// The subject git ref (default: the working tree).
+    pub head: Option<String>,
+    /// Print the baseline `<sha>  <name>` list at REF instead of comparing.
+    #[arg(long, value_name = "REF", conflicts_with_all = ["base", "head", "self_test"])]
+    pub list: Option<String>,
+    /// Run the controls in a temporary git repository instead.
+    #[arg(long, conflicts_with_all = ["base", "head"])]
+    pub self_test: bool,
+    /// The workspace root (holds mgctl.toml).
+    #[arg(long, default_value = ".")]
+    pub workspace: PathBuf,
+    /// Upstream's masker and recognition rules (parity checks; misses the forms upstream misses).
+    #[arg(long)]
+    pub upstream_compat: bool,
+    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+    /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
+    #[arg(long, hide = true, value_name = "GATE/CONTROL")]
+    pub neuter: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Compares two lists of registered ctest names. Each list is a `ctest -N` transcript (a \
+`ctest -V` run transcript works too), `ctest --show-only=json-v1` JSON, or a plain list of names, one per \
+line, detected automatically. `--same A B` fails on any difference (G2: the pull and push builds register the \
+same tests); `--ratchet BEFORE AFTER` fails when a name vanished and reports `R removed / +N` (G14). Added and \
+removed names are grouped by prefix (`DirectGLES.`, `DirectVulkan.`). Exit status: 0 pass, 1 fail, 2 an \
+unreadable or malformed list.",
+    after_help = "Examples:\n  mgctl lint test-names --ratchet baseline.txt build/ctest-N.txt\n  mgctl lint test-names --same pull.json push.json --format json\n  mgctl lint test-names --self-test"
+)]
+pub struct TestNamesArgs {
+    /// G2: both lists must register exactly the same names.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "ratchet")]
+    pub same: Option<Vec<PathBuf>>,
+    /// G14: AFTER may add names to BEFORE, never remove one.
+    #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"])]
+    pub ratchet: Option<Vec<PathBuf>>,
+    /// Run the gate's canned controls instead.
+    #[arg(long, conflicts_with_all = ["same", "ratchet"])]
+    pub self_test: bool,
+    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+    #[arg(long, hide = true, value_name = "GATE/CONTROL")]
+    pub neuter: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Checks every commit of RANGE against MobileGL's commit style: a single-line message \
+`[Type] (Scope): description` with a known Type (Feat, Fix, Refactor, Test, Docs, Perf, CI by default; \
+[commits] in mgctl.toml can change the list) and no attribution trailer such as `Co-Authored-By:`. RANGE is \
+`A..B` (the commits reachable from B but not A) or a single revision (that one commit). Each finding names \
+the commit and the rule. Exit status: 0 all in style, 1 a commit is off-style, 2 a bad range or a \
+repository without commits.",
+    after_help = "Examples:\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint commits origin/main..HEAD --format json\n  mgctl lint commits --self-test"
+)]
+pub struct CommitsArgs {
+    /// `A..B` or one revision; default: `range` of [commits] in mgctl.toml.
+    pub range: Option<String>,
+    /// The repository (any folder inside it); its mgctl.toml, if any, supplies [commits].
+    #[arg(long, default_value = ".")]
+    pub workspace: PathBuf,
+    /// Run the gate's canned controls instead.
+    #[arg(long, conflicts_with = "range")]
+    pub self_test: bool,
+    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+    #[arg(long, hide = true, value_name = "GATE/CONTROL")]
+    pub neuter: Vec<String>,
+}
+
+pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    match &args.command {
+        LintCommand::Regions(a) => run_regions(a, settings, out),
+        LintCommand::TestNames(a) => run_test_names(a, out),
+        LintCommand::Commits(a) => run_commits(a, settings, out),
+    }
+}
+
+/// Prints a gate's self-test, one line per control; Fail when any control misbehaves.
+fn self_test(
+    gate: &dyn Gate,
+    neuter: &[String],
+    format: LintFormat,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let st = gate.self_test(&check::neutered(neuter));
+    let passed = st.passed();
+    if format == LintFormat::Json {
+        let v =
+            json!({ "schema": 1, "gate": gate.name(), "passed": passed, "controls": st.controls });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(Outcome::from_pass(passed));
+    }
+    for c in &st.controls {
+        let kind = if c.expect_trip {
+            "negative"
+        } else {
+            "positive"
+        };
+        let verdict = match (c.expect_trip, c.ok()) {
+            (true, true) => "tripped",
+            (false, true) => "clean",
+            (true, false) => "NEGATIVE CONTROL DID NOT TRIP",
+            (false, false) => "POSITIVE CONTROL FAILED",
+        };
+        writeln!(out, "{kind} control {}: {verdict}: {}", c.name, c.detail)?;
+    }
+    let neg = st.controls.iter().filter(|c| c.expect_trip).count();
+    let pos = st.controls.len() - neg;
+    if passed {
+        writeln!(
+            out,
+            "self-test passed: {neg} negative controls tripped, {pos} positive controls clean"
+        )?;
+    } else {
+        let bad = st.controls.iter().filter(|c| !c.ok()).count();
+        writeln!(
+            out,
+            "SELF-TEST FAILED: {bad} of {} controls misbehaved",
+            st.controls.len()
+        )?;
+    }
+    Ok(Outcome::from_pass(passed))
+}
+
+fn run_regions(
+    args: &RegionsArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    if args.self_test {
+        return self_test(&gates::regions::RegionsGate, &args.neuter, args.format, out);
+    }
+    let ctx = settings.workspace(&args.workspace)?;
+    let config = ctx.config_path.as_ref().map_or_else(
+        || "the built-in MobileGL profile".to_string(),
+        |p| p.display().to_string(),
+    );
+    let Some(cfg) = ctx
+        .config
+        .regions
+        .as_ref()
+        .filter(|c| !c.regions.is_empty())
+    else {
+        bail!("{config}: no [[regions.region]] rows: nothing to compare");
+    };
+    let dialect = if args.upstream_compat {
+        Dialect::Upstream
+    } else {
+        Dialect::Mgctl
+    };
+    let repo = regions::open_repo(&ctx.root)?;
+    let could_not_run =
+        |e: regions::Error| anyhow::anyhow!("{e}").context(format!("regions of {config}"));
+    if let Some(rev) = &args.list {
+        let side = Side::Commit {
+            at: repo.resolve(rev)?,
+            ws: &repo,
+        };
+        let rows = regions::baseline_list(&side, &cfg.regions, dialect).map_err(could_not_run)?;
+        match args.format {
+            LintFormat::Human => regions::report::write_list(&rows, out)?,
+            LintFormat::Json => {
+                let v = json!({
+                    "schema": 1,
+                    "ref": rev,
+                    "commit": side.commit(),
+                    "regions": rows.iter().map(|(sha, name)| json!({ "name": name, "sha256": sha })).collect::<Vec<_>>(),
+                });
+                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+            }
+        }
+        return Ok(Outcome::Pass);
+    }
+    let Some(base_rev) = &args.base else {
+        bail!("give BASE [HEAD], --list REF or --self-test (see mgctl lint regions --help)");
+    };
+    let base = Side::Commit {
+        at: repo.resolve(base_rev)?,
+        ws: &repo,
+    };
+    let head = match &args.head {
+        Some(rev) => Side::Commit {
+            at: repo.resolve(rev)?,
+            ws: &repo,
+        },
+        None => Side::WorkTree {
+            root: ctx.root.clone(),
+        },
+    };
+    let c = regions::compare(Some(&base), &head, &cfg.regions, dialect).map_err(could_not_run)?;
+    match args.format {
+        LintFormat::Human => regions::report::write_human(&c, out)?,
+        LintFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&regions::report::to_json(&c))?
+        )?,
+    }
+    Ok(Outcome::from_pass(c.passed()))
+}
+
+fn run_test_names(args: &TestNamesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if args.self_test {
+        return self_test(
+            &gates::test_names::TestNamesGate,
+            &args.neuter,
+            args.format,
+            out,
+        );
+    }
+    let (mode, pair) = match (&args.same, &args.ratchet) {
+        (Some(p), None) => (Mode::Same, p),
+        (None, Some(p)) => (Mode::Ratchet, p),
+        _ => bail!("give --same A B or --ratchet BEFORE AFTER (see mgctl lint test-names --help)"),
+    };
+    let [a, b] = pair.as_slice() else {
+        bail!("expected two lists")
+    };
+    let la = test_names::read(a)?;
+    let lb = test_names::read(b)?;
+    let d = test_names::delta(&la, &lb);
+    match args.format {
+        LintFormat::Human => test_names::report::write_human(mode, &la, &lb, &d, out)?,
+        LintFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&test_names::report::to_json(mode, &la, &lb, &d))?
+        )?,
+    }
+    Ok(Outcome::from_pass(mode.passed(&d)))
+}
+
+/// [commits] of the workspace's mgctl.toml when there is one, else the default rules.
+fn commit_config(settings: &Settings, root: &Path) -> anyhow::Result<(StyleRules, Option<String>)> {
+    if !root.join(crate::config::FILE_NAME).is_file() {
+        return Ok((StyleRules::default(), None));
+    }
+    let ctx = settings.workspace(root)?;
+    Ok(match &ctx.config.commits {
+        Some(c) => (c.rules.clone(), c.range.clone()),
+        None => (StyleRules::default(), None),
+    })
+}
+
+fn run_commits(
+    args: &CommitsArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    if args.self_test {
+        return self_test(&gates::commits::CommitsGate, &args.neuter, args.format, out);
+    }
+    let (rules, configured) = commit_config(settings, &args.workspace)?;
+    let Some(range) = args.range.clone().or(configured) else {
+        bail!("give a RANGE such as HEAD~5..HEAD (or set `range` in [commits] of mgctl.toml)");
+    };
+    let ws = GitWorkspace::discover(&args.workspace)?;
+    let list = ws
+        .commits(&range)
+        .with_context(|| format!("reading commits {range}"))?;
+    let findings = gates::commits::findings(&list, &rules);
+    let off: std::collections::BTreeSet<&str> =
+        findings.iter().filter_map(|f| f.unit.as_deref()).collect();
+    let passed = !findings.iter().any(|f| f.severity == Severity::Error);
+    match args.format {
+        LintFormat::Json => {
+            let commits: Vec<_> = list
+                .iter()
+                .map(|c| {
+                    let v = lints::commits::check_message(&c.message, &rules);
+                    json!({ "id": c.id, "subject": c.message.lines().next().unwrap_or(""), "violations": v })
+                })
+                .collect();
+            let v = json!({ "schema": 1, "range": range, "commits": commits, "off_style": off.len(), "passed": passed });
+            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        }
+        LintFormat::Human => {
+            for c in &list {
+                let short = &c.id[..c.id.len().min(10)];
+                let subject = c.message.lines().next().unwrap_or("");
+                let vs = lints::commits::check_message(&c.message, &rules);
+                writeln!(
+                    out,
+                    "{short} {} {subject}",
+                    if vs.is_empty() { "ok  " } else { "FAIL" }
+                )?;
+                for v in vs {
+                    writeln!(out, "           {}: {v}", v.rule())?;
+                }
+            }
+            writeln!(
+                out,
+                "commits: {} in {range}, {} off-style",
+                list.len(),
+                off.len()
+            )?;
+        }
+    }
+    Ok(Outcome::from_pass(passed))
+}

@@ -1,0 +1,295 @@
+//! Gate `regions`: untouched regions (MobileGL's G5). In `check` the subject is the working tree;
+//! the baseline is each row's pinned SHA-256 and, when `base` is configured, that git ref for
+//! unpinned rows. `mgctl lint regions BASE [HEAD]` compares two refs.
+
+use serde::Deserialize;
+
+use lints::regions::{self, Comparison, Dialect, Problem, RegionKind, RegionSpec, Side};
+
+use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+
+pub const GATE: &str = "regions";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionsConfig {
+    /// A git ref whose bodies are the baseline of unpinned rows in `check` (optional).
+    pub base: Option<String>,
+    /// The protected regions, in order (the order names the first mover).
+    #[serde(rename = "region", default)]
+    pub regions: Vec<RegionSpec>,
+}
+
+fn row(name: &str, kind: RegionKind, file: &str, pin: Option<&str>) -> RegionSpec {
+    RegionSpec {
+        name: name.to_string(),
+        file: file.to_string(),
+        kind,
+        sha256: pin.map(str::to_string),
+        reason: None,
+    }
+}
+
+/// Upstream's p4a list (a superset of p3a), in its order, with the ID-41 pin. Upstream compares
+/// against a phase's base ref; set `base` to that ref to verify the unpinned rows in `check`.
+pub fn mobilegl_profile() -> Option<RegionsConfig> {
+    const M: &str = "MobileGL/MG_Backend/DirectGLES/Managers.cpp";
+    const PIN: &str = "172b022273db01b16e772d15b269ffcd797fe38c767f7354d83ce113a66040d0";
+    let f = RegionKind::Function;
+    let mut rows: Vec<RegionSpec> = [
+        "IsPoolable",
+        "EnrollIntoPool",
+        "AcquireFromPool",
+        "TrimBufferPool",
+        "ClearBufferPool",
+        "ProcessDeferredBufferReleases",
+        "CreateRingStorage",
+        "RingAvailable",
+        "RingAllocate",
+        "FlushPendingRangesNow",
+    ]
+    .iter()
+    .map(|n| row(n, f, M, None))
+    .collect();
+    let mut flush = row("FlushPendingRangesFrom", f, M, Some(PIN));
+    flush.reason = Some("pinned at 3dadd4c1 (decision ID-41)".into());
+    rows.push(flush);
+    for n in [
+        "StageBlocksIntoUnpackRing",
+        "UnpackRingAvailable",
+        "UnpackRingAllocate",
+        "RecomputeBackendColorSlots",
+    ] {
+        rows.push(row(n, f, M, None));
+    }
+    rows.push(row(
+        "DepthStencilSamplingReadImpl",
+        RegionKind::Namespace,
+        "MobileGL/MG_Backend/DirectGLES/DirectGLES.cpp",
+        None,
+    ));
+    rows.push(row(
+        "ShouldUseCaveatTextureFormat",
+        f,
+        "MobileGL/MG_Backend/DirectGLES/Utils.cpp",
+        None,
+    ));
+    Some(RegionsConfig {
+        base: None,
+        regions: rows,
+    })
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
+/// Findings of a finished comparison: REG001 per mover, REG005/REG006 notes.
+pub fn comparison_findings(c: &Comparison) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, r) in c.movers().enumerate() {
+        let base = r.base.sha().unwrap_or_default();
+        let against = if r.pinned() {
+            "the pinned sha".to_string()
+        } else {
+            format!("'{}'", c.base_label)
+        };
+        let first = if i == 0 {
+            "first region that moved"
+        } else {
+            "also moved"
+        };
+        out.push(
+            Finding::error(
+                GATE,
+                "REG001",
+                format!(
+                    "{first}: {} `{}` differs from {against} ({} -> {})",
+                    r.spec.kind.as_str(),
+                    r.spec.name,
+                    short(base),
+                    short(&r.head.sha)
+                ),
+            )
+            .at(Location::at(
+                r.spec.file.clone(),
+                r.head.def.line as u32,
+                None,
+            ))
+            .in_unit(r.spec.name.clone())
+            .with_detail(serde_json::json!({
+                "base_sha": base,
+                "head_sha": r.head.sha,
+                "pinned": r.pinned(),
+                "diff": regions::report::diff(r, &c.base_label, &c.head_label),
+            })),
+        );
+    }
+    for r in &c.rows {
+        if let Some(b) = r.base.pin_differs_from_ref() {
+            out.push(
+                Finding::note(
+                    GATE,
+                    "REG005",
+                    format!(
+                        "`{}` at '{}' hashes to {}, not its pin; the pin is the baseline",
+                        r.spec.name,
+                        c.base_label,
+                        short(&b.sha)
+                    ),
+                )
+                .at(Location::file(r.spec.file.clone()))
+                .in_unit(r.spec.name.clone()),
+            );
+        }
+        if !r.verified() {
+            out.push(
+                Finding::note(
+                    GATE,
+                    "REG006",
+                    format!(
+                        "`{}` has no pin and no base ref is configured: only its extraction was checked ({})",
+                        r.spec.name,
+                        short(&r.head.sha)
+                    ),
+                )
+                .at(Location::at(r.spec.file.clone(), r.head.def.line as u32, None))
+                .in_unit(r.spec.name.clone()),
+            );
+        }
+    }
+    out
+}
+
+/// Findings for an extraction that could not run: REG002 (not exactly once), REG003
+/// (unreadable), REG004 (bad pin).
+pub fn problem_findings(problems: &[Problem]) -> Vec<Finding> {
+    problems
+        .iter()
+        .map(|p| match p {
+            Problem::NotExactlyOnce {
+                name, file, hits, ..
+            } => {
+                let loc = match hits.first() {
+                    Some((line, _)) => Location::at(file.clone(), *line as u32, None),
+                    None => Location::file(file.clone()),
+                };
+                Finding::error(GATE, "REG002", p.to_string())
+                    .at(loc)
+                    .in_unit(name.clone())
+            }
+            Problem::Unreadable { name, file, .. } => Finding::error(GATE, "REG003", p.to_string())
+                .at(Location::file(file.clone()))
+                .in_unit(name.clone()),
+            Problem::BadPin { name, .. } => {
+                Finding::error(GATE, "REG004", p.to_string()).in_unit(name.clone())
+            }
+        })
+        .collect()
+}
+
+pub struct RegionsGate;
+
+impl Gate for RegionsGate {
+    fn name(&self) -> &'static str {
+        GATE
+    }
+
+    fn description(&self) -> &'static str {
+        "untouched regions: protected function/namespace bodies hash to their pins (G5)"
+    }
+
+    fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
+        match &ctx.config.regions {
+            None => Some("no [regions] section in mgctl.toml".into()),
+            Some(c) if c.regions.is_empty() => Some("[regions] lists no region".into()),
+            Some(_) => None,
+        }
+    }
+
+    fn run(&self, ctx: &CheckCtx) -> GateReport {
+        let Some(cfg) = &ctx.config.regions else {
+            return GateReport::skipped(GATE, "no [regions] section in mgctl.toml");
+        };
+        let head = Side::WorkTree {
+            root: ctx.root.clone(),
+        };
+        let repo;
+        let base = match &cfg.base {
+            None => None,
+            Some(rev) => {
+                repo = match regions::open_repo(&ctx.root) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        return GateReport::could_not_run(GATE, "REG003", e.to_string(), None)
+                    }
+                };
+                match repo.resolve(rev) {
+                    Ok(at) => Some(Side::Commit { ws: &repo, at }),
+                    Err(e) => {
+                        return GateReport::could_not_run(GATE, "REG003", e.to_string(), None)
+                    }
+                }
+            }
+        };
+        let mut inputs: Vec<String> = cfg.regions.iter().map(|r| r.file.clone()).collect();
+        inputs.sort();
+        inputs.dedup();
+        if let Some(b) = &base {
+            inputs.push(format!(
+                "base {} ({})",
+                b.label(),
+                b.commit().unwrap_or_default()
+            ));
+        }
+        let units: Vec<String> = cfg.regions.iter().map(|r| r.name.clone()).collect();
+        let mut report = match regions::compare(base.as_ref(), &head, &cfg.regions, Dialect::Mgctl)
+        {
+            Ok(c) => {
+                let moved = c.movers().count();
+                let pinned = c.rows.iter().filter(|r| r.pinned()).count();
+                let verified = c.rows.iter().filter(|r| r.verified()).count();
+                GateReport::from_findings(
+                    GATE,
+                    comparison_findings(&c),
+                    format!(
+                        "{} regions / {pinned} pinned / {verified} verified / {moved} moved",
+                        c.rows.len()
+                    ),
+                )
+                .figure("regions", c.rows.len())
+                .figure("pinned", pinned)
+                .figure("verified", verified)
+                .figure("moved", moved)
+            }
+            Err(regions::Error::CouldNotRun(p)) => {
+                GateReport::from_findings(GATE, problem_findings(&p), "could not run")
+            }
+            Err(e) => GateReport::could_not_run(GATE, "REG003", e.to_string(), None),
+        };
+        report.units = units;
+        report.inputs = inputs;
+        report
+    }
+
+    fn self_test(&self, neutered: &Neutered) -> SelfTest {
+        let controls = match regions::selftest::run(&|name| neutered.contains(GATE, name)) {
+            Ok(results) => results
+                .into_iter()
+                .map(|c| Control {
+                    name: c.name.to_string(),
+                    expect_trip: c.expect_trip,
+                    tripped: c.tripped,
+                    detail: c.detail,
+                })
+                .collect(),
+            Err(e) => vec![Control {
+                name: "fixture".into(),
+                expect_trip: false,
+                tripped: true,
+                detail: format!("could not build the temporary repository: {e}"),
+            }],
+        };
+        SelfTest { controls }
+    }
+}
