@@ -65,26 +65,51 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
     let map = inp.def.map(inp.upstream);
     let mut problems = Vec::new();
     let mut push = |kind, mutator: &str, text: String, def_line: Option<usize>| {
-        problems.push(Problem { kind, mutator: mutator.to_string(), text, def_line });
+        problems.push(Problem {
+            kind,
+            mutator: mutator.to_string(),
+            text,
+            def_line,
+        });
     };
     let line_of = |m: &str| map.get(m).map(|r| r.line);
 
     // 1-3: completeness both ways, duplicates.
     for m in inp.scanned.iter().filter(|m| !map.contains_key(m.as_str())) {
-        push(ProblemKind::Unmapped, m, format!("UNMAPPED mutator {m} - add a row to MG_Pipe/DirtySurface.def"), None);
+        push(
+            ProblemKind::Unmapped,
+            m,
+            format!("UNMAPPED mutator {m} - add a row to MG_Pipe/DirtySurface.def"),
+            None,
+        );
     }
     for m in map.keys().filter(|m| !inp.scanned.contains(**m)) {
-        push(ProblemKind::StaleRow, m, format!("STALE row {m} - the scan no longer finds this mutator; delete the row"), line_of(m));
+        push(
+            ProblemKind::StaleRow,
+            m,
+            format!("STALE row {m} - the scan no longer finds this mutator; delete the row"),
+            line_of(m),
+        );
     }
     for m in inp.def.duplicates(inp.upstream) {
-        push(ProblemKind::Duplicate, m, format!("DUPLICATE row {m}"), line_of(m));
+        push(
+            ProblemKind::Duplicate,
+            m,
+            format!("DUPLICATE row {m}"),
+            line_of(m),
+        );
     }
     // 4: vocabulary.
     let bit_names: BTreeSet<&str> = inp.bits.names.iter().map(String::as_str).collect();
     for (m, row) in &map {
         let toks = row.tokens();
         if toks.is_empty() {
-            push(ProblemKind::BadAnswer, m, format!("BAD answer for {m} - empty"), Some(row.line));
+            push(
+                ProblemKind::BadAnswer,
+                m,
+                format!("BAD answer for {m} - empty"),
+                Some(row.line),
+            );
             continue;
         }
         for t in &toks {
@@ -92,13 +117,28 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
                 push(
                     ProblemKind::BadAnswer,
                     m,
-                    format!("BAD answer {t} for {m} - not a MGPipeDirty bit name and not one of {}", NON_BIT_ANSWERS.join(", ")),
+                    format!(
+                        "BAD answer {t} for {m} - not a MGPipeDirty bit name and not one of {}",
+                        NON_BIT_ANSWERS.join(", ")
+                    ),
                     Some(row.line),
                 );
             }
         }
-        if toks.len() > 1 && toks.iter().any(|t| NON_BIT_ANSWERS.contains(t) && *t != "kPulledPartialShutter") {
-            push(ProblemKind::BadAnswer, m, format!("BAD answer {} for {m} - a non-bit answer stands alone", row.answer), Some(row.line));
+        if toks.len() > 1
+            && toks
+                .iter()
+                .any(|t| NON_BIT_ANSWERS.contains(t) && *t != "kPulledPartialShutter")
+        {
+            push(
+                ProblemKind::BadAnswer,
+                m,
+                format!(
+                    "BAD answer {} for {m} - a non-bit answer stands alone",
+                    row.answer
+                ),
+                Some(row.line),
+            );
         }
         if toks.contains("kPulledPartialShutter") && !toks.iter().any(|t| bit_names.contains(t)) {
             push(
@@ -117,7 +157,9 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
     let mut undecided_lines = Vec::new();
     let (mut supported, mut coarse, mut undecided) = (0usize, 0usize, 0usize);
     for ((m, bit), v) in &inp.verdicts.pairs {
-        let marked = marks.get(m.as_str()).is_some_and(|s| s.contains(bit.as_str()));
+        let marked = marks
+            .get(m.as_str())
+            .is_some_and(|s| s.contains(bit.as_str()));
         let line = line_of(m);
         match v {
             Verdict::Undecided(why) => {
@@ -135,7 +177,12 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
             }
             other => {
                 if let Verdict::UnderFiring(why) = other {
-                    push(ProblemKind::UnderFiringBit, m, format!("UNDER-FIRING answer {bit} for {m} - {why}"), line);
+                    push(
+                        ProblemKind::UnderFiringBit,
+                        m,
+                        format!("UNDER-FIRING answer {bit} for {m} - {why}"),
+                        line,
+                    );
                 }
                 match other {
                     Verdict::Supported => supported += 1,
@@ -164,7 +211,10 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
             push(
                 ProblemKind::StaleMark,
                 mark.0,
-                format!("STALE undecided mark {} for {} - no row claims that bit for that mutator", mark.1, mark.0),
+                format!(
+                    "STALE undecided mark {} for {} - no row claims that bit for that mutator",
+                    mark.1, mark.0
+                ),
                 Some(mark.2),
             );
         }
@@ -173,7 +223,11 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
     let mut render_rows = 0;
     for (m, row) in &map {
         let toks = row.tokens();
-        let claimed: BTreeSet<&str> = toks.iter().copied().filter(|t| RENDER_BITS.contains(t)).collect();
+        let claimed: BTreeSet<&str> = toks
+            .iter()
+            .copied()
+            .filter(|t| RENDER_BITS.contains(t))
+            .collect();
         match inp.render.get(*m) {
             Some(derived) => {
                 render_rows += 1;
@@ -211,7 +265,10 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
             .filter(|r| !r.tokens().iter().any(|t| bit_names.contains(t)))
             .flat_map(|r| r.tokens().into_iter().collect::<Vec<_>>())
             .collect();
-        let prose_rows = map.values().filter(|r| !r.tokens().iter().any(|t| bit_names.contains(t))).count();
+        let prose_rows = map
+            .values()
+            .filter(|r| !r.tokens().iter().any(|t| bit_names.contains(t)))
+            .count();
         green.push(format!(
             "{} mutators, all mapped, no stale rows; {render_rows} render-state answers derived from RenderState.cpp and matching",
             map.len()
@@ -224,7 +281,7 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
         green.extend(undecided_lines);
         let s = &inp.verdicts.stats;
         green.push(format!(
-            "the under-firing half read {} function bodies across {} files under {}, macros expanded first, both sides resolved to MEM:<member> + FIELD:<member>.<leaf>; {} of those bodies carry a write it could not attribute and taint whatever reaches them, {} of the {} mutators reach one; {} members are written outside those roots and any absence claim over one is undecided; a mutating call on a member-rooted lvalue and a call resolved by name both only WIDEN what a mutator is credited with, and a FIELD token is not scoped to a type",
+            "the under-firing half read {} function bodies across {} files under {}, function-like macros not expanded (a body that invokes one is tainted), both sides resolved to MEM:<member> + FIELD:<member>.<leaf>; {} of those bodies carry a write it could not attribute and taint whatever reaches them, {} of the {} mutators reach one; {} members are written outside those roots and any absence claim over one is undecided; a mutating call on a member-rooted lvalue and a call resolved by name both only WIDEN what a mutator is credited with, and a FIELD token is not scoped to a type",
             s.bodies, s.files, inp.write_roots, s.tainted_names, s.tainted_mutators, map.len(), s.outside_members
         ));
     }

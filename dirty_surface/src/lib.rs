@@ -9,12 +9,15 @@ pub mod error;
 pub mod lex;
 pub mod scan;
 pub mod scope;
+pub mod selftest;
 
 pub use error::{Error, Result};
+pub mod audit;
 pub mod check;
 pub mod def;
 pub mod nonrender;
 pub mod render;
+pub mod report;
 pub mod surface;
 pub mod tracker;
 pub mod tree;

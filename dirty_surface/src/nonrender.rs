@@ -60,11 +60,39 @@ struct Parsed<'a> {
     funcs: Vec<Function>,
 }
 
-const CONST_METHODS: [&str; 15] =
-    ["size", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "capacity", "max_size", "length", "c_str", "count", "contains", "find"];
-const ASSIGN_OPS: [&str; 11] = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="];
-const NOT_TYPES: [&str; 12] = ["return", "case", "else", "delete", "new", "throw", "co_return", "goto", "do", "sizeof", "typename", "operator"];
-const NOT_CALLEES: [&str; 10] = ["if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "static_assert", "alignof"];
+const CONST_METHODS: [&str; 15] = [
+    "size", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "capacity", "max_size",
+    "length", "c_str", "count", "contains", "find",
+];
+const ASSIGN_OPS: [&str; 11] = [
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+];
+const NOT_TYPES: [&str; 12] = [
+    "return",
+    "case",
+    "else",
+    "delete",
+    "new",
+    "throw",
+    "co_return",
+    "goto",
+    "do",
+    "sizeof",
+    "typename",
+    "operator",
+];
+const NOT_CALLEES: [&str; 10] = [
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "sizeof",
+    "decltype",
+    "static_assert",
+    "alignof",
+];
 
 fn parse(src: &str) -> Parsed<'_> {
     let lx = lex(src);
@@ -146,12 +174,16 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
                             through = false;
                         }
                     }
-                    while start > b.lo && b.t(start - 1) == "*" && !(start >= b.lo + 2 && (b.is_ident(start - 2) || b.t(start - 2) == ")")) {
+                    while start > b.lo
+                        && b.t(start - 1) == "*"
+                        && !(start >= b.lo + 2 && (b.is_ident(start - 2) || b.t(start - 2) == ")"))
+                    {
                         through = true;
                         start -= 1;
                     }
                     path_rev.reverse();
-                    let path: Vec<String> = path_rev.into_iter().filter(|s| !s.is_empty()).collect();
+                    let path: Vec<String> =
+                        path_rev.into_iter().filter(|s| !s.is_empty()).collect();
                     return Some((root, path, through, start));
                 }
             }
@@ -177,13 +209,45 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
                 }
                 if m + 3 == k && b.t(m + 1) == "*" && b.is_ident(m + 2) {
                     path_rev.reverse();
-                    return Some((m + 2, path_rev.into_iter().filter(|s| !s.is_empty()).collect(), true, m));
+                    return Some((
+                        m + 2,
+                        path_rev.into_iter().filter(|s| !s.is_empty()).collect(),
+                        true,
+                        m,
+                    ));
                 }
                 return None;
             }
             _ => return None,
         }
     }
+}
+
+/// `lvalue.method(...)` ending at the `)` at `close`: (root, path, through, method).
+fn call_result_lvalue(b: &Body<'_>, close: usize) -> Option<(usize, Vec<String>, bool, String)> {
+    let mut depth = 0;
+    let mut m = close;
+    loop {
+        match b.t(m) {
+            ")" => depth += 1,
+            "(" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        if m <= b.lo {
+            return None;
+        }
+        m -= 1;
+    }
+    if m < 2 || !b.is_ident(m - 1) || !matches!(b.t(m - 2), "." | "->") {
+        return None;
+    }
+    let (root, path, through, _) = lvalue_before(b, m - 2)?;
+    Some((root, path, through, b.t(m - 1).to_string()))
 }
 
 /// An lvalue chain starting at `start` (for pre-increment and bulk-call arguments); returns
@@ -253,14 +317,26 @@ struct Locals {
 }
 
 fn declared_locals(b: &Body<'_>, params: (usize, usize)) -> Locals {
-    let mut l = Locals { values: BTreeSet::new(), ref_params: BTreeSet::new(), aliases: HashMap::new() };
+    let mut l = Locals {
+        values: BTreeSet::new(),
+        ref_params: BTreeSet::new(),
+        aliases: HashMap::new(),
+    };
     // Parameters: split at depth-0 commas; the last identifier is the name.
     let mut depth = 0;
     let mut seg: Vec<usize> = Vec::new();
     let flush = |seg: &mut Vec<usize>, l: &mut Locals| {
-        let name = seg.iter().rev().find(|&&k| b.is_ident(k) && !matches!(b.t(k), "const" | "int" | "float" | "bool" | "unsigned")).copied();
+        let name = seg
+            .iter()
+            .rev()
+            .find(|&&k| {
+                b.is_ident(k) && !matches!(b.t(k), "const" | "int" | "float" | "bool" | "unsigned")
+            })
+            .copied();
         if let Some(n) = name {
-            let is_ref = seg.iter().any(|&k| matches!(b.t(k), "&" | "&&" | "*" | "["));
+            let is_ref = seg
+                .iter()
+                .any(|&k| matches!(b.t(k), "&" | "&&" | "*" | "["));
             if is_ref {
                 l.ref_params.insert(b.t(n).to_string());
             } else {
@@ -291,22 +367,34 @@ fn declared_locals(b: &Body<'_>, params: (usize, usize)) -> Locals {
         let mark = matches!(prev, "&" | "&&" | "*");
         let type_end = if mark { k - 1 } else { k };
         let tp = type_end - 1;
-        let is_type = (b.is_ident(tp) && !NOT_TYPES.contains(&b.t(tp))) || b.t(tp) == ">" || (mark && b.t(tp) == "const");
-        if !is_type || (b.is_ident(tp) && b.t(tp - 1) == "." ) || (b.is_ident(tp) && b.t(tp - 1) == "->") {
+        let is_type = (b.is_ident(tp) && !NOT_TYPES.contains(&b.t(tp)))
+            || b.t(tp) == ">"
+            || (mark && b.t(tp) == "const");
+        if !is_type
+            || (b.is_ident(tp) && b.t(tp - 1) == ".")
+            || (b.is_ident(tp) && b.t(tp - 1) == "->")
+        {
             continue;
         }
         // `a * b;` at statement level is rare; `x & y (` is a call; accept the C++ reading.
         let name = b.t(k).to_string();
         let ro = (b.lo..k).rev().take(6).any(|j| b.t(j) == "const");
         let init: Vec<usize> = match b.t(k + 1) {
-            "=" | ":" => (k + 2..b.hi).take_while(|&j| !matches!(b.t(j), ";" | ")" | "{")).collect(),
-            "{" | "(" => (k + 2..b.hi).take_while(|&j| !matches!(b.t(j), "}" | ")" | ";")).collect(),
+            "=" | ":" => (k + 2..b.hi)
+                .take_while(|&j| !matches!(b.t(j), ";" | ")" | "{"))
+                .collect(),
+            "{" | "(" => (k + 2..b.hi)
+                .take_while(|&j| !matches!(b.t(j), "}" | ")" | ";"))
+                .collect(),
             _ => Vec::new(),
         };
         let addr = init.first().is_some_and(|&j| b.t(j) == "&");
         if mark || addr {
             let init = if addr { init[1..].to_vec() } else { init };
-            l.aliases.entry(name).or_default().push((init, ro && prev != "*"));
+            l.aliases
+                .entry(name)
+                .or_default()
+                .push((init, ro && prev != "*"));
         } else {
             l.values.insert(name);
         }
@@ -314,7 +402,12 @@ fn declared_locals(b: &Body<'_>, params: (usize, usize)) -> Locals {
     l
 }
 
-fn resolve_alias(b: &Body<'_>, l: &Locals, name: &str, seen: &mut BTreeSet<String>) -> Vec<Binding> {
+fn resolve_alias(
+    b: &Body<'_>,
+    l: &Locals,
+    name: &str,
+    seen: &mut BTreeSet<String>,
+) -> Vec<Binding> {
     if !seen.insert(name.to_string()) {
         return vec![Binding::Unresolvable];
     }
@@ -394,10 +487,22 @@ struct Own {
 
 fn member_tokens(out: &mut TokenSet, member: &str, path: &[String]) {
     out.insert(format!("MEM:{member}"));
-    out.insert(format!("FIELD:{member}.{}", path.first().map_or("*", String::as_str)));
+    out.insert(format!(
+        "FIELD:{member}.{}",
+        path.first().map_or("*", String::as_str)
+    ));
 }
 
-fn credit(b: &Body<'_>, l: &Locals, site: &str, what: &str, root: usize, path: &[String], through: bool, own: &mut Own) {
+fn credit(
+    b: &Body<'_>,
+    l: &Locals,
+    site: &str,
+    what: &str,
+    root: usize,
+    path: &[String],
+    through: bool,
+    own: &mut Own,
+) {
     let r = b.t(root);
     if r.starts_with("m_") {
         member_tokens(&mut own.tokens, r, path);
@@ -419,7 +524,9 @@ fn credit(b: &Body<'_>, l: &Locals, site: &str, what: &str, root: usize, path: &
             }
         }
     } else if l.ref_params.contains(r) {
-        own.taints.push(format!("{site} {what} through its reference parameter '{r}'"));
+        own.taints.push(format!(
+            "{site} {what} through its reference parameter '{r}'"
+        ));
     } else if l.values.contains(r) {
         // A value local written directly is the function's own business.
     } else if r != "this" {
@@ -430,10 +537,18 @@ fn credit(b: &Body<'_>, l: &Locals, site: &str, what: &str, root: usize, path: &
 }
 
 fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<String>) -> Own {
-    let b = Body { p, lo: f.open, hi: f.close.min(p.lx.tokens.len()) };
+    let b = Body {
+        p,
+        lo: f.open,
+        hi: f.close.min(p.lx.tokens.len()),
+    };
     let l = declared_locals(&b, f.params);
     let site = format!("{}()", f.short());
-    let mut own = Own { tokens: TokenSet::new(), taints: Vec::new(), callees: BTreeSet::new() };
+    let mut own = Own {
+        tokens: TokenSet::new(),
+        taints: Vec::new(),
+        callees: BTreeSet::new(),
+    };
     let mut claimed: BTreeSet<usize> = BTreeSet::new();
     let mut k = b.lo + 1;
     while k < b.hi {
@@ -444,26 +559,51 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
         }
         if ASSIGN_OPS.contains(&w) {
             // A declaration initialiser (`int a = 1`, `auto& r = m_x`) is not a write.
-            let is_decl = k >= 2 && b.is_ident(k - 1) && (l.values.contains(b.t(k - 1)) || l.aliases.contains_key(b.t(k - 1))) && {
-                let pv = b.t(k - 2);
-                (b.is_ident(k - 2) && !NOT_TYPES.contains(&pv)) || matches!(pv, ">" | "&" | "&&" | "*")
-            };
+            let is_decl = k >= 2
+                && b.is_ident(k - 1)
+                && (l.values.contains(b.t(k - 1)) || l.aliases.contains_key(b.t(k - 1)))
+                && {
+                    let pv = b.t(k - 2);
+                    (b.is_ident(k - 2) && !NOT_TYPES.contains(&pv))
+                        || matches!(pv, ">" | "&" | "&&" | "*")
+                };
             // Designated initialisers `{.f = v`.
-            let designated = k >= 2 && b.t(k - 2) == "." && matches!(b.t(k.saturating_sub(3)), "{" | ",");
+            let designated =
+                k >= 2 && b.t(k - 2) == "." && matches!(b.t(k.saturating_sub(3)), "{" | ",");
             if is_decl || designated {
                 claimed.insert(k);
             } else if let Some((root, path, through, _)) = lvalue_before(&b, k) {
                 claimed.insert(k);
                 // A pointer alias rebinding (`p = &m_x;`) is a new binding, not a write.
-                if !(path.is_empty() && !through && l.aliases.get(b.t(root)).is_some_and(|v| v.iter().any(|_| true)) && w == "=") {
+                if !(path.is_empty()
+                    && !through
+                    && l.aliases
+                        .get(b.t(root))
+                        .is_some_and(|v| v.iter().any(|_| true))
+                    && w == "=")
+                {
                     credit(&b, &l, &site, "writes", root, &path, through, &mut own);
                 }
             } else if b.t(k - 1) == ")" {
-                // `m_x.method(...) = v`: a write through a call result on a member.
-                claimed.insert(k);
+                // `m_x.method(...) = v`: a write through what a method of the lvalue returns.
+                if let Some((root, path, through, m)) = call_result_lvalue(&b, k - 1) {
+                    claimed.insert(k);
+                    credit(
+                        &b,
+                        &l,
+                        &site,
+                        &format!("writes through {m}()"),
+                        root,
+                        &path,
+                        through,
+                        &mut own,
+                    );
+                }
             }
         } else if matches!(w, "++" | "--") {
-            if let Some((root, path, through, _)) = lvalue_before(&b, k).filter(|_| b.is_ident(k - 1) || b.t(k - 1) == "]") {
+            if let Some((root, path, through, _)) =
+                lvalue_before(&b, k).filter(|_| b.is_ident(k - 1) || b.t(k - 1) == "]")
+            {
                 credit(&b, &l, &site, "writes", root, &path, through, &mut own);
             } else if let Some((root, path, through)) = lvalue_after(&b, k + 1, b.hi) {
                 credit(&b, &l, &site, "writes", root, &path, through, &mut own);
@@ -471,14 +611,28 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
         } else if b.is_ident(k) && b.t(k + 1) == "(" {
             if matches!(w, "memcpy" | "memmove" | "memset" | "swap") {
                 let args = split_args(&b, k + 1);
-                let which: Vec<&(usize, usize)> = if w == "swap" { args.iter().take(2).collect() } else { args.iter().take(1).collect() };
+                let which: Vec<&(usize, usize)> = if w == "swap" {
+                    args.iter().take(2).collect()
+                } else {
+                    args.iter().take(1).collect()
+                };
                 for &&(lo, hi) in &which {
                     match lvalue_after(&b, lo, hi) {
                         Some((root, path, through)) if lvalue_after_end(&b, lo, hi) >= hi => {
-                            credit(&b, &l, &site, &format!("passes to {w}()"), root, &path, through || b.t(lo) == "&", &mut own)
+                            credit(
+                                &b,
+                                &l,
+                                &site,
+                                &format!("passes to {w}()"),
+                                root,
+                                &path,
+                                through || b.t(lo) == "&",
+                                &mut own,
+                            )
                         }
                         _ => {
-                            let s = &p.src[b.tok(lo).start as usize..b.tok(hi.saturating_sub(1).max(lo)).end as usize];
+                            let s = &p.src[b.tok(lo).start as usize
+                                ..b.tok(hi.saturating_sub(1).max(lo)).end as usize];
                             let s: String = s.chars().take(40).collect();
                             own.taints.push(format!("{site} passes '{s}' to {w}(), which this script cannot resolve to an lvalue"));
                         }
@@ -488,8 +642,20 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
                 if !CONST_METHODS.contains(&w) {
                     if let Some((root, path, through, _)) = lvalue_before(&b, k - 1) {
                         let r = b.t(root);
-                        if r.starts_with("m_") || l.aliases.contains_key(r) || l.ref_params.contains(r) {
-                            credit(&b, &l, &site, &format!("calls {w}()"), root, &path, through, &mut own);
+                        if r.starts_with("m_")
+                            || l.aliases.contains_key(r)
+                            || l.ref_params.contains(r)
+                        {
+                            credit(
+                                &b,
+                                &l,
+                                &site,
+                                &format!("calls {w}()"),
+                                root,
+                                &path,
+                                through,
+                                &mut own,
+                            );
                         }
                     }
                 }
@@ -497,17 +663,24 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
             } else if w == "MGP_NOTE_AGGREGATE" && b.is_ident(k + 2) {
                 own.tokens.insert(format!("AGG:{}", b.t(k + 2)));
             } else if macros.contains(w) {
-                own.taints.push(format!("{rel}: {w}(), a function-like macro mgctl does not expand"));
+                own.taints.push(format!(
+                    "{rel}: {w}(), a function-like macro mgctl does not expand"
+                ));
             } else if !NOT_CALLEES.contains(&w) {
                 own.callees.insert(w.to_string());
             }
         } else if w == "##" {
-            own.taints.push(format!("{rel}: a `##` token paste no visible macro definition expands"));
+            own.taints.push(format!(
+                "{rel}: a `##` token paste no visible macro definition expands"
+            ));
         }
         k += 1;
     }
     // Coverage: an assignment no rule claimed taints the body once.
-    if let Some(k) = (b.lo..b.hi).filter(|&k| ASSIGN_OPS.contains(&b.t(k)) && !b.tok(k).directive).find(|k| !claimed.contains(k)) {
+    if let Some(k) = (b.lo..b.hi)
+        .filter(|&k| ASSIGN_OPS.contains(&b.t(k)) && !b.tok(k).directive)
+        .find(|k| !claimed.contains(k))
+    {
         let off = b.tok(k).start as usize;
         let lo = p.src.floor_char_boundary_compat(off.saturating_sub(24));
         let hi = p.src.floor_char_boundary_compat((off + 8).min(p.src.len()));
@@ -565,7 +738,11 @@ fn macro_names(parsed: &[Parsed<'_>]) -> BTreeSet<String> {
     for p in parsed {
         let toks = &p.lx.tokens;
         for k in 0..toks.len().saturating_sub(3) {
-            if toks[k].kind == Kind::Hash && text(p.src, &toks[k + 1]) == "define" && toks[k + 3].start == toks[k + 2].end && text(p.src, &toks[k + 3]) == "(" {
+            if toks[k].kind == Kind::Hash
+                && text(p.src, &toks[k + 1]) == "define"
+                && toks[k + 3].start == toks[k + 2].end
+                && text(p.src, &toks[k + 3]) == "("
+            {
                 let name = text(p.src, &toks[k + 2]);
                 if !name.starts_with("MGP_NOTE_") {
                     out.insert(name.to_string());
@@ -597,18 +774,29 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
             e.extend(o.taints.into_iter().map(|t| format!("TAINT:{t}")));
             calls.entry(name.clone()).or_default().extend(o.callees);
             // Accessor returns.
-            let b = Body { p, lo: f.open, hi: f.close.min(p.lx.tokens.len()) };
+            let b = Body {
+                p,
+                lo: f.open,
+                hi: f.close.min(p.lx.tokens.len()),
+            };
             let mut k = b.lo;
             while k < b.hi {
                 if b.t(k) == "return" {
-                    let expr: Vec<String> = (k + 1..b.hi).take_while(|&j| b.t(j) != ";").map(|j| b.t(j).to_string()).collect();
+                    let expr: Vec<String> = (k + 1..b.hi)
+                        .take_while(|&j| b.t(j) != ";")
+                        .map(|j| b.t(j).to_string())
+                        .collect();
                     w.returns.entry(name.clone()).or_default().push(expr);
                 }
                 k += 1;
             }
             if name == "MGPipeNoteAggregate" {
                 for k in b.lo..b.hi {
-                    if b.t(k) == "case" && b.t(k + 1) == "MGPipeAggregate" && b.t(k + 2) == "::" && b.t(k + 4) == ":" {
+                    if b.t(k) == "case"
+                        && b.t(k + 1) == "MGPipeAggregate"
+                        && b.t(k + 2) == "::"
+                        && b.t(k + 4) == ":"
+                    {
                         let agg = b.t(k + 3).to_string();
                         let set = agg_calls.entry(agg).or_default();
                         for j in k + 5..b.hi {
@@ -638,7 +826,10 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
                     }
                 }
             }
-            let aggs: Vec<String> = tokens[n].iter().filter_map(|t| t.strip_prefix("AGG:").map(String::from)).collect();
+            let aggs: Vec<String> = tokens[n]
+                .iter()
+                .filter_map(|t| t.strip_prefix("AGG:").map(String::from))
+                .collect();
             for a in aggs {
                 for c in agg_calls.get(&a).into_iter().flatten() {
                     if let Some(t) = tokens.get(c) {
@@ -669,7 +860,9 @@ enum Reader {
 }
 
 fn is_ident_text(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
 }
 
 type Assigned = HashMap<String, Vec<Vec<String>>>;
@@ -684,7 +877,11 @@ fn readers(expr: &[String], assigned: &Assigned, depth: usize, out: &mut BTreeSe
         if !is_ident_text(w) {
             continue;
         }
-        if matches!(t(i + 1), "." | "->") && is_ident_text(t(i + 2)) && t(i + 3) == "(" && (w == "ctx" || t(i + 1) == "->") {
+        if matches!(t(i + 1), "." | "->")
+            && is_ident_text(t(i + 2))
+            && t(i + 3) == "("
+            && (w == "ctx" || t(i + 1) == "->")
+        {
             out.insert(Reader::Ctx(t(i + 2).to_string()));
         } else if w != "now" && w != "dirty" && (i == 0 || !matches!(t(i - 1), "." | "->")) {
             if let Some(defs) = assigned.get(w) {
@@ -722,12 +919,18 @@ fn shutters(tracker: &str) -> Option<BTreeMap<String, BTreeSet<Reader>>> {
             tracker[lo..start].contains("Uint32 Update(")
         }
     })?;
-    let tx: Vec<String> = (f.open + 1..f.close.min(toks.len())).map(|k| text(tracker, &toks[k]).to_string()).collect();
+    let tx: Vec<String> = (f.open + 1..f.close.min(toks.len()))
+        .map(|k| text(tracker, &toks[k]).to_string())
+        .collect();
     let t = |i: usize| tx.get(i).map_or("", String::as_str);
     let mut assigned: Assigned = HashMap::new();
     for i in 0..tx.len() {
         if is_ident_text(t(i)) && t(i + 1) == "=" && (i == 0 || !matches!(t(i - 1), "." | "->")) {
-            let expr: Vec<String> = tx[i + 2..].iter().take_while(|s| *s != ";").cloned().collect();
+            let expr: Vec<String> = tx[i + 2..]
+                .iter()
+                .take_while(|s| *s != ";")
+                .cloned()
+                .collect();
             assigned.entry(t(i).to_string()).or_default().push(expr);
         }
     }
@@ -735,18 +938,43 @@ fn shutters(tracker: &str) -> Option<BTreeMap<String, BTreeSet<Reader>>> {
     let mut prev_or_end = 0usize;
     for i in 0..tx.len() {
         // now[Index(MGPipeDirty::E)] = expr;
-        if t(i) == "now" && t(i + 1) == "[" && t(i + 2) == "Index" && t(i + 4) == "MGPipeDirty" && t(i + 5) == "::" && t(i + 7) == ")" && t(i + 8) == "]" && t(i + 9) == "=" {
-            let expr: Vec<String> = tx[i + 10..].iter().take_while(|s| *s != ";").cloned().collect();
-            readers(&expr, &assigned, 0, out.entry(t(i + 6).to_string()).or_default());
+        if t(i) == "now"
+            && t(i + 1) == "["
+            && t(i + 2) == "Index"
+            && t(i + 4) == "MGPipeDirty"
+            && t(i + 5) == "::"
+            && t(i + 7) == ")"
+            && t(i + 8) == "]"
+            && t(i + 9) == "="
+        {
+            let expr: Vec<String> = tx[i + 10..]
+                .iter()
+                .take_while(|s| *s != ";")
+                .cloned()
+                .collect();
+            readers(
+                &expr,
+                &assigned,
+                0,
+                out.entry(t(i + 6).to_string()).or_default(),
+            );
         }
         if t(i) == "dirty" && t(i + 1) == "|=" {
-            let is_bit = t(i + 2) == "MGPipeDirtyBit" && t(i + 4) == "MGPipeDirty" && t(i + 5) == "::";
+            let is_bit =
+                t(i + 2) == "MGPipeDirtyBit" && t(i + 4) == "MGPipeDirty" && t(i + 5) == "::";
             if is_bit {
                 let last_brace = (0..i).rev().find(|&k| t(k) == "}").map_or(0, |k| k + 1);
                 let lo = prev_or_end.max(last_brace);
-                readers(&tx[lo..i], &assigned, 0, out.entry(t(i + 6).to_string()).or_default());
+                readers(
+                    &tx[lo..i],
+                    &assigned,
+                    0,
+                    out.entry(t(i + 6).to_string()).or_default(),
+                );
             }
-            prev_or_end = (i..tx.len()).find(|&k| t(k) == ";").map_or(tx.len(), |k| k + 1);
+            prev_or_end = (i..tx.len())
+                .find(|&k| t(k) == ";")
+                .map_or(tx.len(), |k| k + 1);
         }
     }
     if out.is_empty() {
@@ -833,7 +1061,12 @@ fn plain_member_lvalue(arm: &[String]) -> Option<(String, Option<String>)> {
     Some((root.clone(), first))
 }
 
-fn resolve_accessor(w: &Writers, name: &str, depth: usize, seen: &mut BTreeSet<String>) -> TokenSet {
+fn resolve_accessor(
+    w: &Writers,
+    name: &str,
+    depth: usize,
+    seen: &mut BTreeSet<String>,
+) -> TokenSet {
     let mut out = TokenSet::new();
     if depth > 4 || !seen.insert(name.to_string()) {
         return out;
@@ -847,7 +1080,9 @@ fn resolve_accessor(w: &Writers, name: &str, depth: usize, seen: &mut BTreeSet<S
             }
             for i in 0..arm.len() {
                 if arm[i].starts_with("m_") {
-                    if arm.get(i + 1).is_some_and(|s| s == ".") && arm.get(i + 3).is_some_and(|s| s == "(") {
+                    if arm.get(i + 1).is_some_and(|s| s == ".")
+                        && arm.get(i + 3).is_some_and(|s| s == "(")
+                    {
                         let inner = resolve_accessor(w, &arm[i + 2], depth + 1, seen);
                         out.extend(inner);
                     } else {
@@ -867,7 +1102,13 @@ fn resolve_shutter(w: &Writers, readers: &BTreeSet<Reader>) -> Option<TokenSet> 
             Reader::Ctx(x) => resolve_accessor(w, x, 0, &mut BTreeSet::new()),
             Reader::CtxField(x, f) => resolve_accessor(w, x, 0, &mut BTreeSet::new())
                 .into_iter()
-                .map(|t| if t.starts_with("FIELD:") && t.ends_with(".*") { format!("{}.{f}", &t[..t.len() - 2]) } else { t })
+                .map(|t| {
+                    if t.starts_with("FIELD:") && t.ends_with(".*") {
+                        format!("{}.{f}", &t[..t.len() - 2])
+                    } else {
+                        t
+                    }
+                })
                 .collect(),
         };
         if got.is_empty() {
@@ -888,7 +1129,9 @@ fn members(set: &TokenSet) -> BTreeMap<String, BTreeSet<String>> {
     for t in set {
         if let Some(x) = t.strip_prefix("FIELD:") {
             if let Some((mem, leaf)) = x.split_once('.') {
-                m.entry(mem.to_string()).or_default().insert(leaf.to_string());
+                m.entry(mem.to_string())
+                    .or_default()
+                    .insert(leaf.to_string());
             }
         }
     }
@@ -901,7 +1144,16 @@ fn describe(set: &TokenSet) -> String {
         return "no member".to_string();
     }
     m.iter()
-        .map(|(k, leaves)| if leaves.is_empty() { format!("{k}{{?}}") } else { format!("{k}{{{}}}", leaves.iter().cloned().collect::<Vec<_>>().join(",")) })
+        .map(|(k, leaves)| {
+            if leaves.is_empty() {
+                format!("{k}{{?}}")
+            } else {
+                format!(
+                    "{k}{{{}}}",
+                    leaves.iter().cloned().collect::<Vec<_>>().join(",")
+                )
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -939,18 +1191,28 @@ pub fn outside_writers(units: &[Unit<'_>]) -> BTreeMap<String, String> {
     static PRE: OnceLock<Regex> = OnceLock::new();
     static ASSIGN: OnceLock<Regex> = OnceLock::new();
     static DECL: OnceLock<Regex> = OnceLock::new();
-    let pre = PRE.get_or_init(|| Regex::new(r"(?:\+\+|--)\s*(m_\w+)").unwrap_or_else(|_| unreachable!()));
+    let pre =
+        PRE.get_or_init(|| Regex::new(r"(?:\+\+|--)\s*(m_\w+)").unwrap_or_else(|_| unreachable!()));
     let assign = ASSIGN.get_or_init(|| {
-        Regex::new(r"\b(m_\w+)(?:\s*(?:\.|->)\s*\w+|\s*\[[^\]\n]*\])*\s*(?:[-+*/%&|^]|<<|>>)?=[^=]").unwrap_or_else(|_| unreachable!())
+        Regex::new(r"\b(m_\w+)(?:\s*(?:\.|->)\s*\w+|\s*\[[^\]\n]*\])*\s*(?:[-+*/%&|^]|<<|>>)?=[^=]")
+            .unwrap_or_else(|_| unreachable!())
     });
-    let decl = DECL.get_or_init(|| Regex::new(r"(?m)^\s*[\w:<>,\s*&]*[\w>*&]\s+(m_\w+)\s*(?:=|\{|;|\[)").unwrap_or_else(|_| unreachable!()));
+    let decl = DECL.get_or_init(|| {
+        Regex::new(r"(?m)^\s*[\w:<>,\s*&]*[\w>*&]\s+(m_\w+)\s*(?:=|\{|;|\[)")
+            .unwrap_or_else(|_| unreachable!())
+    });
     let mut out = BTreeMap::new();
     for u in units {
         let masked = crate::compat::mask(u.text);
-        let declared: BTreeSet<&str> = decl.captures_iter(&masked).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+        let declared: BTreeSet<&str> = decl
+            .captures_iter(&masked)
+            .filter_map(|c| c.get(1))
+            .map(|m| m.as_str())
+            .collect();
         let mut hit = |m: &str| {
             if !declared.contains(m) {
-                out.entry(format!("MEM:{m}")).or_insert_with(|| u.rel.to_string());
+                out.entry(format!("MEM:{m}"))
+                    .or_insert_with(|| u.rel.to_string());
             }
         };
         for c in pre.captures_iter(&masked) {
@@ -975,19 +1237,30 @@ pub struct Claim {
 }
 
 /// Decide every claim. `None` when `Tracker.h` has no readable shutters.
-pub fn derive(tracker: &str, w: &Writers, outside: &BTreeMap<String, String>, claims: &[Claim], roots_display: &str) -> Option<BTreeMap<(String, String), Verdict>> {
+pub fn derive(
+    tracker: &str,
+    w: &Writers,
+    outside: &BTreeMap<String, String>,
+    claims: &[Claim],
+    roots_display: &str,
+) -> Option<BTreeMap<(String, String), Verdict>> {
     let sh = shutters(tracker)?;
     let mut out = BTreeMap::new();
     for c in claims {
         let verdict = (|| {
             let Some(written) = w.tokens.get(&c.mutator) else {
-                return Verdict::Undecided(format!("no body found under {roots_display} to derive from"));
+                return Verdict::Undecided(format!(
+                    "no body found under {roots_display} to derive from"
+                ));
             };
             let Some(shutter) = sh.get(&c.enumerator).and_then(|r| resolve_shutter(w, r)) else {
                 return Verdict::Undecided("Tracker.h's shutter for that bit reads something this script cannot resolve to a member".to_string());
             };
             if let Some(t) = written.iter().find(|t| t.starts_with("TAINT:")) {
-                return Verdict::Undecided(format!("the write analysis is not complete for this mutator: {}", &t["TAINT:".len()..]));
+                return Verdict::Undecided(format!(
+                    "the write analysis is not complete for this mutator: {}",
+                    &t["TAINT:".len()..]
+                ));
             }
             match match_rule(written, &shutter) {
                 Match::Supported => Verdict::Supported,
@@ -1016,7 +1289,14 @@ pub fn derive(tracker: &str, w: &Writers, outside: &BTreeMap<String, String>, cl
 
 /// Names with a TAINT among the given mutators.
 pub fn tainted_count(w: &Writers, mutators: &BTreeSet<&str>) -> usize {
-    mutators.iter().filter(|m| w.tokens.get(**m).is_some_and(|t| t.iter().any(|x| x.starts_with("TAINT:")))).count()
+    mutators
+        .iter()
+        .filter(|m| {
+            w.tokens
+                .get(**m)
+                .is_some_and(|t| t.iter().any(|x| x.starts_with("TAINT:")))
+        })
+        .count()
 }
 
 #[cfg(test)]
@@ -1028,27 +1308,59 @@ mod tests {
     const STATE: &str = "struct S {\n  const PixelStore& GetPixelStore() const { return m_pixelStore; }\n  int GetPatch() const { return m_parameters.PatchVertices; }\n  void SetPixelStoreParam(GLenum p, int v) { m_pixelStore.Pack = v; }\n  void SetClearColor(float r) { m_parameters.ClearColor = r; }\n  void SetStencilFunc(int i, int f) { auto& s = m_parameters.StencilStates[i]; s.Func = f; }\n  void SetViaRef(int& out) { out = 1; }\n  void SetAliasCall(int i) { auto& s = Lookup(i); s.x = 1; }\n  void SetAll(const Params& fresh) { m_parameters = fresh; }\n};\n";
 
     fn verdict(m: &str, bit: &str, en: &str) -> Verdict {
-        let units = [Unit { rel: "S.h", text: STATE }];
+        let units = [Unit {
+            rel: "S.h",
+            text: STATE,
+        }];
         let w = writers(&units);
-        let claims = [Claim { mutator: m.into(), bit: bit.into(), enumerator: en.into() }];
-        derive(TRACKER, &w, &BTreeMap::new(), &claims, "roots").unwrap().into_values().next().unwrap()
+        let claims = [Claim {
+            mutator: m.into(),
+            bit: bit.into(),
+            enumerator: en.into(),
+        }];
+        derive(TRACKER, &w, &BTreeMap::new(), &claims, "roots")
+            .unwrap()
+            .into_values()
+            .next()
+            .unwrap()
     }
 
     #[test]
     fn field_level_verdicts() {
-        assert_eq!(verdict("SetPixelStoreParam", "NEW_PIXEL_PACK", "PixelPack"), Verdict::Supported);
-        assert!(matches!(verdict("SetClearColor", "NEW_PATCH_STATE", "Patch"), Verdict::UnderFiring(d) if d.contains("m_parameters{ClearColor}")));
-        assert_eq!(verdict("SetStencilFunc", "NEW_PATCH_STATE", "Patch").clone(), verdict("SetClearColor", "NEW_PATCH_STATE", "Patch").clone().map_detail_for_test());
-        assert!(matches!(verdict("SetViaRef", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("reference parameter 'out'")));
-        assert!(matches!(verdict("SetAliasCall", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("bound to something")));
-        assert_eq!(verdict("SetAll", "NEW_PATCH_STATE", "Patch"), Verdict::Supported);
-        assert!(matches!(verdict("Missing", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.starts_with("no body found")));
+        assert_eq!(
+            verdict("SetPixelStoreParam", "NEW_PIXEL_PACK", "PixelPack"),
+            Verdict::Supported
+        );
+        assert!(
+            matches!(verdict("SetClearColor", "NEW_PATCH_STATE", "Patch"), Verdict::UnderFiring(d) if d.contains("m_parameters{ClearColor}"))
+        );
+        assert_eq!(
+            verdict("SetStencilFunc", "NEW_PATCH_STATE", "Patch").clone(),
+            verdict("SetClearColor", "NEW_PATCH_STATE", "Patch")
+                .clone()
+                .map_detail_for_test()
+        );
+        assert!(
+            matches!(verdict("SetViaRef", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("reference parameter 'out'"))
+        );
+        assert!(
+            matches!(verdict("SetAliasCall", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("bound to something"))
+        );
+        assert_eq!(
+            verdict("SetAll", "NEW_PATCH_STATE", "Patch"),
+            Verdict::Supported
+        );
+        assert!(
+            matches!(verdict("Missing", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.starts_with("no body found"))
+        );
     }
 
     impl Verdict {
         fn map_detail_for_test(self) -> Verdict {
             match self {
-                Verdict::UnderFiring(d) => Verdict::UnderFiring(d.replace("m_parameters{ClearColor}", "m_parameters{StencilStates}")),
+                Verdict::UnderFiring(d) => Verdict::UnderFiring(
+                    d.replace("m_parameters{ClearColor}", "m_parameters{StencilStates}"),
+                ),
                 o => o,
             }
         }
@@ -1056,8 +1368,15 @@ mod tests {
 
     #[test]
     fn outside_writers_skip_declared_members() {
-        let u = [Unit { rel: "a.cpp", text: "int m_own = 0;\nvoid f() { m_own = 1; m_other.x = 2; ++m_count; }\n" }];
+        let u = [Unit {
+            rel: "a.cpp",
+            text: "int m_own = 0;\nvoid f() { m_own = 1; m_other.x = 2; ++m_count; }\n",
+        }];
         let o = outside_writers(&u);
-        assert!(o.contains_key("MEM:m_other") && o.contains_key("MEM:m_count") && !o.contains_key("MEM:m_own"));
+        assert!(
+            o.contains_key("MEM:m_other")
+                && o.contains_key("MEM:m_count")
+                && !o.contains_key("MEM:m_own")
+        );
     }
 }

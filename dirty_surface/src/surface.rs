@@ -100,6 +100,8 @@ pub struct Surface {
     pub sites: Vec<Site>,
     pub points: Vec<Point>,
     pub helper_points: Vec<HelperPoint>,
+    /// Whether `--call-graph` was asked for (the section prints even when it finds nothing).
+    pub call_graph: bool,
     pub issues: Vec<FileIssue>,
     pub differences: Option<Vec<Difference>>,
 }
@@ -210,6 +212,7 @@ pub fn analyse(
         sites: Vec::new(),
         points: Vec::new(),
         helper_points: Vec::new(),
+        call_graph: opts.call_graph && opts.mode == Mode::Accurate,
         issues: Vec::new(),
         differences: (opts.explain && opts.mode == Mode::Accurate).then(Vec::new),
     };

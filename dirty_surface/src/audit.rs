@@ -1,0 +1,271 @@
+//! The whole pipeline over a workspace: which files to read (settings), reading them once
+//! (`Workspace`), the surface, and the `--check` run. Everything after loading is in memory, so
+//! the self-test drives the same code with canned trees.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::check::{check, CheckInput, CheckResult};
+use crate::def::{self, Def};
+use crate::error::{Error, Result};
+use crate::nonrender::{self, Claim, Unit, Verdicts};
+use crate::render;
+use crate::scan::{upstream_prefixes, ScanConfig};
+use crate::surface::{analyse, FileIssue, Mode, Options, Surface};
+use crate::tracker::{self, RENDER_BITS};
+use crate::tree::{self, Source};
+
+/// Where everything is, relative to the workspace root, and the prefix set.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub scan_roots: Vec<String>,
+    pub prefixes: Vec<String>,
+    pub def: String,
+    pub render_state: String,
+    pub tracker: String,
+    /// Roots of the write analysis (the non-render derivation's writer side).
+    pub write_roots: Vec<String>,
+    /// Everything `.h`/`.cpp` under this root outside the write roots is scanned for outside writers.
+    pub containment_root: String,
+}
+
+impl Settings {
+    /// Upstream's fixed paths and the newest (P5e) prefix set.
+    pub fn mobilegl() -> Settings {
+        Settings {
+            scan_roots: vec![
+                "MobileGL/MG_Impl/GLImpl".into(),
+                "MobileGL/MG_State/GLState".into(),
+            ],
+            prefixes: upstream_prefixes("P5e").unwrap_or_default(),
+            def: "MobileGL/MG_Pipe/DirtySurface.def".into(),
+            render_state: "MobileGL/MG_State/GLState/RenderState/RenderState.cpp".into(),
+            tracker: "MobileGL/MG_Impl/Pipe/Tracker.h".into(),
+            write_roots: vec![
+                "MobileGL/MG_State/GLState".into(),
+                "MobileGL/MG_Impl/Pipe".into(),
+            ],
+            containment_root: "MobileGL".into(),
+        }
+    }
+
+    pub fn scan_config(&self) -> ScanConfig {
+        ScanConfig {
+            prefixes: self.prefixes.clone(),
+        }
+    }
+
+    pub fn roots_display(&self) -> String {
+        self.scan_roots.join(" + ")
+    }
+
+    pub fn write_roots_display(&self) -> String {
+        self.write_roots.join(" + ")
+    }
+
+    /// Short form for messages ("MG_State/GLState or MG_Impl/Pipe").
+    pub fn write_roots_short(&self) -> String {
+        self.write_roots
+            .iter()
+            .map(|r| r.strip_prefix("MobileGL/").unwrap_or(r))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+}
+
+/// Every input, read once.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub sources: Vec<Source>,
+    pub def: Source,
+    /// Only loaded for `--check`.
+    pub render_state: Option<Source>,
+    pub tracker: Option<Source>,
+    pub write_units: Vec<Source>,
+    pub outside_units: Vec<Source>,
+}
+
+fn read_all(list: Vec<(String, std::path::PathBuf)>) -> Result<Vec<Source>> {
+    list.into_par_iter()
+        .map(|(rel, p)| tree::read(&p, rel))
+        .collect()
+}
+
+/// Read the scan roots and the def (the report needs nothing else); with `for_check`, also
+/// RenderState.cpp, Tracker.h, the write-analysis roots and the containment files.
+pub fn load(root: &Path, s: &Settings, for_check: bool) -> Result<Workspace> {
+    if s.prefixes.is_empty()
+        || s.prefixes
+            .iter()
+            .any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    {
+        return Err(Error::Config(format!(
+            "prefixes must be non-empty identifiers, got {:?}",
+            s.prefixes
+        )));
+    }
+    let sources = read_all(tree::list(root, &s.scan_roots)?)?;
+    let def = tree::read_required(root, &s.def, "the DirtySurface.def mapping")?;
+    let mut ws = Workspace {
+        sources,
+        def,
+        render_state: None,
+        tracker: None,
+        write_units: Vec::new(),
+        outside_units: Vec::new(),
+    };
+    if for_check {
+        ws.render_state = Some(tree::read_required(
+            root,
+            &s.render_state,
+            "RenderState.cpp, the render-state derivation input",
+        )?);
+        ws.tracker = Some(tree::read_required(
+            root,
+            &s.tracker,
+            "Tracker.h, the dirty-bit names and shutters",
+        )?);
+        let writes = tree::list(root, &s.write_roots)?;
+        let inside: BTreeSet<String> = writes.iter().map(|w| w.0.clone()).collect();
+        ws.write_units = read_all(writes)?;
+        let all = tree::list(root, std::slice::from_ref(&s.containment_root))?;
+        ws.outside_units = read_all(
+            all.into_iter()
+                .filter(|(rel, _)| !inside.contains(rel))
+                .collect(),
+        )?;
+    }
+    Ok(ws)
+}
+
+pub fn surface(ws: &Workspace, s: &Settings, opts: Options) -> Result<Surface> {
+    analyse(&ws.sources, &s.scan_roots, &s.scan_config(), opts)
+        .map_err(|e| Error::Config(format!("prefix pattern: {e}")))
+}
+
+pub fn parse_def(ws: &Workspace) -> Result<Def> {
+    def::parse(&ws.def.text, Path::new(&ws.def.rel))
+}
+
+/// A `--check` run: the surface it checked, the def, the verdicts and the problems.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CheckRun {
+    pub mode: Mode,
+    pub mutators: usize,
+    pub result: CheckResult,
+    pub verdicts: Verdicts,
+    /// Lexical/structural problems of the scanned files (accurate mode); they fail the check.
+    pub issues: Vec<FileIssue>,
+}
+
+impl CheckRun {
+    pub fn passed(&self) -> bool {
+        self.result.problems.is_empty() && self.issues.is_empty()
+    }
+}
+
+/// Run the gate over a loaded workspace.
+pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
+    let def = parse_def(ws)?;
+    let surf = surface(
+        ws,
+        s,
+        Options {
+            mode,
+            call_graph: false,
+            explain: false,
+        },
+    )?;
+    let (Some(rs), Some(tr)) = (&ws.render_state, &ws.tracker) else {
+        return Err(Error::Config(
+            "the workspace was loaded without the --check inputs".into(),
+        ));
+    };
+    let bits = tracker::parse_bits(&tr.text, Path::new(&tr.rel))?;
+    let upstream = mode == Mode::Upstream;
+    let render = render::derive(&rs.text, upstream);
+    if render.is_empty() {
+        return Err(Error::Derivation {
+            path: rs.rel.clone().into(),
+            message: "could not derive any RenderState setter (no `Set…` body)".into(),
+        });
+    }
+    let units: Vec<Unit<'_>> = ws
+        .write_units
+        .iter()
+        .map(|u| Unit {
+            rel: &u.rel,
+            text: &u.text,
+        })
+        .collect();
+    let outside_units: Vec<Unit<'_>> = ws
+        .outside_units
+        .iter()
+        .map(|u| Unit {
+            rel: &u.rel,
+            text: &u.text,
+        })
+        .collect();
+    let (writers, outside) = rayon::join(
+        || nonrender::writers(&units),
+        || nonrender::outside_writers(&outside_units),
+    );
+    let map = def.map(upstream);
+    let mut claims = Vec::new();
+    for (m, row) in &map {
+        for t in row.tokens() {
+            if RENDER_BITS.contains(&t) {
+                continue;
+            }
+            if let Some((e, _)) = bits.pairs.iter().find(|(_, b)| b == t) {
+                claims.push(Claim {
+                    mutator: m.to_string(),
+                    bit: t.to_string(),
+                    enumerator: e.clone(),
+                });
+            }
+        }
+    }
+    let pairs = nonrender::derive(
+        &tr.text,
+        &writers,
+        &outside,
+        &claims,
+        &s.write_roots_short(),
+    )
+    .ok_or_else(|| Error::Derivation {
+        path: tr.rel.clone().into(),
+        message: "could not read the dirty shutters - has MGPipeTracker::Update been renamed?"
+            .into(),
+    })?;
+    let names: BTreeSet<&str> = map.keys().copied().collect();
+    let verdicts = Verdicts {
+        pairs,
+        stats: nonrender::Stats {
+            bodies: writers.bodies,
+            files: ws.write_units.len(),
+            tainted_names: writers.own_taint.len(),
+            tainted_mutators: nonrender::tainted_count(&writers, &names),
+            outside_members: outside.len(),
+        },
+    };
+    let scanned = surf.names();
+    let result = check(&CheckInput {
+        scanned: &scanned,
+        def: &def,
+        bits: &bits,
+        render: &render,
+        verdicts: &verdicts,
+        upstream,
+        write_roots: s.write_roots_display(),
+    });
+    Ok(CheckRun {
+        mode,
+        mutators: scanned.len(),
+        result,
+        verdicts,
+        issues: if upstream { Vec::new() } else { surf.issues },
+    })
+}
