@@ -263,6 +263,13 @@ pub mod fixture {
 
     use git2::{IndexAddOption, Repository, Signature};
 
+    /// An empty repository (no commits) at `dir`.
+    pub fn init(dir: &Path) -> Result<(), String> {
+        Repository::init(dir)
+            .map(|_| ())
+            .map_err(|e| e.message().to_string())
+    }
+
     /// A temporary repository with one commit per `(files, message)`, oldest first.
     pub fn temp_repo(commits: &[(&[(&str, &str)], &str)]) -> Result<tempfile::TempDir, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("creating a temp dir: {e}"))?;

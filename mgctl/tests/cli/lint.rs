@@ -1,0 +1,498 @@
+//! `mgctl lint regions | test-names | commits` and the `regions`, `test-names`, `preproc` and
+//! `commits` gates of `mgctl check`, on temporary git repositories built with git2.
+
+use std::path::Path;
+
+use lints::gitread::fixture::commit_files;
+
+use crate::util::*;
+
+const MANAGERS: &str = "#include \"Managers.h\"\nnamespace DirectGLES {\nvoid ClearBufferPool(Pool& p) {\n    p.blocks.clear();\n}\nauto RingAvailable(const Ring& r) -> bool {\n    return r.head != r.tail;\n}\n} // namespace DirectGLES\n";
+
+/// SHA-256 of `ClearBufferPool`'s extent in MANAGERS (lines 3-5, no final newline), computed
+/// with Python's hashlib, independently of mgctl.
+const CLEAR_PIN: &str = "a93ee7ee41758ac1a730b69f3bd7509cf361f25bc6075b9d5b50b34b0573f696";
+
+fn regions_toml(pin: &str) -> String {
+    format!(
+        "[[regions.region]]\nname = \"ClearBufferPool\"\nfile = \"src/Managers.cpp\"\nsha256 = \"{pin}\"\nreason = \"pool must move verbatim\"\n\n[[regions.region]]\nname = \"RingAvailable\"\nfile = \"src/Managers.cpp\"\n"
+    )
+}
+
+/// A repository whose HEAD holds mgctl.toml and src/Managers.cpp.
+fn repo(toml: &str) -> tempfile::TempDir {
+    let dir = scratch();
+    commit_files(
+        dir.path(),
+        &[("mgctl.toml", toml), ("src/Managers.cpp", MANAGERS)],
+        "[Test] (lint): base",
+    )
+    .unwrap();
+    dir
+}
+
+fn edit(dir: &Path, from: &str, to: &str) {
+    let p = dir.join("src/Managers.cpp");
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.contains(from));
+    std::fs::write(p, text.replacen(from, to, 1)).unwrap();
+}
+
+/// mgctl's hash of the extent upstream defines (start of the name's line to the closing brace).
+fn pin() -> String {
+    let start = MANAGERS.find("void ClearBufferPool").unwrap();
+    let end = MANAGERS.find("}\nauto").unwrap() + 1;
+    lints::regions::sha256_hex(&MANAGERS.as_bytes()[start..end])
+}
+
+#[test]
+fn pinned_hash_computed_elsewhere_verifies() {
+    assert_eq!(pin(), CLEAR_PIN);
+}
+
+#[test]
+fn regions_identical_then_moved_with_diff() {
+    let dir = repo(&regions_toml(CLEAR_PIN));
+    let ws = dir.path().to_str().unwrap();
+    let r = mgctl(&["lint", "regions", "--workspace", ws, "HEAD"], dir.path()).expect(0);
+    assert!(
+        r.stdout
+            .contains(&format!("{CLEAR_PIN}  ClearBufferPool\n")),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("the 2 regions are byte-identical between HEAD"),
+        "{}",
+        r.dump()
+    );
+
+    edit(
+        dir.path(),
+        "    return r.head != r.tail;\n",
+        "    return r.head != r.tail; // edited\n",
+    );
+    edit(
+        dir.path(),
+        "    p.blocks.clear();\n",
+        "    p.blocks.clear();\n    p.bytes = 0;\n",
+    );
+    let r = mgctl(&["lint", "regions", "--workspace", ws, "HEAD"], dir.path()).expect(1);
+    assert!(
+        r.stdout
+            .contains("FIRST REGION THAT MOVED: ClearBufferPool"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.contains("ClearBufferPool IS A PINNED ROW"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.contains("also moved: RingAvailable"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("+    p.bytes = 0;"), "{}", r.dump());
+    assert!(
+        r.stdout.contains("-    return r.head != r.tail;"),
+        "{}",
+        r.dump()
+    );
+
+    // Two refs: commit the edit and compare HEAD~1 with HEAD; JSON names the first mover.
+    commit_files(dir.path(), &[], "[Test] (lint): edit").unwrap();
+    let r = mgctl(
+        &[
+            "lint",
+            "regions",
+            "--workspace",
+            ws,
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["first_mover"], "ClearBufferPool");
+    assert_eq!(v["moved"], 2);
+}
+
+#[test]
+fn regions_list_prints_the_baseline_with_pins() {
+    let dir = repo(&regions_toml(CLEAR_PIN));
+    let r = mgctl(&["lint", "regions", "--list", "HEAD"], dir.path()).expect(0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r.dump());
+    assert_eq!(lines[0], format!("{CLEAR_PIN}  ClearBufferPool"));
+    assert!(
+        lines[1].ends_with("  RingAvailable") && lines[1].len() == 64 + 2 + "RingAvailable".len()
+    );
+}
+
+#[test]
+fn regions_could_not_run_is_exit_2_with_every_hit() {
+    let dir = repo(&regions_toml(CLEAR_PIN));
+    edit(
+        dir.path(),
+        "} // namespace",
+        "void ClearBufferPool(Pool& p) {\n    p.blocks.clear();\n}\n} // namespace",
+    );
+    let r = mgctl(&["lint", "regions", "HEAD"], dir.path()).expect(2);
+    assert!(r.stderr.contains("ClearBufferPool: expected exactly one function definition in src/Managers.cpp at 'working tree', found 2"), "{}", r.dump());
+    assert!(
+        r.stderr
+            .contains("definition at src/Managers.cpp:3, 3 lines")
+            && r.stderr.contains("src/Managers.cpp:9, 3 lines"),
+        "{}",
+        r.dump()
+    );
+
+    let r = mgctl(&["lint", "regions", "no-such-ref"], dir.path()).expect(2);
+    assert!(r.stderr.contains("no commit 'no-such-ref'"), "{}", r.dump());
+
+    let toml = regions_toml(CLEAR_PIN).replace(
+        "name = \"RingAvailable\"\nfile = \"src/Managers.cpp\"",
+        "name = \"RingAvailable\"\nfile = \"src/Other.cpp\"",
+    );
+    let dir = repo(&toml);
+    let r = mgctl(&["lint", "regions", "HEAD"], dir.path()).expect(2);
+    assert!(
+        r.stderr.contains(
+            "RingAvailable: cannot read src/Other.cpp at 'HEAD' (no such file at that ref)"
+        ),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn regions_repo_without_commits_is_named() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[
+            ("mgctl.toml", &regions_toml(CLEAR_PIN)),
+            ("src/Managers.cpp", MANAGERS),
+        ],
+    );
+    lints::gitread::fixture::init(dir.path()).unwrap();
+    let r = mgctl(&["lint", "regions", "HEAD"], dir.path()).expect(2);
+    assert!(r.stderr.contains("has no commits yet"), "{}", r.dump());
+}
+
+#[test]
+fn regions_self_test_passes_and_a_neutered_control_fails_it() {
+    let dir = scratch();
+    let r = mgctl(&["lint", "regions", "--self-test"], dir.path()).expect(0);
+    assert!(
+        r.stdout.contains("negative control wrong-pin: tripped"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("negative control duplicated-definition: tripped"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &[
+            "lint",
+            "regions",
+            "--self-test",
+            "--neuter",
+            "regions/edited-body",
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("negative control edited-body: NEGATIVE CONTROL DID NOT TRIP"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn check_compares_the_working_tree_with_the_pins() {
+    let toml = format!("{}\n[commits]\n", regions_toml(CLEAR_PIN));
+    let dir = repo(&toml);
+    let ws = dir.path().to_str().unwrap();
+    let r = mgctl(&["check", ws, "--only", "regions,commits"], dir.path()).expect(0);
+    assert!(
+        r.stdout
+            .contains("2 regions / 1 pinned / 1 verified / 0 moved"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("[commits] has no range"), "{}", r.dump());
+    edit(
+        dir.path(),
+        "    p.blocks.clear();\n",
+        "    p.blocks.clear(); \n",
+    );
+    let r = mgctl(
+        &["check", ws, "--only", "regions", "--format", "json"],
+        dir.path(),
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let s = v.to_string();
+    assert!(
+        s.contains("REG001") && s.contains("first region that moved: function `ClearBufferPool`"),
+        "{}",
+        r.dump()
+    );
+}
+
+const BEFORE: &str = "Test project /build\n  Test  #1: DirectGLES.Clear\n  Test  #2: DirectVulkan.Clear\n  Test  #3: smoke\n\nTotal Tests: 3\n";
+
+#[test]
+fn test_names_ratchet_and_same() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[
+            ("before.txt", BEFORE),
+            (
+                "grown.txt",
+                "DirectGLES.Clear\nDirectVulkan.Clear\nsmoke\nDirectGLES.Blend\n",
+            ),
+            ("shrunk.txt", "DirectGLES.Clear\nsmoke\n"),
+            (
+                "push.json",
+                r#"{"kind":"ctestInfo","version":{"major":1,"minor":0},"tests":[{"name":"DirectGLES.Clear"},{"name":"DirectVulkan.Clear"},{"name":"smoke"}]}"#,
+            ),
+            ("binary.txt", "a\0b"),
+        ],
+    );
+    let r = mgctl(
+        &["lint", "test-names", "--ratchet", "before.txt", "grown.txt"],
+        dir.path(),
+    )
+    .expect(0);
+    assert!(r.stdout.contains("\n0 removed / +1\n"), "{}", r.dump());
+    assert!(
+        r.stdout
+            .contains("added (1):\n  DirectGLES. (1)\n    DirectGLES.Blend\n"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &[
+            "lint",
+            "test-names",
+            "--ratchet",
+            "before.txt",
+            "shrunk.txt",
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("removed (1):\n  DirectVulkan. (1)\n    DirectVulkan.Clear\n"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("\n1 removed / +0\n"), "{}", r.dump());
+    mgctl(
+        &["lint", "test-names", "--same", "before.txt", "push.json"],
+        dir.path(),
+    )
+    .expect(0);
+    let r = mgctl(
+        &[
+            "lint",
+            "test-names",
+            "--same",
+            "grown.txt",
+            "push.json",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["removed"], serde_json::json!(["DirectGLES.Blend"]));
+    let r = mgctl(
+        &[
+            "lint",
+            "test-names",
+            "--ratchet",
+            "before.txt",
+            "missing.txt",
+        ],
+        dir.path(),
+    )
+    .expect(2);
+    assert!(
+        r.stderr.contains("missing.txt: cannot read"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &["lint", "test-names", "--same", "binary.txt", "before.txt"],
+        dir.path(),
+    )
+    .expect(2);
+    assert!(
+        r.stderr.contains("binary.txt:1: binary data"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn test_names_gate_ratchets_against_the_checked_in_baseline() {
+    let dir = scratch();
+    let toml = "[test_names]\ncurrent = \"t/now.txt\"\nbaseline = \"t/base.txt\"\n";
+    write_tree(
+        dir.path(),
+        &[
+            ("mgctl.toml", toml),
+            ("t/base.txt", BEFORE),
+            (
+                "t/now.txt",
+                "DirectGLES.Clear\nsmoke\nDirectVulkan.Clear\nx\n",
+            ),
+        ],
+    );
+    let ws = dir.path().to_str().unwrap();
+    let r = mgctl(&["check", ws, "--only", "test-names"], dir.path()).expect(0);
+    assert!(
+        r.stdout.contains("4 tests / 0 removed / +1"),
+        "{}",
+        r.dump()
+    );
+    std::fs::write(dir.path().join("t/now.txt"), "smoke\n").unwrap();
+    let r = mgctl(
+        &["check", ws, "--only", "test-names", "--format", "json"],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout.contains("TST001") && r.stdout.contains("DirectVulkan.Clear"),
+        "{}",
+        r.dump()
+    );
+}
+
+const PREPROC_TOML: &str = "[[preproc.retired]]\nmacros = [\"MOBILEGL_PIPE_PUSH\"]\nmessage = \"retired at P13 W3b\"\n\n[[preproc.banned]]\nidentifiers = [\"MGB_CTX\"]\ncomments = false\nmessage = \"MGB_CTX is back\"\n";
+
+#[test]
+fn preproc_scans_tracked_files_only() {
+    let dir = scratch();
+    commit_files(
+        dir.path(),
+        &[
+            ("ws/mgctl.toml", PREPROC_TOML),
+            ("ws/src/a.cpp", "#if defined(X) && \\\n    MOBILEGL_PIPE_PUSH\n#endif\n// MGB_CTX in a comment is fine here\n"),
+            ("ws/src/b.h", "#define MOBILEGL_PIPE_PUSH 1\n"),
+            ("outside.cpp", "#if MOBILEGL_PIPE_PUSH\n#endif\n"),
+        ],
+        "[Test] (lint): tree",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ws/src/untracked.cpp"),
+        "int x = MGB_CTX;\n",
+    )
+    .unwrap();
+    let ws = dir.path().join("ws");
+    let r = mgctl(
+        &[
+            "check",
+            ws.to_str().unwrap(),
+            "--only",
+            "preproc",
+            "--format",
+            "github",
+        ],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout.contains("src/a.cpp") && r.stdout.contains("line=2"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.contains("PPR002") || r.stdout.contains("#define of retired MOBILEGL_PIPE_PUSH"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        !r.stdout.contains("untracked.cpp") && !r.stdout.contains("outside.cpp"),
+        "{}",
+        r.dump()
+    );
+
+    // Not a git repository: said clearly, the gate cannot run.
+    let plain = scratch();
+    write_tree(
+        plain.path(),
+        &[("mgctl.toml", PREPROC_TOML), ("a.cpp", "int x;\n")],
+    );
+    let r = mgctl(
+        &["check", plain.path().to_str().unwrap(), "--only", "preproc"],
+        plain.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout.contains("not inside a git repository"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn commits_style_over_a_range() {
+    let dir = scratch();
+    commit_files(dir.path(), &[("a", "1")], "[Feat] (core): first").unwrap();
+    commit_files(dir.path(), &[("a", "2")], "[Fix] (core): second").unwrap();
+    let r = mgctl(&["lint", "commits", "HEAD~1..HEAD"], dir.path()).expect(0);
+    assert!(
+        r.stdout.contains("commits: 1 in HEAD~1..HEAD, 0 off-style"),
+        "{}",
+        r.dump()
+    );
+    let bad = commit_files(
+        dir.path(),
+        &[("a", "3")],
+        "[Feature] (core): third\n\nCo-Authored-By: Bot <b@x>\n",
+    )
+    .unwrap();
+    let r = mgctl(&["lint", "commits", "HEAD~2..HEAD"], dir.path()).expect(1);
+    assert!(
+        r.stdout
+            .contains(&format!("{} FAIL [Feature] (core): third", &bad[..10])),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.contains("known-type: unknown Type '[Feature]'"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("no-attribution: attribution trailer 'Co-Authored-By:'"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("single-line:"), "{}", r.dump());
+    let r = mgctl(&["lint", "commits", "nope..HEAD"], dir.path()).expect(2);
+    assert!(r.stderr.contains("no commit 'nope'"), "{}", r.dump());
+    let r = mgctl(&["lint", "commits"], dir.path()).expect(2);
+    assert!(r.stderr.contains("give a RANGE"), "{}", r.dump());
+}
