@@ -33,6 +33,12 @@ pub enum Error {
         line: usize,
         reason: String,
     },
+    #[error("{}:{line}: read error: {reason}", .path.display())]
+    Read {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
     #[error("{}: {reason}", .path.display())]
     Empty { path: PathBuf, reason: String },
     #[error("{}:{line}: steady-state range {range} is invalid: {reason}", .path.display())]

@@ -36,12 +36,18 @@
 //! ```
 
 pub mod analysis;
+pub mod bench_report;
+pub mod benchmark;
+pub mod diff;
+pub mod driverbench;
 pub mod envelope;
 pub mod error;
 pub mod fatal;
 pub mod fixed;
 pub mod parser;
+pub mod report;
 pub mod session;
+pub mod synth;
 pub mod window;
 
 pub use analysis::{Aggregate, Ending, Period, PeriodSource, Totals};

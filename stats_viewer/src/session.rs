@@ -175,6 +175,52 @@ impl Log {
         Ok(log)
     }
 
+    /// Streams a log from a reader in 64 KiB chunks: memory holds the windows kept, not the log.
+    /// Binary data (a NUL byte) is an error naming the line; read errors name the file.
+    pub fn from_reader(path: &Path, mut reader: impl std::io::Read) -> Result<Log, Error> {
+        let role = Role::from_path(path);
+        let mut parser = LogParser::new(role);
+        let mut b = LogBuilder::new(path, role);
+        let binary = std::cell::Cell::new(None);
+        let mut total: u64 = 0;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut sink = |e: Event| {
+            if e.kind == EventKind::Ignored(Ignored::Binary) && binary.get().is_none() {
+                binary.set(Some(e.line));
+            }
+            b.push(e);
+        };
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Error::Read {
+                        path: path.to_path_buf(),
+                        line: parser.lines() + 1,
+                        reason: e.to_string(),
+                    })
+                }
+            };
+            total += n as u64;
+            parser.feed(&buf[..n], &mut sink);
+            if binary.get().is_some() {
+                break;
+            }
+        }
+        parser.finish(&mut sink);
+        if let Some(line) = binary.get() {
+            return Err(Error::Binary {
+                path: path.to_path_buf(),
+                line,
+            });
+        }
+        let mut log = b.finish(parser.crlf_lines());
+        log.bytes = total;
+        Ok(log)
+    }
+
     /// The session a report is about: the last one with window lines, else the last one.
     pub fn reported_session(&self) -> Option<&Session> {
         self.sessions

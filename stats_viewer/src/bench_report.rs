@@ -1,0 +1,526 @@
+//! Renderers for `bench frames` (benchmark.json) and `bench driver` (DriverBench) results.
+
+use std::io::{self, Write};
+
+use serde_json::{json, Value as Json};
+
+use crate::benchmark::{best_of, run_number, BenchmarkFile, SeriesStats};
+use crate::driverbench::{BenchOutput, CaseStats};
+
+/// Which frame-time series a report is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Series {
+    Wall,
+    Cpu,
+}
+
+impl Series {
+    pub fn name(self) -> &'static str {
+        match self {
+            Series::Wall => "wall",
+            Series::Cpu => "cpu",
+        }
+    }
+
+    pub fn values(self, f: &BenchmarkFile) -> &[f64] {
+        match self {
+            Series::Wall => &f.wall,
+            Series::Cpu => &f.cpu,
+        }
+    }
+}
+
+pub const METHOD: &str = "nearest rank: pNN = the ceil(NN/100 · n)-th smallest frame (min rank 1), always an observed frame; median/p50 = middle value, mean of the two middles for even n; mean = sequential sum / n";
+
+/// One repeat group (a result directory or a list of files): its runs in run order.
+#[derive(Debug, Clone)]
+pub struct RunGroup {
+    pub label: String,
+    pub runs: Vec<BenchmarkFile>,
+    /// `--tail` override (None: each file's `tailFrames`, the runner's rule).
+    pub tail: Option<usize>,
+}
+
+impl RunGroup {
+    pub fn best(&self) -> Option<usize> {
+        best_of(&self.runs)
+    }
+
+    fn run_label(&self, i: usize) -> String {
+        run_number(&self.runs[i].path).map_or_else(|| (i + 1).to_string(), |n| n.to_string())
+    }
+
+    /// Stats of a series over the tail of one run; `None` when the series is empty.
+    pub fn stats(&self, i: usize, s: Series) -> Option<(usize, usize, SeriesStats)> {
+        let f = &self.runs[i];
+        let v = s.values(f);
+        let t = f.tail_for(v.len(), self.tail);
+        SeriesStats::of(&v[v.len() - t..]).map(|st| (t, v.len(), st))
+    }
+
+    /// The runner's lines: one per repeat, then `best of N (run k)`.
+    pub fn runner_lines(&self) -> Vec<String> {
+        let n = self.runs.len();
+        let mut out = Vec::new();
+        for (i, f) in self.runs.iter().enumerate() {
+            out.push(format!(
+                "{} / {} run {}/{n}: {}",
+                f.case(),
+                f.backend.as_deref().unwrap_or("?"),
+                self.run_label(i),
+                f.runner_line()
+            ));
+        }
+        if let Some(b) = self.best() {
+            let f = &self.runs[b];
+            out.push(format!(
+                "{} / {} best of {n} (run {}): {}",
+                f.case(),
+                f.backend.as_deref().unwrap_or("?"),
+                self.run_label(b),
+                f.runner_line()
+            ));
+        }
+        out
+    }
+}
+
+fn ms(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+fn device_check(f: &BenchmarkFile, s: Series, st: &SeriesStats) -> Option<String> {
+    let (mean, median, p95) = match s {
+        Series::Wall => (f.mean_frame_ms, f.median_frame_ms, f.p95_frame_ms),
+        Series::Cpu => (f.mean_cpu_ms, f.median_cpu_ms, f.p95_cpu_ms),
+    };
+    let mut bad = Vec::new();
+    for (name, dev, host) in [
+        ("mean", mean, st.mean),
+        ("median", median, st.median),
+        ("p95", p95, st.p95),
+    ] {
+        if let Some(d) = dev {
+            // The arrays are printed to 3 decimals, so a recomputation may differ in the last digit.
+            if (d - host).abs() > 0.0015 {
+                bad.push(format!("{name} device {d:.3} vs host {host:.3}"));
+            }
+        }
+    }
+    (!bad.is_empty()).then(|| bad.join(", "))
+}
+
+/// `bench frames` human output for one group.
+pub fn frames_text(g: &RunGroup, series: &[Series], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "== {}", g.label)?;
+    for l in g.runner_lines() {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(out, "method: {METHOD}")?;
+    let mut rows: Vec<[String; 11]> = Vec::new();
+    let mut notes = Vec::new();
+    for i in 0..g.runs.len() {
+        for &s in series {
+            let name = g.runs[i]
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            match g.stats(i, s) {
+                Some((t, len, st)) => {
+                    if let Some(n) = device_check(&g.runs[i], s, &st) {
+                        notes.push(format!(
+                            "run {} {}: device summary disagrees with the arrays: {n}",
+                            g.run_label(i),
+                            s.name()
+                        ));
+                    }
+                    rows.push([
+                        g.run_label(i),
+                        name,
+                        s.name().into(),
+                        format!("{t} of {len}"),
+                        ms(st.mean),
+                        ms(st.median),
+                        ms(st.p95),
+                        ms(st.p99),
+                        ms(st.min),
+                        ms(st.max),
+                        if st.mean > 0.0 {
+                            format!("{:.3}", 1000.0 / st.mean)
+                        } else {
+                            "-".into()
+                        },
+                    ]);
+                }
+                None => notes.push(format!(
+                    "run {} {}: {} (empty array)",
+                    g.run_label(i),
+                    s.name(),
+                    if s == Series::Cpu {
+                        "cpu unavailable: no per-thread CPU clock in this run"
+                    } else {
+                        "no frames"
+                    }
+                )),
+            }
+        }
+    }
+    let header = [
+        "run", "file", "series", "n (tail)", "mean", "median", "p95", "p99", "min", "max", "fps",
+    ];
+    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let fmt = |cells: &[&str]| -> String {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i < 4 {
+                    format!("{c:<w$}", w = w[i])
+                } else {
+                    format!("{c:>w$}", w = w[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    writeln!(out, "{}", fmt(&header))?;
+    for r in &rows {
+        writeln!(
+            out,
+            "{}",
+            fmt(&r.iter().map(String::as_str).collect::<Vec<_>>())
+        )?;
+    }
+    for n in notes {
+        writeln!(out, "note: {n}")?;
+    }
+    if let Some(b) = g.best() {
+        let f = &g.runs[b];
+        write!(
+            out,
+            "best of {}: run {} (lowest wall meanFrameMs {})",
+            g.runs.len(),
+            g.run_label(b),
+            f.mean_frame_ms.map_or_else(|| "-1.000".into(), ms)
+        )?;
+        for &s in series {
+            match g.stats(b, s) {
+                Some((t, _, st)) => write!(
+                    out,
+                    "; {} p50 {} ms, p99 {} ms (n={t}, nearest rank)",
+                    s.name(),
+                    ms(st.median),
+                    ms(st.p99)
+                )?,
+                None => write!(out, "; {} unavailable", s.name())?,
+            }
+        }
+        writeln!(out)?;
+        for &s in series {
+            if let Some((t, _, st)) = g.stats(b, s) {
+                if t < 100 {
+                    writeln!(out, "note: {} p99 with n={t} is {} (rank {} of {t}): too few frames for a stable p99", s.name(), ms(st.p99), crate::benchmark::nearest_rank(99, t))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn stats_json(st: Option<(usize, usize, SeriesStats)>) -> Json {
+    match st {
+        Some((t, len, s)) => json!({
+            "n": t, "series_length": len, "mean": s.mean, "median": s.median, "p50": s.median, "p95": s.p95, "p99": s.p99,
+            "min": s.min, "max": s.max, "fps": if s.mean > 0.0 { Some(1000.0 / s.mean) } else { None },
+        }),
+        None => Json::Null,
+    }
+}
+
+pub fn group_json(g: &RunGroup) -> Json {
+    let best = g.best();
+    json!({
+        "label": g.label,
+        "runs": (0..g.runs.len()).map(|i| {
+            let f = &g.runs[i];
+            json!({
+                "path": f.path.display().to_string(), "run": g.run_label(i), "case": f.case(), "backend": f.backend,
+                "benchmark_finish": f.finish, "total_frames": f.total_frames, "tail_frames": f.tail_frames,
+                "device": {"mean_frame_ms": f.mean_frame_ms, "median_frame_ms": f.median_frame_ms, "p95_frame_ms": f.p95_frame_ms, "fps": f.fps,
+                           "mean_cpu_ms": f.mean_cpu_ms, "median_cpu_ms": f.median_cpu_ms, "p95_cpu_ms": f.p95_cpu_ms},
+                "wall": stats_json(g.stats(i, Series::Wall)),
+                "cpu": stats_json(g.stats(i, Series::Cpu)),
+                "runner_line": f.runner_line(),
+            })
+        }).collect::<Vec<_>>(),
+        "best": best.map(|b| json!({"index": b, "run": g.run_label(b), "rule": "lowest wall meanFrameMs (<= 0 counts as +inf), earliest on ties"})),
+        "runner_lines": g.runner_lines(),
+    })
+}
+
+/// `bench frames --compare A B`: best repeat of each arm, Δ of mean/p50/p95/p99.
+pub fn compare_text(
+    a: &RunGroup,
+    b: &RunGroup,
+    series: &[Series],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (Some(ba), Some(bb)) = (a.best(), b.best()) else {
+        return writeln!(out, "compare: an arm has no runs");
+    };
+    writeln!(
+        out,
+        "A: {} (best of {}: run {})",
+        a.label,
+        a.runs.len(),
+        a.run_label(ba)
+    )?;
+    writeln!(
+        out,
+        "B: {} (best of {}: run {})",
+        b.label,
+        b.runs.len(),
+        b.run_label(bb)
+    )?;
+    for &s in series {
+        match (a.stats(ba, s), b.stats(bb, s)) {
+            (Some((ta, _, x)), Some((tb, _, y))) => {
+                writeln!(
+                    out,
+                    "{} frame times, ms (A n={ta}, B n={tb}; nearest rank):",
+                    s.name()
+                )?;
+                writeln!(
+                    out,
+                    "  {:<6}  {:>9}  {:>9}  {:>9}  {:>8}",
+                    "stat", "A", "B", "Δ (B−A)", "Δ %"
+                )?;
+                for (name, va, vb) in [
+                    ("mean", x.mean, y.mean),
+                    ("p50", x.median, y.median),
+                    ("p95", x.p95, y.p95),
+                    ("p99", x.p99, y.p99),
+                ] {
+                    let pct = if va != 0.0 {
+                        format!("{:+.2} %", 100.0 * (vb - va) / va)
+                    } else {
+                        "—".into()
+                    };
+                    writeln!(
+                        out,
+                        "  {name:<6}  {:>9}  {:>9}  {:>9}  {pct:>8}",
+                        ms(va),
+                        ms(vb),
+                        format!("{:+.3}", vb - va)
+                    )?;
+                }
+            }
+            _ => writeln!(
+                out,
+                "{}: unavailable in at least one arm (empty array)",
+                s.name()
+            )?,
+        }
+    }
+    Ok(())
+}
+
+pub fn compare_json(a: &RunGroup, b: &RunGroup) -> Json {
+    let side = |g: &RunGroup| {
+        let best = g.best();
+        json!({
+            "label": g.label, "best_run": best.map(|i| g.run_label(i)),
+            "wall": best.map_or(Json::Null, |i| stats_json(g.stats(i, Series::Wall))),
+            "cpu": best.map_or(Json::Null, |i| stats_json(g.stats(i, Series::Cpu))),
+        })
+    };
+    let delta = |s: Series| -> Json {
+        match (
+            a.best().and_then(|i| a.stats(i, s)),
+            b.best().and_then(|i| b.stats(i, s)),
+        ) {
+            (Some((_, _, x)), Some((_, _, y))) => {
+                json!({"mean": y.mean - x.mean, "p50": y.median - x.median, "p95": y.p95 - x.p95, "p99": y.p99 - x.p99})
+            }
+            _ => Json::Null,
+        }
+    };
+    json!({"a": side(a), "b": side(b), "delta": {"wall": delta(Series::Wall), "cpu": delta(Series::Cpu)}})
+}
+
+/// One DriverBench arm.
+#[derive(Debug, Clone)]
+pub struct Arm {
+    pub name: String,
+    pub output: BenchOutput,
+}
+
+/// The T1/T2 columns available for a set of arms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decomposition {
+    pub pull: usize,
+    pub push: usize,
+    /// The arm measured with `MOBILEGL_PIPE_PUSH=0x7f` (name ends in `push7f`, else `push0`).
+    pub push0: Option<usize>,
+}
+
+pub fn decomposition(arms: &[Arm]) -> Option<Decomposition> {
+    let find = |suffix: &str| {
+        arms.iter()
+            .position(|a| a.name == suffix || a.name.ends_with(&format!("-{suffix}")))
+    };
+    Some(Decomposition {
+        pull: find("pull")?,
+        push: find("push")?,
+        push0: find("push7f").or_else(|| find("push0")),
+    })
+}
+
+fn cell(c: Option<&CaseStats>) -> String {
+    c.map_or_else(
+        || "—".into(),
+        |c| format!("{:.1} (n={}, min {:.1})", c.median, c.n, c.min),
+    )
+}
+
+fn delta_cell(a: Option<&CaseStats>, b: Option<&CaseStats>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let d = b.median - a.median;
+            let pct = if a.median != 0.0 {
+                format!(" ({:+.2} %)", 100.0 * d / a.median)
+            } else {
+                String::new()
+            };
+            format!("{d:+.1} ns/op{pct}")
+        }
+        _ => "—".into(),
+    }
+}
+
+/// Rows of the DriverBench table: header and one row per case (cases in first-seen order).
+pub fn driver_rows(arms: &[Arm]) -> (Vec<String>, Vec<Vec<String>>) {
+    let stats: Vec<Vec<CaseStats>> = arms.iter().map(|a| a.output.cases()).collect();
+    let mut cases: Vec<String> = Vec::new();
+    for s in &stats {
+        for c in s {
+            if !cases.contains(&c.case) {
+                cases.push(c.case.clone());
+            }
+        }
+    }
+    let get = |arm: usize, case: &str| stats[arm].iter().find(|c| c.case == case);
+    let mut header = vec!["case".to_string()];
+    header.extend(arms.iter().map(|a| a.name.clone()));
+    let dec = decomposition(arms);
+    match &dec {
+        Some(d) => {
+            header.push(format!(
+                "T1 = {} − {}",
+                arms[d.push].name, arms[d.pull].name
+            ));
+            if let Some(p0) = d.push0 {
+                header.push(format!("T2 = {} − {}", arms[p0].name, arms[d.pull].name));
+                header.push("T1 − T2".into());
+            }
+        }
+        None if arms.len() == 2 => header.push(format!("{} − {}", arms[1].name, arms[0].name)),
+        None => {}
+    }
+    let mut rows = Vec::new();
+    for case in &cases {
+        let mut r = vec![format!("`{case}`")];
+        r.extend((0..arms.len()).map(|i| cell(get(i, case))));
+        match &dec {
+            Some(d) => {
+                r.push(delta_cell(get(d.pull, case), get(d.push, case)));
+                if let Some(p0) = d.push0 {
+                    r.push(delta_cell(get(d.pull, case), get(p0, case)));
+                    r.push(match (get(d.push, case), get(p0, case)) {
+                        (Some(a), Some(b)) => format!("{:+.1} ns/op", a.median - b.median),
+                        _ => "—".into(),
+                    });
+                }
+            }
+            None if arms.len() == 2 => r.push(delta_cell(get(0, case), get(1, case))),
+            None => {}
+        }
+        rows.push(r);
+    }
+    (header, rows)
+}
+
+pub fn driver_text(arms: &[Arm], markdown: bool, out: &mut dyn Write) -> io::Result<()> {
+    if !markdown {
+        for a in arms {
+            writeln!(
+                out,
+                "arm {}: {} ({} rows under {} header(s), {} other line(s) skipped)",
+                a.name,
+                a.output.path.display(),
+                a.output.rows.len(),
+                a.output.headers,
+                a.output.noise
+            )?;
+        }
+        writeln!(out, "median ns_per_op over repeats (statistics.median: mean of the two middles for an even count), min and n in brackets")?;
+        if decomposition(arms).is_some_and(|d| d.push0.is_none()) {
+            writeln!(
+                out,
+                "T2 not shown: no push7f/push0 arm (MOBILEGL_PIPE_PUSH=0x7f)"
+            )?;
+        }
+    }
+    let (header, rows) = driver_rows(arms);
+    if markdown {
+        writeln!(out, "| {} |", header.join(" | "))?;
+        writeln!(out, "|{}", "---|".repeat(header.len()))?;
+        for r in &rows {
+            writeln!(out, "| {} |", r.join(" | "))?;
+        }
+        return Ok(());
+    }
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let fmt = |cells: &[String]| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = w[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    writeln!(out, "{}", fmt(&header))?;
+    for r in &rows {
+        writeln!(out, "{}", fmt(r))?;
+    }
+    Ok(())
+}
+
+pub fn driver_json(arms: &[Arm]) -> Json {
+    let dec = decomposition(arms);
+    json!({
+        "schema": 1,
+        "aggregate": "median ns_per_op over repeats (mean of the two middles for an even count)",
+        "arms": arms.iter().map(|a| json!({
+            "name": a.name, "path": a.output.path.display().to_string(), "rows": a.output.rows.len(),
+            "headers": a.output.headers, "skipped_lines": a.output.noise,
+            "cases": a.output.cases(),
+        })).collect::<Vec<_>>(),
+        "decomposition": dec.map(|d| json!({
+            "pull": arms[d.pull].name, "push": arms[d.push].name, "push0": d.push0.map(|i| arms[i].name.clone()),
+        })),
+    })
+}
