@@ -47,6 +47,7 @@ pub mod fixed;
 pub mod parser;
 pub mod report;
 pub mod session;
+pub mod tui;
 pub mod synth;
 pub mod window;
 

@@ -1,0 +1,277 @@
+//! `mgctl stats watch`: a live terminal view of the `MGPipe stats:` counters.
+//!
+//! Four pieces, as in STYLE pattern 11: a [`ViewState`] (plain data), a pure [`update`] (one
+//! [`Event`] in, one [`Control`] out), a pure [`render`] (draws a frame from the state), and the
+//! event loop [`run`] that owns a terminal of any backend. Source threads ([`source`]) frame lines
+//! with a bounded buffer, run the crate's incremental [`crate::LogParser`] and send batches;
+//! an input thread polls crossterm with the redraw tick as timeout. Both feed one channel.
+//!
+//! The terminal is restored on every path: [`ratatui::try_init`] installs a panic hook that
+//! restores, and [`TerminalGuard`]'s `Drop` restores on every return, `?` included. Ctrl-C arrives
+//! as a key in raw mode and quits like `q`.
+
+pub mod bench;
+pub mod follow;
+pub mod render;
+pub mod rows;
+pub mod source;
+pub mod state;
+pub mod update;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use ratatui::backend::{Backend, TestBackend};
+use ratatui::Terminal;
+
+pub use render::render;
+pub use rows::{charts, export, rows, view_rows, Row, RowKind, Series};
+pub use source::{Source, SourceHandle, SourceOptions};
+pub use state::{Alert, Baseline, Batch, Entry, Live, NoteLevel, SourceNote, Tab, ViewState};
+pub use update::{apply, intent, update, Control, Event, Intent};
+
+/// Redraws per second in the live view (the issue asks for at least 10).
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// What can go wrong around the view; every variant names the file or program involved.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: cannot read: {source}", .path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("cannot start `{program}`: {source}")]
+    Spawn { program: String, source: io::Error },
+    #[error("`{command}` failed ({status}): {stderr}")]
+    Adb {
+        command: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("cannot start a thread: {source}")]
+    Thread { source: io::Error },
+    #[error("terminal: {source}")]
+    Terminal { source: io::Error },
+}
+
+/// Restores the terminal when dropped (every `?` and early return passes through here).
+pub struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        // Never panics: restore() reports its own failure on stderr.
+        ratatui::restore();
+    }
+}
+
+/// Counts from one run of the loop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub draws: u64,
+    pub events: u64,
+}
+
+/// The event loop: draw, wait, update. Data events alone do not redraw (10,000 lines/s would
+/// mean 10,000 draws); ticks and keys do. `export_dir` receives `e` exports.
+pub fn run<B: Backend>(
+    t: &mut Terminal<B>,
+    s: &mut ViewState,
+    rx: &Receiver<Event>,
+    export_dir: &Path,
+) -> io::Result<RunStats> {
+    let mut stats = RunStats::default();
+    t.draw(|f| render(f, s))?;
+    stats.draws += 1;
+    while s.running {
+        let Ok(first) = rx.recv() else {
+            break; // every sender is gone: nothing more can happen
+        };
+        let mut redraw = false;
+        let mut ev = Some(first);
+        // Drain what is queued, then draw once.
+        while let Some(e) = ev.take() {
+            stats.events += 1;
+            match update(s, e) {
+                Control::Continue => {}
+                Control::Redraw => redraw = true,
+                Control::Export => {
+                    s.status = Some(export_to(s, export_dir));
+                    redraw = true;
+                }
+                Control::Quit => return Ok(stats),
+            }
+            if stats.events % 4096 != 0 {
+                ev = rx.try_recv().ok();
+            }
+        }
+        if redraw {
+            t.draw(|f| render(f, s))?;
+            stats.draws += 1;
+        }
+    }
+    Ok(stats)
+}
+
+/// Writes the current view's JSON to the first free `mgctl-watch-N.json` in `dir`; returns the
+/// footer message saying where (or why not).
+pub fn export_to(s: &ViewState, dir: &Path) -> String {
+    let json = export(s);
+    let text = match serde_json::to_string_pretty(&json) {
+        Ok(t) => t + "\n",
+        Err(e) => return format!("export failed: {e}"),
+    };
+    let mut n = 1;
+    let path = loop {
+        let p = dir.join(format!("mgctl-watch-{n}.json"));
+        if !p.exists() {
+            break p;
+        }
+        n += 1;
+    };
+    match std::fs::write(&path, text) {
+        Ok(()) => format!(
+            "exported {} counters to {}",
+            json["counters"].as_array().map_or(0, Vec::len),
+            path.display()
+        ),
+        Err(e) => format!("export to {} failed: {e}", path.display()),
+    }
+}
+
+/// Polls crossterm for keys with the tick as timeout and sends a tick every [`TICK`].
+fn spawn_input(tx: Sender<Event>, start: Instant, stop: Arc<AtomicBool>) -> Result<(), Error> {
+    use crossterm::event::{poll, read, Event as CEvent, KeyEventKind};
+    thread::Builder::new()
+        .name("watch-input".into())
+        .spawn(move || {
+            let mut next = Instant::now() + TICK;
+            while !stop.load(Ordering::Relaxed) {
+                let wait = next.saturating_duration_since(Instant::now());
+                match poll(wait) {
+                    Ok(true) => {
+                        let ev = match read() {
+                            Ok(CEvent::Key(k)) if k.kind != KeyEventKind::Release => Event::Key(k),
+                            Ok(CEvent::Resize(..)) => Event::Resize,
+                            Ok(_) => continue,
+                            Err(_) => break,
+                        };
+                        if tx.send(ev).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+                if Instant::now() >= next {
+                    next += TICK;
+                    if tx.send(Event::Tick(start.elapsed())).is_err() {
+                        break;
+                    }
+                }
+            }
+        })
+        .map_err(|e| Error::Thread { source: e })?;
+    Ok(())
+}
+
+/// The interactive view on the real terminal, until `q`/Ctrl-C.
+pub fn watch(
+    source: &Source,
+    opts: SourceOptions,
+    mut state: ViewState,
+    export_dir: &Path,
+) -> Result<(), Error> {
+    let start = Instant::now();
+    let (tx, rx) = mpsc::channel();
+    // Start the source before the terminal: a spawn failure is then a plain error message.
+    let handle = source::spawn(source, opts, tx.clone(), start)?;
+    let mut terminal = ratatui::try_init().map_err(|e| {
+        ratatui::restore();
+        Error::Terminal { source: e }
+    })?;
+    let _guard = TerminalGuard;
+    let stop = Arc::new(AtomicBool::new(false));
+    spawn_input(tx, start, stop.clone())?;
+    let result = run(&mut terminal, &mut state, &rx, export_dir);
+    stop.store(true, Ordering::Relaxed);
+    drop(handle);
+    result
+        .map(|_| ())
+        .map_err(|e| Error::Terminal { source: e })
+}
+
+/// Reads a finite source to its end and renders the view as text (`--once`, or no terminal).
+pub fn once(
+    source: &Source,
+    opts: SourceOptions,
+    mut state: ViewState,
+    width: u16,
+) -> Result<String, Error> {
+    let (batch, notes) = source::read_all(source, opts)?;
+    update(
+        &mut state,
+        Event::Data {
+            at: Duration::ZERO,
+            batch,
+        },
+    );
+    for n in notes {
+        update(
+            &mut state,
+            Event::Source {
+                at: Duration::ZERO,
+                note: n,
+            },
+        );
+    }
+    snapshot(&state, width)
+}
+
+/// The state drawn into a buffer tall enough for every counter, as plain text lines.
+pub fn snapshot(state: &ViewState, width: u16) -> Result<String, Error> {
+    let width = width.max(40);
+    let rows = render::counter_lines(state, width).len() as u16;
+    let height = match state.tab {
+        Tab::Counters => rows + 12,
+        Tab::Charts => 2 * charts(state).len() as u16 + 12,
+        Tab::Events => state.shown().notes.len() as u16 + 12,
+    }
+    .clamp(12, 2000);
+    let mut t = Terminal::new(TestBackend::new(width, height))
+        .map_err(|e| Error::Terminal { source: e })?;
+    t.draw(|f| render(f, state))
+        .map_err(|e| Error::Terminal { source: e })?;
+    Ok(buffer_text(t.backend()))
+}
+
+/// A test backend's buffer as text: one line per row, trailing spaces and empty tail rows removed.
+pub fn buffer_text(b: &TestBackend) -> String {
+    let buf = b.buffer();
+    let w = usize::from(buf.area.width);
+    let mut lines: Vec<String> = buf
+        .content
+        .chunks(w.max(1))
+        .map(|row| {
+            let mut s = String::new();
+            for c in row {
+                s.push_str(c.symbol());
+            }
+            s.trim_end().to_string()
+        })
+        .collect();
+    // The footer (key hints) is the last row; drop blank rows above it but keep it.
+    let footer = lines.pop().unwrap_or_default();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    lines.push(footer);
+    lines.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests;
