@@ -328,6 +328,73 @@ pub fn compare(g: &Graph, start: NodeId, run: &CompilerRun) -> Comparison {
     }
 }
 
+/// A probe evaluated on the compiler's transcript instead of the static graph (upstream "clang"
+/// mode): the chain of a violation is the nearest enclosing entry at each shallower depth.
+pub fn probe_from_run(
+    root: &Path,
+    probe: &crate::probe::Probe,
+    run: &CompilerRun,
+) -> crate::probe::ProbeResult {
+    use crate::probe::{ProbeResult, ProbeViolation, Status};
+    let rel = |p: &Path| match p.strip_prefix(root) {
+        Ok(r) => r.to_string_lossy().replace('\\', "/"),
+        Err(_) => p.to_string_lossy().into_owned(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut res = ProbeResult {
+        probe: probe.name.clone(),
+        header: probe.header.clone(),
+        status: Status::Ok,
+        headers: 0,
+        violations: Vec::new(),
+        allowed: Vec::new(),
+        text_problems: Vec::new(),
+    };
+    for (i, e) in run.entries.iter().enumerate() {
+        let r = rel(&e.path);
+        if !seen.insert(r.clone()) {
+            continue;
+        }
+        res.headers += 1;
+        let Some(rule) = probe.forbidden.iter().find(|f| r.starts_with(f.as_str())) else {
+            continue;
+        };
+        if let Some((_, why)) = probe.allow.iter().find(|(p, _)| r.starts_with(p.as_str())) {
+            res.allowed.push((r.clone(), why.clone()));
+            continue;
+        }
+        let mut hops = vec![Hop {
+            path: r.clone(),
+            line: None,
+            conditional: false,
+        }];
+        let mut want = e.depth;
+        for prev in run.entries[..i].iter().rev() {
+            if want <= 1 {
+                break;
+            }
+            if prev.depth == want - 1 {
+                hops.push(Hop {
+                    path: rel(&prev.path),
+                    line: None,
+                    conditional: false,
+                });
+                want -= 1;
+            }
+        }
+        hops.reverse();
+        res.violations.push(ProbeViolation {
+            path: r,
+            rule: rule.clone(),
+            chain: hops,
+        });
+    }
+    if !res.violations.is_empty() {
+        res.status = Status::Forbidden;
+    }
+    res
+}
+
 /// The compiler to use: an explicit one, else `$CXX`, else the first of `c++`, `g++`, `clang++`
 /// found on PATH.
 pub fn pick_compiler(explicit: Option<&str>) -> Option<String> {

@@ -17,3 +17,17 @@ pub mod search;
 
 pub use error::{Error, Result};
 pub use graph::{Graph, GraphOptions, NodeId};
+
+/// Writes `files` (root-relative path, text) into a fresh temporary directory; the directory is
+/// removed when the returned guard drops. Self-tests use it to build canned trees.
+pub fn temp_tree(files: &[(&str, &str)]) -> std::io::Result<tempfile::TempDir> {
+    let d = tempfile::tempdir()?;
+    for (p, t) in files {
+        let full = d.path().join(p);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(full, t)?;
+    }
+    Ok(d)
+}

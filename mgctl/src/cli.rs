@@ -41,6 +41,7 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Check(CheckArgs),
+    Include(crate::cmd::include::IncludeArgs),
     Completions(CompletionsArgs),
     Lint(crate::cmd::lint::LintArgs),
 }

@@ -65,11 +65,11 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(
             out,
-            "  {} {} ({} {})",
+            "  {}:{}-{} ({})",
             r.spec.file,
-            r.spec.kind.as_str(),
-            "lines",
-            format_args!("{}-{}", r.head.def.line, r.head.def.end_line)
+            r.head.def.line,
+            r.head.def.end_line,
+            r.spec.kind.as_str()
         )?;
         writeln!(out, "  {base_label} {}", short(r.base.sha()))?;
         writeln!(out, "  {head_label} {}", r.head.sha)?;

@@ -303,7 +303,7 @@ fn commit_config(settings: &Settings, root: &Path) -> anyhow::Result<(StyleRules
     }
     let ctx = settings.workspace(root)?;
     Ok(match &ctx.config.commits {
-        Some(c) => (c.rules.clone(), c.range.clone()),
+        Some(c) => (c.rules(), c.range.clone()),
         None => (StyleRules::default(), None),
     })
 }

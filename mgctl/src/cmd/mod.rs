@@ -2,6 +2,7 @@
 
 mod check;
 mod completions;
+pub mod include;
 pub mod lint;
 
 use std::io::Write;
@@ -38,6 +39,7 @@ impl Outcome {
 pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &cli.command {
         Command::Check(args) => check::run(args, settings, out),
+        Command::Include(args) => include::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Lint(args) => lint::run(args, settings, out),
     }

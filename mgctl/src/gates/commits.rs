@@ -16,14 +16,19 @@ pub struct CommitsConfig {
     /// The range `check` verifies, e.g. `origin/main..HEAD`; without it the gate is skipped
     /// (a fresh clone's history is not the workspace's to judge).
     pub range: Option<String>,
-    #[serde(flatten)]
-    pub rules: StyleRules,
+    /// Known Types (default: Feat, Fix, Refactor, Test, Docs, Perf, CI).
+    #[serde(default = "commits::default_types")]
+    pub types: Vec<String>,
+    /// Attribution trailer keys that must not appear (case-insensitive).
+    #[serde(default = "commits::default_trailers")]
+    pub forbidden_trailers: Vec<String>,
 }
 
 pub fn mobilegl_profile() -> Option<CommitsConfig> {
     Some(CommitsConfig {
         range: None,
-        rules: StyleRules::default(),
+        types: commits::default_types(),
+        forbidden_trailers: commits::default_trailers(),
     })
 }
 
@@ -57,6 +62,15 @@ pub fn findings(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Finding> {
         }
     }
     out
+}
+
+impl CommitsConfig {
+    pub fn rules(&self) -> StyleRules {
+        StyleRules {
+            types: self.types.clone(),
+            forbidden_trailers: self.forbidden_trailers.clone(),
+        }
+    }
 }
 
 pub struct CommitsGate;
@@ -94,7 +108,7 @@ impl Gate for CommitsGate {
             Ok(l) => l,
             Err(e) => return GateReport::could_not_run(GATE, "CMT005", e.to_string(), None),
         };
-        let fs = findings(&list, &cfg.rules);
+        let fs = findings(&list, &cfg.rules());
         let bad: std::collections::BTreeSet<_> = fs.iter().filter_map(|f| f.unit.clone()).collect();
         let mut r = GateReport::from_findings(
             GATE,

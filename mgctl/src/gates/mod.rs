@@ -4,11 +4,12 @@ pub mod commits;
 pub mod preproc;
 pub mod regions;
 pub mod test_names;
+pub mod include;
 pub mod tokens;
 
 use crate::gate::Gate;
 
 /// The gates of this build, in display order (reports are sorted by name anyway).
 pub fn all() -> Vec<Box<dyn Gate>> {
-    vec![Box::new(tokens::TokensGate), Box::new(regions::RegionsGate), Box::new(test_names::TestNamesGate), Box::new(preproc::PreprocGate), Box::new(commits::CommitsGate)]
+    vec![Box::new(include::IncludeProbesGate), Box::new(include::IncludeLayeringGate), Box::new(tokens::TokensGate), Box::new(regions::RegionsGate), Box::new(test_names::TestNamesGate), Box::new(preproc::PreprocGate), Box::new(commits::CommitsGate)]
 }
