@@ -154,6 +154,13 @@ pub fn parse_def(ws: &Workspace) -> Result<Def> {
 pub struct CheckRun {
     pub mode: Mode,
     pub mutators: usize,
+    /// The scan's one-line summary (`41 files / 926 mutator calls / …`).
+    pub summary: String,
+    pub counts: crate::surface::Counts,
+    /// First call site of each scanned mutator (path, line, column), for locating UNMAPPED.
+    pub first_site: std::collections::BTreeMap<String, (String, u32, u32)>,
+    /// The def's path, for locating row problems.
+    pub def_path: String,
     pub result: CheckResult,
     pub verdicts: Verdicts,
     /// Lexical/structural problems of the scanned files (accurate mode); they fail the check.
@@ -261,9 +268,17 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
         upstream,
         write_roots: s.write_roots_display(),
     });
+    let mut first_site = std::collections::BTreeMap::new();
+    for site in &surf.sites {
+        first_site.entry(site.mutator.clone()).or_insert_with(|| (site.path.clone(), site.line, site.column));
+    }
     Ok(CheckRun {
         mode,
         mutators: scanned.len(),
+        summary: crate::report::summary_line(&surf),
+        counts: surf.counts(),
+        first_site,
+        def_path: ws.def.rel.clone(),
         result,
         verdicts,
         issues: if upstream { Vec::new() } else { surf.issues },

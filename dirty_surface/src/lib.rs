@@ -13,6 +13,7 @@ pub mod selftest;
 
 pub use error::{Error, Result};
 pub mod audit;
+pub mod bench;
 pub mod check;
 pub mod def;
 pub mod nonrender;

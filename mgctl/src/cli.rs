@@ -42,6 +42,7 @@ pub enum ColorChoice {
 pub enum Command {
     Check(CheckArgs),
     Include(crate::cmd::include::IncludeArgs),
+    DirtySurface(crate::cmd::dirty_surface::DirtySurfaceArgs),
     Completions(CompletionsArgs),
     Lint(crate::cmd::lint::LintArgs),
 }

@@ -20,6 +20,7 @@ pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
     pub tokens: Option<gates::tokens::TokensConfig>,
+    pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
     pub include: Option<gates::include::IncludeConfig>,
     pub regions: Option<gates::regions::RegionsConfig>,
     pub test_names: Option<gates::test_names::TestNamesConfig>,
@@ -43,6 +44,7 @@ impl Config {
                 name: Some("MobileGL (built-in profile)".into()),
             },
             tokens: Some(gates::tokens::mobilegl_profile()),
+            dirty_surface: gates::dirty_surface::mobilegl_profile(),
             include: gates::include::mobilegl_profile(),
             regions: gates::regions::mobilegl_profile(),
             test_names: gates::test_names::mobilegl_profile(),

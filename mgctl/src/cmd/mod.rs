@@ -2,6 +2,7 @@
 
 mod check;
 mod completions;
+pub mod dirty_surface;
 pub mod include;
 pub mod lint;
 
@@ -40,6 +41,7 @@ pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Resul
     match &cli.command {
         Command::Check(args) => check::run(args, settings, out),
         Command::Include(args) => include::run(args, settings, out),
+        Command::DirtySurface(args) => dirty_surface::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Lint(args) => lint::run(args, settings, out),
     }

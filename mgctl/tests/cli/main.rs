@@ -4,4 +4,5 @@
 mod util;
 
 mod check;
+mod dirty_surface;
 mod lint;
