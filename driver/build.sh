@@ -30,20 +30,45 @@ LDFLAGS=(-shared -Wl,--build-id=none -Wl,-soname,libMobileGL.so -pthread)
 
 mapfile -t SOURCES < <(find MobileGL -name '*.cpp' -not -path 'MobileGL/MG_Test/*' | LC_ALL=C sort)
 
+object_of() {
+    echo "$2/obj/$(echo "$1" | tr / _ | sed 's/\.cpp$/.o/')"
+}
+
 compile_variant() {
     local variant="$1"
     shift
     local out="build/$variant"
     mkdir -p "$out/obj"
-    printf '%s\n' "${SOURCES[@]}" | xargs -P "$JOBS" -I{} \
-        bash -c 'src="$1"; shift; obj="$1/obj/$(echo "$src" | tr / _ | sed "s/\.cpp$/.o/")"; shift; "$@" -c "$src" -o "$obj"' \
-        _ {} "$out" "$CXX" "${CXXFLAGS[@]}" "$@"
+    local todo=()
+    for src in "${SOURCES[@]}"; do
+        local obj
+        obj="$(object_of "$src" "$out")"
+        # The push build recompiles only the translation units whose text or
+        # headers mention the switch; every other object is the pull object,
+        # byte for byte (the same source, the same flags, no define to see).
+        if [[ "$variant" == push ]]; then
+            local pullobj deps
+            pullobj="$(object_of "$src" build/pull)"
+            deps="$(sed -e 's/^[^:]*://' -e 's/\\$//' "${pullobj%.o}.d" | tr ' ' '\n' | grep -v '^$' || true)"
+            # shellcheck disable=SC2086
+            if ! grep -q MOBILEGL_PIPE_PUSH "$src" $deps; then
+                cp "$pullobj" "$obj"
+                continue
+            fi
+        fi
+        todo+=("$src")
+    done
+    if [[ ${#todo[@]} -gt 0 ]]; then
+        printf '%s\n' "${todo[@]}" | xargs -P "$JOBS" -I{} \
+            bash -c 'src="$1"; obj="$2/obj/$(echo "$src" | tr / _ | sed "s/\.cpp$/.o/")"; shift 2; "$@" -MMD -MF "${obj%.o}.d" -c "$src" -o "$obj"' \
+            _ {} "$out" "$CXX" "${CXXFLAGS[@]}" "$@"
+    fi
     local objects=()
     for src in "${SOURCES[@]}"; do
-        objects+=("$out/obj/$(echo "$src" | tr / _ | sed 's/\.cpp$/.o/')")
+        objects+=("$(object_of "$src" "$out")")
     done
     "$CXX" "${LDFLAGS[@]}" -o "$out/libMobileGL.so" "${objects[@]}"
-    echo "built $out/libMobileGL.so ($(stat -c %s "$out/libMobileGL.so") bytes)"
+    echo "built $out/libMobileGL.so ($(stat -c %s "$out/libMobileGL.so") bytes; ${#todo[@]} of ${#SOURCES[@]} units compiled)"
 }
 
 start=$(date +%s)
