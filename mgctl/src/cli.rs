@@ -45,6 +45,7 @@ pub enum Command {
     DirtySurface(crate::cmd::dirty_surface::DirtySurfaceArgs),
     Completions(CompletionsArgs),
     Lint(crate::cmd::lint::LintArgs),
+    Symbols(crate::cmd::symbols::SymbolsArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

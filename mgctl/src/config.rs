@@ -20,6 +20,8 @@ pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
     pub tokens: Option<gates::tokens::TokensConfig>,
+    pub symbols: Option<gates::symbols::SymbolsConfig>,
+    pub symbol_rules: Option<gates::symbols::SymbolRulesConfig>,
     pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
     pub include: Option<gates::include::IncludeConfig>,
     pub regions: Option<gates::regions::RegionsConfig>,
@@ -44,6 +46,8 @@ impl Config {
                 name: Some("MobileGL (built-in profile)".into()),
             },
             tokens: Some(gates::tokens::mobilegl_profile()),
+            symbols: gates::symbols::mobilegl_profile(),
+            symbol_rules: gates::symbols::mobilegl_rules_profile(),
             dirty_surface: gates::dirty_surface::mobilegl_profile(),
             include: gates::include::mobilegl_profile(),
             regions: gates::regions::mobilegl_profile(),

@@ -20,7 +20,7 @@ impl Table {
 }
 
 /// The user's choice of table: `auto` takes `.symtab` when present, else `.dynsym`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum TableChoice {
     #[default]
     Auto,

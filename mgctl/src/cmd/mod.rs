@@ -5,6 +5,7 @@ mod completions;
 pub mod dirty_surface;
 pub mod include;
 pub mod lint;
+pub mod symbols;
 
 use std::io::Write;
 
@@ -44,5 +45,6 @@ pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Resul
         Command::DirtySurface(args) => dirty_surface::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Lint(args) => lint::run(args, settings, out),
+        Command::Symbols(args) => symbols::run(args, settings, out),
     }
 }
