@@ -225,6 +225,25 @@ fn directive_hits(
     }
 }
 
+/// Every file under `root` (workspace-relative, forward slashes, sorted), skipping hidden
+/// folders: the file list when the workspace is not inside a git repository.
+pub fn walk_files(root: &std::path::Path) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walk {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if entry.file_type().is_file() {
+            if let Ok(rel) = entry.path().strip_prefix(root) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Upstream's three rules (spec §5), the MobileGL profile's default.
 pub fn mobilegl_rules() -> Rules {
     Rules {

@@ -16,6 +16,9 @@ pub struct PreprocConfig {
     /// File extensions scanned (tracked files only); default: the C/C++ family.
     #[serde(default = "default_extensions")]
     pub extensions: Vec<String>,
+    /// Workspace-relative globs never scanned (e.g. `fixtures/**`).
+    #[serde(default)]
+    pub exclude: Vec<String>,
     #[serde(default)]
     pub retired: Vec<RetiredRule>,
     #[serde(default)]
@@ -43,6 +46,7 @@ pub fn mobilegl_profile() -> Option<PreprocConfig> {
     let r = preproc::mobilegl_rules();
     Some(PreprocConfig {
         extensions: default_extensions(),
+        exclude: Vec::new(),
         retired: r.retired,
         banned: r.banned,
     })
@@ -84,6 +88,14 @@ fn hit_findings(hits: &[preproc::Hit]) -> Vec<Finding> {
         .collect()
 }
 
+fn build_globs(globs: &[String]) -> Result<globset::GlobSet, String> {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        b.add(globset::Glob::new(g).map_err(|e| format!("[preproc] exclude '{g}': {e}"))?);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
 pub struct PreprocGate;
 
 impl Gate for PreprocGate {
@@ -109,30 +121,51 @@ impl Gate for PreprocGate {
         let Some(cfg) = &ctx.config.preproc else {
             return GateReport::skipped(GATE, "no [preproc] section in mgctl.toml");
         };
-        let ws = match GitWorkspace::discover(&ctx.root) {
-            Ok(ws) => ws,
-            Err(e) => {
-                return GateReport::could_not_run(
-                    GATE,
-                    "PPR004",
-                    format!("{e}; the preprocessor rules scan tracked files only (git index)"),
-                    None,
-                )
-            }
+        let exclude = match build_globs(&cfg.exclude) {
+            Ok(g) => g,
+            Err(e) => return GateReport::could_not_run(GATE, "PPR006", e, None),
         };
-        let tracked = match ws.tracked_files() {
-            Ok(t) => t,
-            Err(e) => return GateReport::could_not_run(GATE, "PPR004", e.to_string(), None),
+        let mut findings = Vec::new();
+        // Tracked files only; outside a git repository (a copied tree) every file is scanned
+        // and the report says so.
+        let (listed, source) = match GitWorkspace::discover(&ctx.root) {
+            Ok(ws) => match ws.tracked_files() {
+                Ok(t) => (
+                    t,
+                    format!(
+                        "git index of {} (workspace prefix '{}')",
+                        ws.workdir().display(),
+                        ws.prefix()
+                    ),
+                ),
+                Err(e) => return GateReport::could_not_run(GATE, "PPR006", e.to_string(), None),
+            },
+            Err(e) => match preproc::walk_files(&ctx.root) {
+                Ok(all) => {
+                    findings.push(Finding::warning(
+                        GATE,
+                        "PPR004",
+                        format!("{e}: scanned every file under the workspace instead of the tracked files"),
+                    ));
+                    (
+                        all,
+                        format!(
+                            "every file under {} (not a git repository)",
+                            ctx.root.display()
+                        ),
+                    )
+                }
+                Err(w) => return GateReport::could_not_run(GATE, "PPR006", w, None),
+            },
         };
-        let files: Vec<String> = tracked
+        let files: Vec<String> = listed
             .into_iter()
             .filter(|p| {
                 let ext = p.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-                cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))
+                cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) && !exclude.is_match(p)
             })
             .collect();
         let rules = cfg.rules();
-        let mut findings = Vec::new();
         let mut scanned = Vec::new();
         for rel in &files {
             match std::fs::read(ctx.root.join(rel)) {
@@ -168,11 +201,7 @@ impl Gate for PreprocGate {
         .figure("files", scanned.len())
         .figure("hits", errors);
         r.units = scanned;
-        r.inputs = vec![format!(
-            "git index of {} (workspace prefix '{}')",
-            ws.workdir().display(),
-            ws.prefix()
-        )];
+        r.inputs = vec![source];
         r
     }
 

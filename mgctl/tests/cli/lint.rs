@@ -437,19 +437,57 @@ fn preproc_scans_tracked_files_only() {
         r.dump()
     );
 
-    // Not a git repository: said clearly, the gate cannot run.
+    // Not a git repository: said clearly (a warning), and every file is scanned instead.
     let plain = scratch();
+    let toml = PREPROC_TOML.replace(
+        "[[preproc.retired]]",
+        "[preproc]\nexclude = [\"fixtures/**\"]\n\n[[preproc.retired]]",
+    );
     write_tree(
         plain.path(),
-        &[("mgctl.toml", PREPROC_TOML), ("a.cpp", "int x;\n")],
+        &[
+            ("mgctl.toml", &toml),
+            ("a.cpp", "int x;\n"),
+            (
+                "fixtures/planted.cpp",
+                "#ifdef MOBILEGL_PIPE_PUSH\n#endif\n",
+            ),
+        ],
     );
     let r = mgctl(
-        &["check", plain.path().to_str().unwrap(), "--only", "preproc"],
+        &[
+            "check",
+            plain.path().to_str().unwrap(),
+            "--only",
+            "preproc",
+            "--format",
+            "json",
+        ],
+        plain.path(),
+    )
+    .expect(0);
+    assert!(
+        r.stdout.contains("PPR004") && r.stdout.contains("not inside a git repository"),
+        "{}",
+        r.dump()
+    );
+    std::fs::write(plain.path().join("b.h"), "#elifndef MOBILEGL_PIPE_PUSH\n").unwrap();
+    let r = mgctl(
+        &[
+            "check",
+            plain.path().to_str().unwrap(),
+            "--only",
+            "preproc",
+            "--format",
+            "json",
+        ],
         plain.path(),
     )
     .expect(1);
     assert!(
-        r.stdout.contains("not inside a git repository"),
+        r.stdout.contains("PPR001")
+            && r.stdout.contains("b.h")
+            && !r.stdout.contains("planted.cpp"),
         "{}",
         r.dump()
     );
@@ -495,4 +533,106 @@ fn commits_style_over_a_range() {
     assert!(r.stderr.contains("no commit 'nope'"), "{}", r.dump());
     let r = mgctl(&["lint", "commits"], dir.path()).expect(2);
     assert!(r.stderr.contains("give a RANGE"), "{}", r.dump());
+}
+
+/// Copies a planted overlay of `driver/fixtures/violations/<name>/` over a copy of the driver.
+fn overlay(copy: &Path, name: &str) {
+    fn walk(from: &Path, to: &Path) {
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let dst = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                std::fs::create_dir_all(&dst).unwrap();
+                walk(&entry.path(), &dst);
+            } else {
+                std::fs::copy(entry.path(), &dst).unwrap();
+            }
+        }
+    }
+    walk(&driver().join("fixtures/violations").join(name), copy);
+}
+
+const MY_GATES: &str = "regions,test-names,preproc,commits";
+
+#[test]
+fn driver_is_green_for_these_gates() {
+    let r = mgctl(
+        &["check", driver().to_str().unwrap(), "--only", MY_GATES],
+        &repo_root(),
+    )
+    .expect(0);
+    assert!(
+        r.stdout.contains("0 moved") && r.stdout.contains("0 removed / +0"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn driver_planted_region_edit_turns_only_regions_red() {
+    let (_guard, copy) = copy_driver();
+    overlay(&copy, "regions-edited-ring-allocate");
+    let r = mgctl(
+        &[
+            "check",
+            copy.to_str().unwrap(),
+            "--only",
+            MY_GATES,
+            "--format",
+            "json",
+        ],
+        &copy,
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for g in v["gates"].as_array().unwrap() {
+        let failed = g["verdict"] == "fail";
+        assert_eq!(
+            failed,
+            g["gate"] == "regions",
+            "{}: {}",
+            g["gate"],
+            r.dump()
+        );
+    }
+    assert!(
+        r.stdout
+            .contains("first region that moved: function `RingAllocate`"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn driver_planted_dropped_test_turns_only_test_names_red() {
+    let (_guard, copy) = copy_driver();
+    overlay(&copy, "test-names-dropped-test");
+    let r = mgctl(
+        &[
+            "check",
+            copy.to_str().unwrap(),
+            "--only",
+            MY_GATES,
+            "--format",
+            "json",
+        ],
+        &copy,
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for g in v["gates"].as_array().unwrap() {
+        let failed = g["verdict"] == "fail";
+        assert_eq!(
+            failed,
+            g["gate"] == "test-names",
+            "{}: {}",
+            g["gate"],
+            r.dump()
+        );
+    }
+    assert!(
+        r.stdout.contains("TST001") && r.stdout.contains("DirectGLES.demo_benchmark_json"),
+        "{}",
+        r.dump()
+    );
 }
