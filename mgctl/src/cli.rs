@@ -44,6 +44,8 @@ pub enum Command {
     Include(crate::cmd::include::IncludeArgs),
     DirtySurface(crate::cmd::dirty_surface::DirtySurfaceArgs),
     Completions(CompletionsArgs),
+    Stats(crate::cmd::stats::StatsArgs),
+    Bench(crate::cmd::bench::BenchArgs),
     Lint(crate::cmd::lint::LintArgs),
     Symbols(crate::cmd::symbols::SymbolsArgs),
 }

@@ -28,6 +28,7 @@ pub struct Config {
     pub test_names: Option<gates::test_names::TestNamesConfig>,
     pub preproc: Option<gates::preproc::PreprocConfig>,
     pub commits: Option<gates::commits::CommitsConfig>,
+    pub fatals: Option<gates::fatals::FatalsConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -54,6 +55,7 @@ impl Config {
             test_names: gates::test_names::mobilegl_profile(),
             preproc: gates::preproc::mobilegl_profile(),
             commits: gates::commits::mobilegl_profile(),
+            fatals: gates::fatals::mobilegl_profile(),
         }
     }
 }

@@ -2,6 +2,8 @@
 
 mod check;
 mod completions;
+pub mod stats;
+pub mod bench;
 pub mod dirty_surface;
 pub mod include;
 pub mod lint;
@@ -44,6 +46,8 @@ pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Resul
         Command::Include(args) => include::run(args, settings, out),
         Command::DirtySurface(args) => dirty_surface::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),
+        Command::Stats(args) => stats::run(args, settings, out),
+        Command::Bench(args) => bench::run(args, settings, out),
         Command::Lint(args) => lint::run(args, settings, out),
         Command::Symbols(args) => symbols::run(args, settings, out),
     }

@@ -6,3 +6,4 @@ mod util;
 mod check;
 mod dirty_surface;
 mod lint;
+mod stats;

@@ -1,0 +1,225 @@
+//! `mgctl bench frames|driver`: trace-replay `benchmark.json` percentiles and DriverBench medians.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+
+use stats_viewer::bench_report::{self, Arm, RunGroup, Series};
+use stats_viewer::benchmark::{run_number, BenchmarkFile};
+use stats_viewer::driverbench::{arm_name, BenchOutput};
+
+use super::Outcome;
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Benchmark files of MobileGL runs: the trace-replay harness's `benchmark.json` \
+(per-frame wall and CPU times; mean, median, p95, p99 by nearest rank, best-of-N as the retrace runner \
+picks it) and DriverBench output (median ns_per_op per case over repeats, the T1/T2 decomposition of push \
+vs pull arms).",
+    after_help = "Examples:\n  mgctl bench frames results/minecraft-DirectGLES/\n  mgctl bench frames --compare pull/ push/\n  mgctl bench driver espryt-pull=pull.csv espryt-push=push.txt"
+)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub command: BenchCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    Frames(FramesArgs),
+    Driver(DriverArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeriesArg {
+    Cpu,
+    Wall,
+    Both,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Reads `benchmark.json` files (or result directories holding `benchmark-run<i>.json`, \
+else `benchmark.json`) and prints, per repeat, the retrace runner's line byte for byte (`format_benchmark`: \
+device mean/median/p95/fps, host CPU p50/p99), the best of N (lowest wall meanFrameMs, <= 0 counts as +inf, \
+earliest on ties), and a table of mean, median, p95, p99, min, max over the tail (the trailing `tailFrames` \
+frames, or --tail), always with the method and n. Percentiles are NEAREST RANK (rank = ceil(p/100 * n)), as \
+upstream computes them: always an observed frame. With --compare A B the best repeat of each arm is \
+compared (Δ mean, p50, p95, p99). Exit status: 0, 2 unreadable, non-JSON, truncated or non-finite input, \
+or an empty frame array.",
+    after_help = "Examples:\n  mgctl bench frames benchmark-run1.json benchmark-run2.json benchmark-run3.json\n  mgctl bench frames results/case-DirectGLES/ --series cpu\n  mgctl bench frames --tail 100 benchmark.json\n  mgctl bench frames --compare pull/ push/ --json"
+)]
+pub struct FramesArgs {
+    /// benchmark.json files or result directories (one repeat group).
+    #[arg(required_unless_present = "compare")]
+    pub inputs: Vec<PathBuf>,
+    /// Compare two arms (directories or files): A then B.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "inputs")]
+    pub compare: Option<Vec<PathBuf>>,
+    /// Trailing frames to summarise (default: each file's tailFrames, as the runner does).
+    #[arg(long, value_name = "N")]
+    pub tail: Option<usize>,
+    /// Which series the table shows.
+    #[arg(long, value_enum, default_value_t = SeriesArg::Both)]
+    pub series: SeriesArg,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Reads DriverBench stdout captures (one file per arm, any number of repeats; repeated \
+CSV headers and stderr lines captured with 2>&1 are skipped, rows are found by the header) and prints per \
+case the median ns_per_op over repeats with n and min, per arm. Arms are named `NAME=PATH`, or after the \
+file (`driverbench-A-espryt-pull.csv` -> `espryt-pull`). With arms named *pull and *push the T1 column \
+(push − pull) is added, and with a *push7f (or *push0) arm, T2 (push7f − pull) and T1 − T2. Exit status: \
+0, 2 unreadable input or a malformed row.",
+    after_help = "Examples:\n  mgctl bench driver driverbench-A-espryt-pull.csv driverbench-B-espryt-push.txt\n  mgctl bench driver espryt-pull=a.csv espryt-push=b.csv espryt-push7f=c.csv --markdown"
+)]
+pub struct DriverArgs {
+    /// DriverBench outputs, `PATH` or `NAME=PATH`.
+    #[arg(required = true)]
+    pub outputs: Vec<String>,
+    /// A Markdown table (MEASUREMENTS.md shape).
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &BenchArgs, _settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    match &args.command {
+        BenchCommand::Frames(a) => frames(a, out),
+        BenchCommand::Driver(a) => driver(a, out),
+    }
+}
+
+fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    if path.is_dir() {
+        anyhow::bail!("{}: is a directory", path.display());
+    }
+    std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+}
+
+/// The benchmark files of one input: a directory's `benchmark-run<i>.json` in run order (else its
+/// `benchmark.json`), or the file itself.
+fn bench_files(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !input.is_dir() {
+        return Ok(vec![input.to_path_buf()]);
+    }
+    let mut runs: Vec<(u32, PathBuf)> = std::fs::read_dir(input)
+        .with_context(|| format!("{}: cannot list", input.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| run_number(&p).map(|n| (n, p)))
+        .collect();
+    runs.sort();
+    if !runs.is_empty() {
+        return Ok(runs.into_iter().map(|(_, p)| p).collect());
+    }
+    let single = input.join("benchmark.json");
+    if single.is_file() {
+        return Ok(vec![single]);
+    }
+    anyhow::bail!(
+        "{}: no benchmark-run<i>.json or benchmark.json in this directory",
+        input.display()
+    )
+}
+
+fn group(label: String, inputs: &[PathBuf], tail: Option<usize>) -> anyhow::Result<RunGroup> {
+    let mut runs = Vec::new();
+    for i in inputs {
+        for p in bench_files(i)? {
+            let f = BenchmarkFile::parse(&p, &read(&p)?)?;
+            if f.wall.is_empty() {
+                anyhow::bail!(
+                    "{}: frameTimesMs is empty: no frame was timed, nothing to summarise",
+                    p.display()
+                );
+            }
+            runs.push(f);
+        }
+    }
+    if tail == Some(0) {
+        anyhow::bail!("--tail must be positive");
+    }
+    Ok(RunGroup { label, runs, tail })
+}
+
+fn series(s: SeriesArg) -> Vec<Series> {
+    match s {
+        SeriesArg::Cpu => vec![Series::Cpu],
+        SeriesArg::Wall => vec![Series::Wall],
+        SeriesArg::Both => vec![Series::Wall, Series::Cpu],
+    }
+}
+
+fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let ser = series(a.series);
+    if let Some(pair) = &a.compare {
+        let (pa, pb) = (&pair[0], &pair[1]);
+        let ga = group(pa.display().to_string(), std::slice::from_ref(pa), a.tail)?;
+        let gb = group(pb.display().to_string(), std::slice::from_ref(pb), a.tail)?;
+        if a.json {
+            let v = json!({
+                "schema": 1, "method": bench_report::METHOD,
+                "groups": [bench_report::group_json(&ga), bench_report::group_json(&gb)],
+                "compare": bench_report::compare_json(&ga, &gb),
+            });
+            serde_json::to_writer_pretty(&mut *out, &v)?;
+            writeln!(out)?;
+        } else {
+            bench_report::frames_text(&ga, &ser, out)?;
+            writeln!(out)?;
+            bench_report::frames_text(&gb, &ser, out)?;
+            writeln!(out)?;
+            bench_report::compare_text(&ga, &gb, &ser, out)?;
+        }
+        return Ok(Outcome::Pass);
+    }
+    let label = a
+        .inputs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let g = group(label, &a.inputs, a.tail)?;
+    if a.json {
+        let v = json!({"schema": 1, "method": bench_report::METHOD, "groups": [bench_report::group_json(&g)]});
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+    } else {
+        bench_report::frames_text(&g, &ser, out)?;
+    }
+    Ok(Outcome::Pass)
+}
+
+fn driver(a: &DriverArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let mut arms = Vec::new();
+    for spec in &a.outputs {
+        let (name, path) = match spec.split_once('=') {
+            Some((n, p)) if !n.is_empty() && !Path::new(spec).exists() => {
+                (n.to_string(), PathBuf::from(p))
+            }
+            _ => (arm_name(Path::new(spec)), PathBuf::from(spec)),
+        };
+        let output = BenchOutput::parse(&path, &read(&path)?)?;
+        if output.rows.is_empty() {
+            anyhow::bail!(
+                "{}: DriverBench header found but no rows (did every case fail?)",
+                path.display()
+            );
+        }
+        arms.push(Arm { name, output });
+    }
+    if a.json {
+        serde_json::to_writer_pretty(&mut *out, &bench_report::driver_json(&arms))?;
+        writeln!(out)?;
+    } else {
+        bench_report::driver_text(&arms, a.markdown, out)?;
+    }
+    Ok(Outcome::Pass)
+}

@@ -1,0 +1,466 @@
+//! `mgctl stats summary|diff|fatals|bench`: MobileGL device logs (`MGPipe stats:` windows, verify
+//! arming, `Fatal{…}`), read with the `stats_viewer` library.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use stats_viewer::report::{self, SteadyRange};
+use stats_viewer::{diff, synth, Log, LogBuilder, LogParser, Role, TranscriptVerify};
+
+use super::Outcome;
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Reads MobileGL device logs: the periodic `MGPipe stats:` window lines (draws per frame, \
+accessor calls per draw, byte classes, CSO mints/binds, the six memo gates), the verify arming line and any \
+`Fatal{…}`. Every log envelope is understood: the library's own file sink, `adb logcat` in any format \
+(threadtime, time, brief, tag, with year/usec/uid variants), CRLF, ctest transcripts, records cut mid-line; \
+sessions are split by pid, banner and frame-counter resets, and client/server roles are never merged.",
+    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/logcat.txt\n  mgctl stats fatals --verify out/*/mobilegl.log\n  mgctl stats bench"
+)]
+pub struct StatsArgs {
+    #[command(subcommand)]
+    pub command: StatsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StatsCommand {
+    Summary(SummaryArgs),
+    Diff(DiffArgs),
+    Fatals(FatalsArgs),
+    Bench(StatsBenchArgs),
+    Watch(super::watch::WatchArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Per log: the lines read and ignored (logcat markers, foreign tags, noise, a cut last \
+record), the sessions, the period, window lines and complete windows, then for the reported session (the \
+last one with windows) the LAST COMPLETE WINDOW (window == period, frames a multiple of it) with every \
+field per frame and per draw, the teardown window apart (partial, never complete), a steady state over a \
+range of complete windows weighted by frames and draws (Σdraws/Σframes, Σacc/Σdraws), run totals (counts \
+summed, gauges never summed, byte classes approximately), gate hit rates, verify armed or not, Fatal lines, \
+the JSON-dump notice, and a self-check that re-derives every `draws/f` and `acc/draw` with the producer's \
+rounding. Exit status: 0, 1 when a log has no window line or a line fails the self-check, 2 unreadable or \
+binary input.",
+    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats summary --steady 3..6 abA.log abB.logcat.txt\n  mgctl stats summary --json out/mobilegl.log > summary.json\n  mgctl stats summary --markdown pull.log push.log >> MEASUREMENTS.md"
+)]
+pub struct SummaryArgs {
+    /// Log files (file sink, logcat capture, role logs, ctest transcript).
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Versioned JSON (`"schema": 1`, docs/stats.md).
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// One MEASUREMENTS.md-ready table row per log.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Complete windows forming the steady state: `FROM`, `FROM..`, `FROM..TO` (1-based).
+    #[arg(long, default_value = "3..", value_name = "RANGE")]
+    pub steady: String,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "The A/B of two arms: every field of both last complete windows side by side with Δ and \
+Δ % (gates: the hit-rate difference), keys present in one arm only shown as absent (never as 0), the \
+steady-state draws/f and acc/draw of both, and a validity check: the same trace replays the same frames, \
+so window lines aligned by `frames=` must carry identical `draws`. Exit status: 0 valid, 1 when the arms \
+did not replay the same frames (unless --allow-mismatch) or a log has no complete window, 2 unreadable input.",
+    after_help = "Examples:\n  mgctl stats diff abA-pull.mobilegl.log abB-push.logcat.txt\n  mgctl stats diff --json A.log B.log\n  mgctl stats diff --allow-mismatch title.log world.log"
+)]
+pub struct DiffArgs {
+    /// Arm A (the baseline, e.g. pull).
+    pub a: PathBuf,
+    /// Arm B (e.g. push).
+    pub b: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+    /// Print the comparison and exit 0 even when the draws per window differ.
+    #[arg(long)]
+    pub allow_mismatch: bool,
+    /// Complete windows forming the steady state (1-based).
+    #[arg(long, default_value = "3..", value_name = "RANGE")]
+    pub steady: String,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Lists every `Fatal{Kind, \"detail\", extras} tail` line of the logs (not libc's `Fatal \
+signal`, not `Admitted{…}`, not CMake error text in a transcript) and a census by kind and by kind and \
+detail. With --verify it is MobileGL's G4 gate: every log must carry the library's `MGPipe: verify armed` \
+line (or, for a ctest transcript, the runner's `MGPipe verify: … armed` lines and no failed case). Exit \
+status: 0 clean, 1 any Fatal (or, with --verify, a log that never armed), 2 unreadable input.",
+    after_help = "Examples:\n  mgctl stats fatals out/mobilegl.log\n  mgctl stats fatals --verify out/*/mobilegl.client.log\n  mgctl stats fatals --json fatal-lines.txt"
+)]
+pub struct FatalsArgs {
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Also fail a log that never armed verify.
+    #[arg(long)]
+    pub verify: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Generates a large realistic `adb logcat -v threadtime` capture in memory (MobileGL \
+push-build window lines among other tags' noise) and parses it on one core, streaming in 64 KiB chunks \
+as a file is read: prints lines/s and MB/s against the 1,000,000 lines/s target, and the memory kept \
+(bounded by the windows, not by the log size).",
+    after_help = "Examples:\n  mgctl stats bench\n  mgctl stats bench --lines 5000000 --window-every 10"
+)]
+pub struct StatsBenchArgs {
+    /// Lines in the generated capture.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub lines: usize,
+    /// One window line every N lines (the rest is noise).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub window_every: usize,
+    /// Timed repetitions; the best is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+}
+
+pub fn run(args: &StatsArgs, _settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    match &args.command {
+        StatsCommand::Summary(a) => summary(a, out),
+        StatsCommand::Diff(a) => diff_cmd(a, out),
+        StatsCommand::Fatals(a) => fatals(a, out),
+        StatsCommand::Bench(a) => bench(a, out),
+        StatsCommand::Watch(a) => super::watch::run(a, _settings, out),
+    }
+}
+
+/// Reads and parses one log, streaming (memory holds the windows, not the file).
+pub fn read_log(path: &Path) -> anyhow::Result<Log> {
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    if meta.is_dir() {
+        anyhow::bail!("{}: is a directory, not a log file", path.display());
+    }
+    let f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    Ok(Log::from_reader(path, f)?)
+}
+
+fn steady_range(s: &str) -> anyhow::Result<SteadyRange> {
+    SteadyRange::parse(s).with_context(|| {
+        format!("--steady {s:?}: expected FROM, FROM.. or FROM..TO (1-based complete windows)")
+    })
+}
+
+fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let steady = steady_range(&a.steady)?;
+    let logs = a
+        .logs
+        .iter()
+        .map(|p| read_log(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut pass = true;
+    for l in &logs {
+        if l.window_count() == 0 {
+            eprintln!(
+                "mgctl: no `MGPipe stats:` window found in {}",
+                l.path.display()
+            );
+            pass = false;
+        }
+        for s in &l.sessions {
+            for (line, m) in s.mismatches() {
+                eprintln!(
+                    "mgctl: {}:{line}: {} printed {} but re-derives to {} (producer rounding)",
+                    l.path.display(),
+                    m.field,
+                    m.printed,
+                    m.derived
+                );
+                pass = false;
+            }
+        }
+    }
+    if a.json {
+        let v = json!({
+            "schema": 1,
+            "steady": {"from": steady.from, "to": steady.to},
+            "logs": logs.iter().map(|l| report::log_json(l, steady)).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+    } else if a.markdown {
+        report::summary_markdown(&logs, out)?;
+    } else {
+        for (i, l) in logs.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            report::summary_text(l, steady, out)?;
+        }
+    }
+    Ok(Outcome::from_pass(pass))
+}
+
+fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let steady = steady_range(&a.steady)?;
+    let la = read_log(&a.a)?;
+    let lb = read_log(&a.b)?;
+    let d = match diff::diff(&la, &lb, steady) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("mgctl: {e}");
+            return Ok(Outcome::Fail);
+        }
+    };
+    if a.json {
+        serde_json::to_writer_pretty(&mut *out, &d.json())?;
+        writeln!(out)?;
+    } else {
+        d.text(out)?;
+    }
+    if !d.validity.valid() {
+        if a.allow_mismatch {
+            eprintln!("mgctl: warning: the arms did not replay the same frames (draws differ); compared anyway (--allow-mismatch)");
+        } else {
+            eprintln!(
+                "mgctl: {} and {} are not an A/B of the same trace: draws differ in {} of {} aligned window(s) (pass --allow-mismatch to compare anyway)",
+                la.path.display(),
+                lb.path.display(),
+                d.validity.mismatched.len(),
+                d.validity.aligned
+            );
+            return Ok(Outcome::Fail);
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// The G4 verdict of one log: (armed, reasons it fails).
+pub fn verify_verdict(l: &Log) -> (bool, Vec<String>) {
+    let mut why = Vec::new();
+    let armed_lib = !l.armed().is_empty();
+    let armed_runner = l
+        .transcript
+        .iter()
+        .any(|t| matches!(t.item, TranscriptVerify::ArmedClean { .. }));
+    for t in &l.transcript {
+        if let TranscriptVerify::Failed {
+            case,
+            backend,
+            fatals,
+        } = &t.item
+        {
+            why.push(format!("{}:{}: runner: {case} {backend} failed with {fatals} MGPipe Fatal(s) under MOBILEGL_PIPE_VERIFY", l.path.display(), t.line));
+        }
+    }
+    let armed = armed_lib || armed_runner;
+    if !armed {
+        why.push(format!(
+            "{}: verify never armed (no `MGPipe: verify armed` line)",
+            l.path.display()
+        ));
+    }
+    (armed, why)
+}
+
+fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let logs = a
+        .logs
+        .iter()
+        .map(|p| read_log(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut pass = true;
+    let mut json_logs = Vec::new();
+    for (i, l) in logs.iter().enumerate() {
+        if !l.fatals.is_empty() {
+            pass = false;
+        }
+        let (armed, why) = verify_verdict(l);
+        if a.verify && !why.is_empty() {
+            pass = false;
+        }
+        if a.json {
+            let mut j = report::fatals_json(l);
+            j["armed"] = json!(armed);
+            j["verify_problems"] = json!(why);
+            json_logs.push(j);
+            continue;
+        }
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(
+            out,
+            "== {}: {} Fatal line(s)",
+            l.path.display(),
+            l.fatals.len()
+        )?;
+        for f in &l.fatals {
+            writeln!(out, "  {}", report::fatal_line_text(l, f))?;
+        }
+        let (by_kind, by_detail) = report::census(l.fatals.iter());
+        if !by_kind.is_empty() {
+            let k: Vec<String> = by_kind.iter().map(|(n, c)| format!("{n} {c}")).collect();
+            writeln!(out, "  by kind: {}", k.join(", "))?;
+            for (n, c) in &by_detail {
+                writeln!(out, "  {c:>4}  {n}")?;
+            }
+            let verify_kind = l.fatals.iter().filter(|f| f.fatal.is_verify_kind()).count();
+            writeln!(out, "  verify-family Fatals (PipeVerifyDiffer|UnmigratedPipeInput|PipeVerifyBadKnob): {verify_kind}")?;
+        }
+        for a in l.armed() {
+            writeln!(
+                out,
+                "  verify armed at line {}: {} fields, {} verbs, fatal={}",
+                a.line,
+                a.item.fields,
+                a.item.verbs,
+                u8::from(a.item.fatal)
+            )?;
+        }
+        for t in &l.transcript {
+            let text = match &t.item {
+                TranscriptVerify::ArmedClean { case, backend } => {
+                    format!("armed, clean: {case} {backend}")
+                }
+                TranscriptVerify::NotRequested {
+                    case,
+                    backend,
+                    value,
+                } => format!("not requested (MOBILEGL_PIPE_VERIFY={value}): {case} {backend}"),
+                TranscriptVerify::Failed {
+                    case,
+                    backend,
+                    fatals,
+                } => format!("FAILED: {case} {backend} ({fatals} Fatal)"),
+            };
+            writeln!(out, "  runner line {}: {text}", t.line)?;
+        }
+        if a.verify {
+            if why.is_empty() {
+                writeln!(out, "  verify: armed, zero Fatal lines")?;
+            }
+            for w in &why {
+                writeln!(out, "  verify FAIL: {w}")?;
+            }
+        } else if !armed {
+            writeln!(out, "  verify: not armed")?;
+        }
+    }
+    if a.json {
+        let total: usize = logs.iter().map(|l| l.fatals.len()).sum();
+        let (k, _) = report::census(logs.iter().flat_map(|l| l.fatals.iter()));
+        let v = json!({
+            "schema": 1, "verify_mode": a.verify, "pass": pass, "fatal_lines": total,
+            "by_kind": k.iter().map(|(n, c)| json!({"kind": n, "count": c})).collect::<Vec<_>>(),
+            "logs": json_logs,
+        });
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+    } else if logs.len() > 1 {
+        let total: usize = logs.iter().map(|l| l.fatals.len()).sum();
+        let (k, _) = report::census(logs.iter().flat_map(|l| l.fatals.iter()));
+        let k: Vec<String> = k.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        writeln!(
+            out,
+            "\ntotal: {total} Fatal line(s) in {} log(s){}",
+            logs.len(),
+            if k.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", k.join(", "))
+            }
+        )?;
+    }
+    Ok(Outcome::from_pass(pass))
+}
+
+/// Peak resident set (VmHWM) in KiB, where the platform reports it.
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    l.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn bench(a: &StatsBenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if a.lines == 0 || a.repeat == 0 {
+        anyhow::bail!("--lines and --repeat must be positive");
+    }
+    let spec = synth::SynthSpec {
+        lines: a.lines,
+        window_every: a.window_every,
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let (bytes, windows) = synth::logcat(spec);
+    let gen_s = t0.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "generated: {} lines, {:.1} MiB, {windows} window lines (1 in {}), the rest other tags' noise ({gen_s:.2} s)",
+        a.lines,
+        bytes.len() as f64 / (1024.0 * 1024.0),
+        a.window_every
+    )?;
+    let path = Path::new("synth.logcat.txt");
+    let rss_before = peak_rss_kib();
+    let mut best = f64::INFINITY;
+    let mut kept = 0usize;
+    for _ in 0..a.repeat {
+        let t = Instant::now();
+        let mut parser = LogParser::new(Role::Main);
+        let mut b = LogBuilder::new(path, Role::Main);
+        for chunk in bytes.chunks(64 * 1024) {
+            parser.feed(chunk, &mut |e| b.push(e));
+        }
+        parser.finish(&mut |e| b.push(e));
+        let log = b.finish(parser.crlf_lines());
+        let dt = t.elapsed().as_secs_f64();
+        if log.lines.total != a.lines || log.window_count() != windows {
+            return Err(crate::Internal(format!(
+                "bench parse disagrees: {} lines, {} windows",
+                log.lines.total,
+                log.window_count()
+            ))
+            .into());
+        }
+        kept = log.window_count();
+        best = best.min(dt);
+    }
+    let lps = a.lines as f64 / best;
+    let target = 1_000_000.0;
+    writeln!(
+        out,
+        "parse (one core, streamed in 64 KiB chunks, best of {}): {best:.3} s",
+        a.repeat
+    )?;
+    writeln!(
+        out,
+        "mgctl {:.0} lines/s ({:.0} MB/s) vs target {target:.0} lines/s: {:.2}x the target",
+        lps,
+        bytes.len() as f64 / best / 1e6,
+        lps / target
+    )?;
+    let per_window = std::mem::size_of::<stats_viewer::Window>()
+        + 64 * std::mem::size_of::<stats_viewer::Field>();
+    writeln!(
+        out,
+        "memory kept: {kept} windows (≈{:.1} MiB at ≈{} B each); the input is streamed, never held by the parser",
+        (kept * per_window) as f64 / (1024.0 * 1024.0),
+        per_window
+    )?;
+    if let (Some(b), Some(a2)) = (rss_before, peak_rss_kib()) {
+        writeln!(
+            out,
+            "peak RSS: {:.1} MiB before parsing (the generated log itself), {:.1} MiB after",
+            b as f64 / 1024.0,
+            a2 as f64 / 1024.0
+        )?;
+    }
+    Ok(Outcome::from_pass(lps >= target))
+}

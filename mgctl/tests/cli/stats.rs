@@ -1,0 +1,743 @@
+//! `mgctl stats …` and `mgctl bench …` on the sample files of ../shared/samples (copied into
+//! stats_viewer/tests/data). Outputs are compared with the golden files in
+//! stats_viewer/tests/golden (regenerate with `MGCTL_BLESS=1 cargo test -p mgctl --test cli stats`,
+//! then review the diff against ../shared/samples/README.md), and every number README.md quotes is
+//! asserted explicitly below.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::{mgctl, repo_root, scratch, write_tree};
+
+fn data() -> PathBuf {
+    repo_root().join("stats_viewer/tests/data")
+}
+
+fn golden_dir() -> PathBuf {
+    repo_root().join("stats_viewer/tests/golden")
+}
+
+/// Runs mgctl in the data directory (so paths print relative) and checks stdout against a golden file.
+fn golden(name: &str, args: &[&str], code: i32) -> String {
+    let run = mgctl(args, &data()).expect(code);
+    let path = golden_dir().join(name);
+    if std::env::var_os("MGCTL_BLESS").is_some() {
+        std::fs::create_dir_all(golden_dir()).unwrap();
+        std::fs::write(&path, &run.stdout).unwrap();
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless with MGCTL_BLESS=1)", path.display()));
+    assert!(
+        run.stdout == want,
+        "{} differs from the golden file {}\n{}",
+        run.cmdline,
+        path.display(),
+        similar_diff(&want, &run.stdout)
+    );
+    run.stdout
+}
+
+fn similar_diff(a: &str, b: &str) -> String {
+    let mut out = String::new();
+    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            out.push_str(&format!("line {}:\n- {x}\n+ {y}\n", i + 1));
+        }
+    }
+    if a.lines().count() != b.lines().count() {
+        out.push_str(&format!(
+            "line counts differ: {} vs {}\n",
+            a.lines().count(),
+            b.lines().count()
+        ));
+    }
+    out
+}
+
+/// Asserts every needle occurs, comparing with runs of spaces collapsed (table columns align to
+/// the widest cell, which differs between logs).
+fn has(out: &str, needles: &[&str]) {
+    let squeeze = |s: &str| {
+        s.split(' ')
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let hay = out.lines().map(squeeze).collect::<Vec<_>>().join("\n");
+    for n in needles {
+        let n = n.lines().map(squeeze).collect::<Vec<_>>().join("\n");
+        assert!(hay.contains(&n), "missing {n:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn summary_arm_a_pull_file_sink() {
+    let out = golden(
+        "summary-abA.txt",
+        &["stats", "summary", "abA-pull-DirectGLES.mobilegl.log"],
+        0,
+    );
+    has(
+        &out,
+        &[
+            "lines, CRLF)",
+            "0 ignored",
+            "sessions: 1",
+            "period: 120 frames (from the banner)",
+            "window lines: 7, complete: 6",
+            "last complete window (line 7): frames=720 window=120",
+            "draws              102611",
+            "draws/f            855.09",
+            "acc                1032346",
+            "acc/draw           10.06",
+            "bytes/f.buf        96119.47",
+            "bytes/f.tex        97280.00",
+            "bytes/f.resid      0.00",
+            "gates.ers          98019/4742",
+            "gates.etl          7405/95356",
+            "gates.eub          6680/96081",
+            "ers 0.9539 (98019/4742)",
+            "teardown window (line 8, partial, NOT complete): frames=745 window=25 draws=21342 draws/f=853.68",
+            "steady state, complete windows 3-6 (480 frames): draws/f 853.46, acc/draw 10.20",
+            "acc/draw 10.2014 to 4 places",
+            "run totals (7 window lines incl. teardown, 745 frames): draws 502443",
+            "verify: not armed",
+            "Fatal lines: none",
+            "JSON dump: FAILED (line 9): PipeStats: could not open MOBILEGL_PIPE_STATS_FILE='/sdcard/mgout/pipestats.json' for writing",
+            "self-check: 7/7 window lines re-derive",
+        ],
+    );
+    assert!(!out.contains("cso."), "pull arm has no cso bracket");
+}
+
+#[test]
+fn summary_arm_b_push_logcat() {
+    let out = golden(
+        "summary-abB.txt",
+        &["stats", "summary", "abB-push-DirectGLES.logcat.txt"],
+        0,
+    );
+    has(
+        &out,
+        &[
+            "10 ignored (1 logcat marker, 8 foreign tag, 0 noise, 1 cut record, 0 bad window line)",
+            ", LF)",
+            "sessions: 2",
+            "#1 pid 20877",
+            "windows 1 (1 complete)  ended: no teardown",
+            "#2 pid 21377",
+            "<- reported",
+            "period: 120 frames (from the banner)",
+            "window lines: 7, complete: 6",
+            "frames=720 window=120",
+            "draws              102611",
+            "draws/f            855.09",
+            "acc                925544",
+            "acc/draw           9.02",
+            "bytes/f.buf        96119.47",
+            "bytes/f.tex        97280.00",
+            "bytes/f.resid      3993.93",
+            "ers 0.9523 (97862/4899), etl 0.0722 (7416/95345), eub 0.0656 (6739/96022)",
+            "cso.csom           0 ",
+            "cso.csob           61654",
+            "cso.mpr            0 ",
+            "frames=745 window=25 draws=21342 draws/f=853.68",
+            "draws/f 853.46, acc/draw 9.11",
+            "acc/draw 9.1087 to 4 places",
+            "draws 502443",
+            "verify: armed (line 10: 63 fields, 69 verbs, fatal=1)",
+            "Fatal lines: none",
+            "JSON dump: written to /data/local/tmp/mgout/pipestats.json",
+        ],
+    );
+    // Run totals recovered from the windows agree with the teardown JSON dump (abB-push-pipestats.json).
+    let dump = std::fs::read_to_string(data().join("abB-push-pipestats.json")).unwrap();
+    for (k, v) in [
+        ("\"draws\": ", "502443"),
+        ("\"stage-buffer\": ", "91357184"),
+        ("\"render-state-cso-binds\": ", "310982"),
+    ] {
+        assert!(dump.contains(&format!("{k}{v}")));
+        assert!(out.contains(v), "{v}");
+    }
+}
+
+#[test]
+fn summary_fatal_verify_log() {
+    let out = golden(
+        "summary-fatal-verify.txt",
+        &["stats", "summary", "fatal-verify-DirectGLES.mobilegl.log"],
+        0,
+    );
+    has(
+        &out,
+        &[
+            "sessions: 1",
+            "period: 60 frames (from the banner)",
+            "window lines: 2, complete: 2",
+            "frames=120 window=60",
+            "draws              41877",
+            "draws/f            697.95",
+            "acc                472373",
+            "acc/draw           11.28",
+            "verify: armed (line 2: 63 fields, 69 verbs, fatal=1)",
+            "Fatal{PipeVerifyDiffer, \"GetRenderStateParameters@Clear\", verb=48213, where=read} [FATAL]",
+            "end: ended in a Fatal (no teardown window after it)",
+            "JSON dump: no notice",
+        ],
+    );
+    assert!(!out.contains("teardown window (line"));
+}
+
+#[test]
+fn summary_markdown_and_json() {
+    let md = golden(
+        "summary.md",
+        &[
+            "stats",
+            "summary",
+            "--markdown",
+            "abA-pull-DirectGLES.mobilegl.log",
+            "abB-push-DirectGLES.logcat.txt",
+        ],
+        0,
+    );
+    has(&md, &["| `abA-pull-DirectGLES.mobilegl.log` | frames=720 window=120 | 855.09 | 10.06 | 96119.47 | 97280.00 | 0.00 | 0.9539 |"]);
+    has(&md, &["| 0/61654 | 853.46 | 9.11 | armed | 0 |"]);
+    let js = golden(
+        "summary-abB.json",
+        &[
+            "stats",
+            "summary",
+            "--json",
+            "abB-push-DirectGLES.logcat.txt",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&js).unwrap();
+    assert_eq!(v["schema"], 1);
+    let log = &v["logs"][0];
+    assert_eq!(log["lines"]["ignored"], 10);
+    assert_eq!(log["reported_session"], 2);
+    let s = &log["sessions"][1];
+    assert_eq!(s["pid"], 21377);
+    assert_eq!(s["last_complete"]["draws"], 102611);
+    assert_eq!(s["last_complete"]["draws_per_frame"], 855.09);
+    assert_eq!(s["last_complete"]["acc_per_draw"], 9.02);
+    assert_eq!(s["steady"]["acc_per_draw_text"], "9.11");
+    assert_eq!(s["teardown"]["window"], 25);
+    assert_eq!(s["totals"]["counts"][0]["value"], 502443);
+}
+
+#[test]
+fn diff_a_b() {
+    let out = golden(
+        "diff-ab.txt",
+        &[
+            "stats",
+            "diff",
+            "abA-pull-DirectGLES.mobilegl.log",
+            "abB-push-DirectGLES.logcat.txt",
+        ],
+        0,
+    );
+    has(
+        &out,
+        &[
+            "validity: same trace — draws identical in all 7 window(s)",
+            "draws/f                855.09      855.09             +0.00   +0.00 %",
+            "acc/draw                10.06        9.02             -1.04  -10.34 %",
+            "bytes/f.resid            0.00     3993.93          +3993.93",
+            "acc/draw A 10.2014 B 9.1087 Δ -1.0926",
+            "absent in A (present only in B, not zero): bytes/f.csob-blob, bytes/f.seg, cso.csom, cso.csob, cso.mpr, emit.fbe, emit.sve, emit.sse, emit.sie, emit.ctu, emit.trp, emit.rsp, emit.vbs, emit.wrec, emit.wrec/f, emit.maxrec, emit.maxcap, emit.ringwraps, emit.ringpads, emit.ringwaits, wait.srv, wait.srvpark, wait.cli, wait.clipark",
+            "cso.csom               absent           0",
+        ],
+    );
+    let js = golden(
+        "diff-ab.json",
+        &[
+            "stats",
+            "diff",
+            "--json",
+            "abA-pull-DirectGLES.mobilegl.log",
+            "abB-push-DirectGLES.logcat.txt",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&js).unwrap();
+    assert_eq!(v["validity"]["valid"], true);
+    let f = v["fields"].as_array().unwrap();
+    let csom = f.iter().find(|x| x["name"] == "cso.csom").unwrap();
+    assert_eq!(csom["a"], serde_json::Value::Null);
+    assert_eq!(csom["absent_in"], "a");
+    let apd = f.iter().find(|x| x["name"] == "acc/draw").unwrap();
+    assert_eq!(apd["delta_text"], "-1.04");
+    assert_eq!(apd["percent_text"], "-10.34 %");
+}
+
+#[test]
+fn fatals_catalogue_and_transcript() {
+    let out = golden(
+        "fatals-lines.txt",
+        &["stats", "fatals", "fatal-lines.txt"],
+        1,
+    );
+    has(
+        &out,
+        &[
+            "== fatal-lines.txt: 7 Fatal line(s)",
+            "fatal-lines.txt:1: Fatal{PipeVerifyDiffer, \"GetPixelStoreParameters@ReadPixels\", verb=6, where=read} [FATAL]",
+            "fatal-lines.txt:3: Fatal{UnmigratedPipeInput, \"GetProgramForDraw@Clear\"} [BARRIER-PULLED, MOBILEGL_IPC_STRICT_ERRORS=1, retires in P7]",
+            "fatal-lines.txt:4: Fatal{UnmigratedPipeInput, \"GetRenderStateParameters@<none>\"}",
+            "fatal-lines.txt:5: Fatal{PipeResidualDiverged, \"Dither\"} carried=1 assembled=0",
+            "fatal-lines.txt:6: Fatal{ProtocolCorruption} record op 46 declares 24 payload bytes, carries 16",
+            "fatal-lines.txt:7: Fatal{UnmigratedSurface, \"AndroidNativeWindow@P12\"} [FATAL] pid 24410",
+            "by kind: UnmigratedPipeInput 3, PipeVerifyDiffer 1, PipeResidualDiverged 1, ProtocolCorruption 1, UnmigratedSurface 1",
+        ],
+    );
+    assert!(
+        !out.contains("fatal-lines.txt:8:")
+            && !out.contains("fatal-lines.txt:9:")
+            && !out.contains("fatal-lines.txt:10:")
+    );
+    let out = golden(
+        "fatals-transcript.txt",
+        &["stats", "fatals", "--verify", "ctest-verify-transcript.txt"],
+        1,
+    );
+    has(
+        &out,
+        &[
+            "ctest-verify-transcript.txt: 1 Fatal line(s)",
+            "armed, clean: minecraft-26.3-vanilla-in-world DirectGLES",
+            "armed, clean: minecraft-26.3-vanilla-in-world DirectVulkan",
+            "FAILED: openra-ra-skirmish DirectGLES (1 Fatal)",
+            "not requested (MOBILEGL_PIPE_VERIFY=0): vanilla-title-screen DirectGLES",
+        ],
+    );
+}
+
+#[test]
+fn fatals_verify_gate_semantics() {
+    // The verify lane's log: armed, but one Fatal => exit 1.
+    let out = golden(
+        "fatals-verify.txt",
+        &[
+            "stats",
+            "fatals",
+            "--verify",
+            "fatal-verify-DirectGLES.mobilegl.log",
+        ],
+        1,
+    );
+    has(
+        &out,
+        &[
+            "verify armed at line 2: 63 fields, 69 verbs, fatal=1",
+            "PipeVerifyDiffer 1",
+        ],
+    );
+    // Arm B: armed, zero Fatal => exit 0 even with --verify.
+    mgctl(
+        &[
+            "stats",
+            "fatals",
+            "--verify",
+            "abB-push-DirectGLES.logcat.txt",
+        ],
+        &data(),
+    )
+    .expect(0);
+    // Arm A: no Fatal but never armed: 0 without --verify, 1 with it.
+    mgctl(
+        &["stats", "fatals", "abA-pull-DirectGLES.mobilegl.log"],
+        &data(),
+    )
+    .expect(0);
+    let r = mgctl(
+        &[
+            "stats",
+            "fatals",
+            "--verify",
+            "abA-pull-DirectGLES.mobilegl.log",
+        ],
+        &data(),
+    )
+    .expect(1);
+    assert!(r.stdout.contains("verify never armed"), "{}", r.dump());
+}
+
+#[test]
+fn bench_frames_best_of_three() {
+    let out = golden(
+        "bench-frames.txt",
+        &[
+            "bench",
+            "frames",
+            "benchmark-run1.json",
+            "benchmark-run2.json",
+            "benchmark-run3.json",
+        ],
+        0,
+    );
+    has(
+        &out,
+        &[
+            "minecraft-26.3-vanilla-in-world / DirectGLES run 1/3: frames=300 total=6.1s tail=200 mean=13.163ms median=12.939ms p95=14.202ms fps=76.0 | cpu mean=10.926ms p50=10.700ms p95=12.107ms p99=14.833ms\n",
+            "minecraft-26.3-vanilla-in-world / DirectGLES run 2/3: frames=300 total=6.0s tail=200 mean=13.025ms median=12.829ms p95=14.156ms fps=76.8 | cpu mean=10.792ms p50=10.640ms p95=11.914ms p99=14.564ms\n",
+            "minecraft-26.3-vanilla-in-world / DirectGLES run 3/3: frames=300 total=6.1s tail=200 mean=13.178ms median=12.909ms p95=15.320ms fps=75.9 | cpu mean=10.896ms p50=10.652ms p95=13.357ms p99=20.393ms\n",
+            "minecraft-26.3-vanilla-in-world / DirectGLES best of 3 (run 2): frames=300 total=6.0s tail=200 mean=13.025ms median=12.829ms p95=14.156ms fps=76.8 | cpu mean=10.792ms p50=10.640ms p95=11.914ms p99=14.564ms\n",
+            "method: nearest rank",
+            "1    benchmark-run1.json  wall    200 of 300  13.163  12.939  14.202  17.845",
+            "1    benchmark-run1.json  cpu     200 of 300  10.926  10.700  12.107  14.833",
+            "2    benchmark-run2.json  wall    200 of 300  13.025  12.829  14.156  17.876",
+            "2    benchmark-run2.json  cpu     200 of 300  10.792  10.640  11.914  14.564",
+            "3    benchmark-run3.json  wall    200 of 300  13.178  12.909  15.320  23.309",
+            "3    benchmark-run3.json  cpu     200 of 300  10.896  10.652  13.357  20.393",
+            "75.970",
+            "76.776",
+            "75.883",
+            "best of 3: run 2 (lowest wall meanFrameMs 13.025)",
+            "cpu p50 10.640 ms, p99 14.564 ms (n=200, nearest rank)",
+        ],
+    );
+    // benchmark.json alone is run 3's file: the mistake best-of-N avoids.
+    let r = mgctl(
+        &["bench", "frames", "--series", "cpu", "benchmark.json"],
+        &data(),
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &["cpu p50 10.652 ms, p99 20.393 ms (n=200, nearest rank)"],
+    );
+}
+
+#[test]
+fn bench_frames_directory_and_compare() {
+    let dir = scratch();
+    for arm in ["pull", "push"] {
+        for i in 1..=3 {
+            let src = data().join(format!("benchmark-run{i}.json"));
+            std::fs::create_dir_all(dir.path().join(arm)).unwrap();
+            std::fs::copy(
+                src,
+                dir.path().join(arm).join(format!("benchmark-run{i}.json")),
+            )
+            .unwrap();
+        }
+    }
+    // push arm: run 2 replaced by run 3's data so its best is run 1.
+    std::fs::copy(
+        data().join("benchmark-run3.json"),
+        dir.path().join("push/benchmark-run2.json"),
+    )
+    .unwrap();
+    let r = mgctl(
+        &[
+            "bench",
+            "frames",
+            "--series",
+            "cpu",
+            "--compare",
+            "pull",
+            "push",
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &[
+            "A: pull (best of 3: run 2)",
+            "B: push (best of 3: run 1)",
+            "cpu frame times, ms (A n=200, B n=200; nearest rank):",
+            "p50        10.640     10.700     +0.060",
+            "p99        14.564     14.833     +0.269",
+        ],
+    );
+    let r = mgctl(&["bench", "frames", "--tail", "100", "pull"], dir.path()).expect(0);
+    has(&r.stdout, &["100 of 300"]);
+}
+
+#[test]
+fn bench_driver_table() {
+    let out = golden(
+        "bench-driver.txt",
+        &[
+            "bench",
+            "driver",
+            "driverbench-A-espryt-pull.csv",
+            "driverbench-B-espryt-push.txt",
+        ],
+        0,
+    );
+    has(
+        &out,
+        &[
+            "arm espryt-push: driverbench-B-espryt-push.txt (9 rows under 3 header(s), 9 other line(s) skipped)",
+            "`mc_vanilla_draw`  5136.1 (n=3, min 5063.1)      5439.1 (n=3, min 5411.9)      +303.0 ns/op (+5.90 %)",
+            "`mc_state_toggle`  23889.7 (n=3, min 23733.4)    25024.0 (n=3, min 24570.8)    +1134.3 ns/op (+4.75 %)",
+            "`mc_pass_switch`   447793.1 (n=3, min 446440.5)  445856.8 (n=3, min 444659.2)  -1936.3 ns/op (-0.43 %)",
+        ],
+    );
+    let md = golden(
+        "bench-driver.md",
+        &[
+            "bench",
+            "driver",
+            "--markdown",
+            "driverbench-A-espryt-pull.csv",
+            "driverbench-B-espryt-push.txt",
+        ],
+        0,
+    );
+    has(&md, &["| `mc_vanilla_draw` | 5136.1 (n=3, min 5063.1) | 5439.1 (n=3, min 5411.9) | +303.0 ns/op (+5.90 %) |"]);
+    // A third arm measured with MOBILEGL_PIPE_PUSH=0x7f adds T2 and T1 - T2.
+    let r = mgctl(
+        &[
+            "bench",
+            "driver",
+            "espryt-pull=driverbench-A-espryt-pull.csv",
+            "espryt-push=driverbench-B-espryt-push.txt",
+            "espryt-push7f=driverbench-A-espryt-pull.csv",
+        ],
+        &data(),
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &[
+            "T2 = espryt-push7f − espryt-pull",
+            "T1 − T2",
+            "+0.0 ns/op (+0.00 %)  +303.0 ns/op",
+        ],
+    );
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn bad_input_is_a_clear_error_never_a_panic() {
+    let d = scratch();
+    let p = d.path();
+    write(p, "junk.log", b"\x7fELF\x02\x01\x01\x00\x00\x00garbage\n");
+    let r = mgctl(&["stats", "summary", "junk.log"], p).expect(2);
+    assert!(
+        r.stderr
+            .contains("junk.log:1: binary data (NUL byte), not a text log"),
+        "{}",
+        r.dump()
+    );
+    write(p, "none.log", b"[10:00:00] [Linux t/INFO]: hello\nnoise\n");
+    let r = mgctl(&["stats", "summary", "none.log"], p).expect(1);
+    assert!(
+        r.stderr
+            .contains("no `MGPipe stats:` window found in none.log"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(&["stats", "diff", "none.log", "none.log"], p).expect(1);
+    assert!(
+        r.stderr
+            .contains("no `MGPipe stats:` window found in none.log"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(&["stats", "summary", "missing.log"], p).expect(2);
+    assert!(
+        r.stderr.contains("missing.log: cannot open"),
+        "{}",
+        r.dump()
+    );
+    let cases: [(&str, &[u8], &str); 6] = [
+        (
+            "trunc.json",
+            b"{\n  \"frameTimesMs\": [1.0, 2.",
+            "trunc.json:2:",
+        ),
+        ("nan.json", b"{\"frameTimesMs\": [1.0, NaN]}", "nan.json:1:"),
+        (
+            "inf.json",
+            b"{\"frameTimesMs\": [1.0, Infinity]}",
+            "inf.json:1:",
+        ),
+        (
+            "empty.json",
+            b"{\"frameTimesMs\": [], \"frameCpuTimesMs\": []}",
+            "empty.json: frameTimesMs is empty",
+        ),
+        (
+            "text.json",
+            b"not json at all",
+            "text.json:1:2: not valid JSON",
+        ),
+        (
+            "neg.json",
+            b"{\"frameTimesMs\": [1.0, -3.0]}",
+            "frameTimesMs[1]: negative frame time",
+        ),
+    ];
+    for (name, body, msg) in cases {
+        write(p, name, body);
+        let r = mgctl(&["bench", "frames", name], p).expect(2);
+        assert!(
+            r.stderr.starts_with("mgctl: ") && r.stderr.contains(msg),
+            "{name}: {}",
+            r.dump()
+        );
+        assert!(!r.stderr.contains("panicked"), "{}", r.dump());
+    }
+    // No CPU clock: the CPU series is unavailable, said so, never a zero.
+    write(p, "nocpu.json", b"{\"tracePath\": \"x/a.trace\", \"backend\": \"DirectGLES\", \"totalFrames\": 2, \"tailFrames\": 2, \"meanFrameMs\": 2.0, \"frameTimesMs\": [1.0, 3.0], \"frameCpuTimesMs\": []}");
+    let r = mgctl(&["bench", "frames", "nocpu.json"], p).expect(0);
+    has(
+        &r.stdout,
+        &[
+            "| cpu unavailable (no per-thread CPU clock in this run)",
+            "cpu unavailable: no per-thread CPU clock",
+            "p99 with n=2",
+        ],
+    );
+    write(
+        p,
+        "db.txt",
+        b"case,frames,ops_per_frame,median_frame_ms,ns_per_op,fps\nmc,240,x,1,1,1\n",
+    );
+    let r = mgctl(&["bench", "driver", "db.txt"], p).expect(2);
+    assert!(
+        r.stderr
+            .contains("db.txt:2: DriverBench row: ops_per_frame"),
+        "{}",
+        r.dump()
+    );
+    write(p, "nohdr.txt", b"EGL 1.5 via x\n");
+    let r = mgctl(&["bench", "driver", "nohdr.txt"], p).expect(2);
+    assert!(
+        r.stderr.contains("nohdr.txt: no DriverBench header"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn diff_refuses_different_traces() {
+    let d = scratch();
+    let a = std::fs::read_to_string(data().join("abA-pull-DirectGLES.mobilegl.log")).unwrap();
+    let b = a.replace("draws=102157 draws/f=851.31", "draws=102158 draws/f=851.32");
+    write_tree(d.path(), &[("a.log", &a), ("b.log", &b)]);
+    let r = mgctl(&["stats", "diff", "a.log", "b.log"], d.path()).expect(1);
+    assert!(r.stdout.contains("validity: INVALID — draws differ in 1 of 7 aligned window(s) (first: frames=360 draws A=102157 B=102158)"), "{}", r.dump());
+    assert!(
+        r.stderr
+            .contains("a.log and b.log are not an A/B of the same trace"),
+        "{}",
+        r.dump()
+    );
+    mgctl(
+        &["stats", "diff", "--allow-mismatch", "a.log", "b.log"],
+        d.path(),
+    )
+    .expect(0);
+}
+
+#[test]
+fn self_check_flags_a_misprinted_ratio() {
+    let d = scratch();
+    let a = std::fs::read_to_string(data().join("abA-pull-DirectGLES.mobilegl.log")).unwrap();
+    write_tree(
+        d.path(),
+        &[("a.log", &a.replace("draws/f=516.28", "draws/f=516.27"))],
+    );
+    let r = mgctl(&["stats", "summary", "a.log"], d.path()).expect(1);
+    assert!(
+        r.stderr
+            .contains("a.log:3: draws/f printed 516.27 but re-derives to 516.28"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn other_envelopes_and_split_roles() {
+    let d = scratch();
+    let w = |f: u64, draws: u64| {
+        format!("MGPipe stats: frames={f} window=60 draws={draws} draws/f={}.{:02} acc=0 acc/draw=0.00 bytes/f[buf=0.00] tex[emit=0 box=0 rect=0 jobs=0] gates[ers=0/0]", draws * 100 / 60 / 100, draws * 100 / 60 % 100)
+    };
+    // `-v time`, `-v brief`, raw messages; client and server pids interleaved in one capture.
+    let text = format!(
+        "11-30 10:00:01.000 I/MobileGL( 100): [10:00:01] [Android client/INFO]: {}\n\
+         I/MobileGL(  200): [10:00:01] [Android mgl-srv-apply/INFO]: {}\n\
+         11-30 10:00:02.000 I/MobileGL( 100): [10:00:02] [Android client/INFO]: {}\n\
+         I/MobileGL(  200): [10:00:02] [Android mgl-srv-apply/INFO]: {}\n",
+        w(60, 600),
+        w(60, 6),
+        w(120, 1200),
+        w(120, 12)
+    );
+    write_tree(d.path(), &[("split.logcat.txt", &text)]);
+    let r = mgctl(&["stats", "summary", "split.logcat.txt"], d.path()).expect(0);
+    has(
+        &r.stdout,
+        &[
+            "sessions: 2",
+            "#1 pid 100 main",
+            "#2 pid 200 server",
+            "period 60 (inferred)",
+            "window lines: 2, complete: 2",
+        ],
+    );
+}
+
+#[test]
+fn check_gate_fatals() {
+    let d = scratch();
+    let fatal =
+        std::fs::read_to_string(data().join("fatal-verify-DirectGLES.mobilegl.log")).unwrap();
+    let clean = std::fs::read_to_string(data().join("abB-push-DirectGLES.logcat.txt")).unwrap();
+    write_tree(
+        d.path(),
+        &[
+            (
+                "mgctl.toml",
+                "[fatals]\nlogs = [\"logs/*.log\", \"logs/*.txt\"]\n",
+            ),
+            ("logs/good.logcat.txt", &clean),
+        ],
+    );
+    let r = mgctl(&["check", ".", "--only", "fatals"], d.path()).expect(0);
+    assert!(
+        r.stdout
+            .contains("1 logs / 7 windows / 0 Fatal lines / armed 1/1")
+            || r.stdout.contains("1 logs / 8 windows"),
+        "{}",
+        r.dump()
+    );
+    write_tree(d.path(), &[("logs/bad.log", &fatal)]);
+    let r = mgctl(
+        &["check", ".", "--only", "fatals", "--format", "github"],
+        d.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout.contains("file=logs/bad.log,line=5"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("FAT001"), "{}", r.dump());
+    let r = mgctl(&["check", ".", "--only", "fatals", "--self-test"], d.path()).expect(0);
+    assert!(!r.stdout.contains("FAIL"), "{}", r.dump());
+    write_tree(
+        d.path(),
+        &[("mgctl.toml", "[fatals]\nlogs = [\"nothing/*.log\"]\n")],
+    );
+    let r = mgctl(&["check", ".", "--only", "fatals"], d.path()).expect(1);
+    assert!(
+        r.stdout.contains("FAT005") || r.stdout.contains("no log matches"),
+        "{}",
+        r.dump()
+    );
+}
