@@ -47,8 +47,8 @@ pub mod fixed;
 pub mod parser;
 pub mod report;
 pub mod session;
-pub mod tui;
 pub mod synth;
+pub mod tui;
 pub mod window;
 
 pub use analysis::{Aggregate, Ending, Period, PeriodSource, Totals};

@@ -1,0 +1,187 @@
+//! `mgctl stats watch`: the live terminal view of the `MGPipe stats:` counters
+//! (`stats_viewer::tui`), its `--once` text snapshot and its `--bench`.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+
+use stats_viewer::tui::{self, bench, Baseline, Source, SourceOptions, Tab, ViewState};
+use stats_viewer::Log;
+
+use super::Outcome;
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "A live terminal view of MobileGL's `MGPipe stats:` counters while a trace replays: \
+the header names the source, session (pid), backend, period, build arm (pull/push), verify arming, windows \
+seen and the time since the last window; the body shows the latest complete window grouped as the line \
+groups them (calls, bytes/f, tex, cso, emit, wait, gates) with per-frame and per-draw values, the change \
+from the previous window and gate hit rates, unknown keys included; a charts view has sparklines of draws/f, \
+acc/draw, each gate's hit rate and the largest byte classes over the window history. A `Fatal{…}` or a \
+session change (the app restarted) raises a red banner. With --baseline every value is also compared with \
+the baseline log's last complete window (Δ, Δ %). Sources: a growing file followed like `tail -F` \
+(appends, truncation, rename, rotation), `-` for stdin, --adb [SERIAL] (spawns `adb logcat -v threadtime`) \
+or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
+Without a terminal use --once for a text snapshot.",
+    after_help = "Examples:\n  mgctl stats watch out/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 --baseline pull/mobilegl.log\n  mgctl stats watch --replay abB-push.logcat.txt --speed 10\n  mgctl stats watch --once out/mobilegl.log\n  mgctl stats watch --bench"
+)]
+pub struct WatchArgs {
+    /// The log to follow (like `tail -F`), or `-` for standard input.
+    #[arg(value_name = "LOG", conflicts_with_all = ["adb", "replay"])]
+    pub log: Option<PathBuf>,
+    /// Spawn `adb [-s SERIAL] logcat -v threadtime` (`adb` from PATH) and watch its output.
+    #[arg(long, value_name = "SERIAL", num_args = 0..=1, default_missing_value = "", conflicts_with = "replay")]
+    pub adb: Option<String>,
+    /// Replay a finished log at its recorded pace (MobileGL's HH:MM:SS header clock).
+    #[arg(long, value_name = "LOG")]
+    pub replay: Option<PathBuf>,
+    /// Replay speed: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.
+    #[arg(long, default_value_t = 1.0, value_name = "X", requires = "replay")]
+    pub speed: f64,
+    /// Compare every value with this log's last complete window (Δ, Δ %).
+    #[arg(long, value_name = "A.log")]
+    pub baseline: Option<PathBuf>,
+    /// Read the source to its end, print the view as text and exit (no terminal needed).
+    #[arg(long)]
+    pub once: bool,
+    /// Width of the --once snapshot.
+    #[arg(long, default_value_t = 100, value_name = "COLUMNS")]
+    pub width: u16,
+    /// The view to start in (and to print with --once).
+    #[arg(long, value_enum, default_value_t = ViewArg::Counters)]
+    pub view: ViewArg,
+    /// Windows kept for history and sparklines (the memory bound).
+    #[arg(long, default_value_t = 600, value_name = "WINDOWS")]
+    pub history: usize,
+    /// Longest line kept, in bytes; longer lines are cut and counted.
+    #[arg(long, default_value_t = tui::follow::DEFAULT_LINE_CAP, value_name = "BYTES")]
+    pub line_cap: usize,
+    /// Where `e` writes its mgctl-watch-N.json exports.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub export_dir: PathBuf,
+    /// Benchmark: feed a followed file at --bench-rate lines/s, redraw 10x/s into an in-memory
+    /// terminal, report CPU % of one core and memory.
+    #[arg(long, conflicts_with_all = ["log", "adb", "replay", "once"])]
+    pub bench: bool,
+    /// Lines per second the benchmark feeds.
+    #[arg(
+        long,
+        default_value_t = 10_000,
+        value_name = "LINES",
+        requires = "bench"
+    )]
+    pub bench_rate: u64,
+    /// How long the benchmark runs.
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "SECONDS",
+        requires = "bench"
+    )]
+    pub bench_seconds: f64,
+    /// Benchmark report as JSON (`"schema": 1`).
+    #[arg(long, requires = "bench")]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ViewArg {
+    Counters,
+    Charts,
+    Events,
+}
+
+fn source(args: &WatchArgs) -> anyhow::Result<Source> {
+    Ok(match (&args.log, &args.adb, &args.replay) {
+        (Some(p), None, None) if p.as_os_str() == "-" => Source::Stdin,
+        (Some(p), None, None) => Source::File(p.clone()),
+        (None, Some(serial), None) => Source::Adb {
+            program: "adb".to_string(),
+            serial: Some(serial.clone()).filter(|s| !s.is_empty()),
+        },
+        (None, None, Some(p)) => Source::Replay {
+            path: p.clone(),
+            speed: (args.speed > 0.0).then_some(args.speed),
+        },
+        _ => anyhow::bail!(
+            "stats watch needs one source: a LOG to follow, `-` for stdin, --adb [SERIAL] or --replay LOG"
+        ),
+    })
+}
+
+fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    let bytes =
+        std::fs::read(path).with_context(|| format!("{}: cannot read baseline", path.display()))?;
+    let log = Log::parse(path, &bytes)?;
+    let session = log
+        .reported_session()
+        .with_context(|| format!("{}: no MobileGL session in the baseline", path.display()))?;
+    let w = session.last_complete().with_context(|| {
+        format!(
+            "{}: no complete `MGPipe stats:` window (window == period) to compare against",
+            path.display()
+        )
+    })?;
+    Ok(Some(Baseline {
+        label: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        line: w.line,
+        pid: session.pid,
+        window: w.item.clone(),
+    }))
+}
+
+pub fn run(args: &WatchArgs, _settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if args.bench {
+        let r = bench::bench(bench::BenchOptions {
+            lines_per_second: args.bench_rate.max(1),
+            seconds: args.bench_seconds,
+            history: args.history.max(1),
+            width: 120,
+            height: 40,
+        })?;
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
+        } else {
+            write!(out, "{}", r.text())?;
+        }
+        return Ok(Outcome::Pass);
+    }
+    let src = source(args)?;
+    let base = baseline(args)?;
+    let mut state = ViewState::new(src.label(), args.history, base);
+    state.tab = match args.view {
+        ViewArg::Counters => Tab::Counters,
+        ViewArg::Charts => Tab::Charts,
+        ViewArg::Events => Tab::Events,
+    };
+    let opts = SourceOptions {
+        line_cap: args.line_cap,
+        ..SourceOptions::default()
+    };
+    if args.once {
+        let text = tui::once(&src, opts, state, args.width)?;
+        out.write_all(text.as_bytes())?;
+        return Ok(Outcome::Pass);
+    }
+    if !std::io::stdout().is_terminal() {
+        anyhow::bail!(
+            "stats watch draws on a terminal and stdout is not one; use --once for a text snapshot"
+        );
+    }
+    if let Source::File(p) = &src {
+        if p.is_dir() {
+            anyhow::bail!("{}: is a directory, not a log file", p.display());
+        }
+    }
+    tui::watch(&src, opts, state, &args.export_dir)?;
+    Ok(Outcome::Pass)
+}

@@ -1,0 +1,419 @@
+//! `mgctl stats watch`: the text snapshot, the no-terminal message, the fake `adb`, and the real
+//! binary driven in a real pseudo-terminal through tmux (follow, rotation, pause, export, quit and
+//! terminal restore).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::util::{mgctl, repo_root, scratch};
+
+fn sample(name: &str) -> PathBuf {
+    repo_root().join("stats_viewer/tests/data").join(name)
+}
+
+const BANNER: &str = "[10:00:00] [Linux MobileGLTraceRe/INFO]: MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 120 frames\n";
+
+fn window(n: u64) -> String {
+    let draws = 1000 * n + 7;
+    format!(
+        "[10:00:{:02}] [Linux MobileGLTraceRe/INFO]: MGPipe stats: frames={} window=120 draws={draws} draws/f={} acc={} acc/draw=10.00 bytes/f[buf=100.00 tex=50.00] tex[emit=1 box=1 rect=0 jobs=1] gates[ers={}/10 etl=5/5 eub=1/9 mfp=0/0 mpm=0/0 mdt=0/0]\n",
+        n % 60,
+        120 * n,
+        {
+            let h = (u128::from(draws) * 100 + 60) / 120;
+            format!("{}.{:02}", h / 100, h % 100)
+        },
+        draws * 10,
+        90 + n
+    )
+}
+
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn once_prints_the_view_as_text() {
+    let dir = scratch();
+    let r = mgctl(
+        &[
+            "stats",
+            "watch",
+            "--once",
+            "--width",
+            "100",
+            sample("abB-push-DirectGLES.logcat.txt").to_str().unwrap(),
+            "--baseline",
+            sample("abA-pull-DirectGLES.mobilegl.log").to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    for want in [
+        "pid 21377",
+        "push build",
+        "period 120 (banner)",
+        "verify armed 63f/69v fatal=1",
+        "frames=720",
+        "SESSION CHANGE pid 20877 -> 21377",
+        "-10.34%",
+        "absent",
+    ] {
+        assert!(r.stdout.contains(want), "missing {want:?}\n{}", r.dump());
+    }
+}
+
+#[test]
+fn without_a_terminal_it_says_so() {
+    let dir = scratch();
+    let log = sample("abA-pull-DirectGLES.mobilegl.log");
+    let r = mgctl(&["stats", "watch", log.to_str().unwrap()], dir.path()).expect(2);
+    assert!(r.stderr.contains("use --once"), "{}", r.dump());
+    let r = mgctl(&["stats", "watch"], dir.path()).expect(2);
+    assert!(r.stderr.contains("needs one source"), "{}", r.dump());
+    let r = mgctl(
+        &[
+            "stats",
+            "watch",
+            "--once",
+            "--baseline",
+            "nope.log",
+            log.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(2);
+    assert!(r.stderr.contains("nope.log"), "{}", r.dump());
+}
+
+#[test]
+fn once_on_binary_junk_and_a_log_without_windows_says_what_it_sees() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("junk.bin"),
+        b"\x7fELF\x00\x01\x02\n\xff\xfe\n",
+    )
+    .unwrap();
+    let r = mgctl(&["stats", "watch", "--once", "junk.bin"], dir.path()).expect(0);
+    assert!(
+        r.stdout
+            .contains("waiting for the first MGPipe stats window"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("the input looks binary"), "{}", r.dump());
+    std::fs::write(dir.path().join("empty.log"), BANNER).unwrap();
+    let r = mgctl(&["stats", "watch", "--once", "empty.log"], dir.path()).expect(0);
+    assert!(
+        r.stdout
+            .contains("waiting for the first MGPipe stats window"),
+        "{}",
+        r.dump()
+    );
+}
+
+/// A fake `adb` on PATH that records its arguments and prints a sample capture.
+fn fake_adb(dir: &Path, capture: &Path, then_sleep: bool) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("adb");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\ncat '{}'\n{}",
+            dir.join("adb-args").display(),
+            capture.display(),
+            if then_sleep { "sleep 600\n" } else { "" }
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    bin
+}
+
+fn path_with(bin: &Path) -> String {
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn adb_once_dumps_logcat_through_a_fake_adb() {
+    let dir = scratch();
+    let bin = fake_adb(dir.path(), &sample("abB-push-DirectGLES.logcat.txt"), false);
+    let out = Command::new(crate::util::bin())
+        .args(["stats", "watch", "--adb", "R5CT", "--once"])
+        .current_dir(dir.path())
+        .env("PATH", path_with(&bin))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("frames=720"), "{stdout}");
+    assert!(stdout.contains("adb -s R5CT logcat"), "{stdout}");
+    let args = std::fs::read_to_string(dir.path().join("adb-args")).unwrap();
+    assert_eq!(args.trim(), "-s R5CT logcat -d -v threadtime");
+}
+
+// ---- tmux: the real binary in a real pseudo-terminal ------------------------------------------
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `command` in a detached 100x30 session on a private server.
+    fn start(command: &str, cwd: &Path, path_env: Option<&str>) -> Tmux {
+        let ok = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .map(|o| o.status.success());
+        assert!(
+            matches!(ok, Ok(true)),
+            "tmux is required for the watch end-to-end tests and was not found on PATH \
+             (install it: apt-get install tmux; .ci/run installs it)"
+        );
+        let socket = format!("mgctl-watch-{}-{}", std::process::id(), rand_suffix());
+        let t = Tmux { socket };
+        let mut cmd = Command::new("tmux");
+        cmd.args([
+            "-L",
+            &t.socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-s",
+            "w",
+            "-c",
+        ])
+        .arg(cwd)
+        .arg(command)
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm-256color");
+        if let Some(p) = path_env {
+            cmd.env("PATH", p);
+        }
+        let st = cmd.status().unwrap();
+        assert!(st.success(), "tmux new-session failed");
+        t
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "w"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let st = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", "w"])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+
+    fn alternate_on(&self) -> String {
+        let out = Command::new("tmux")
+            .args([
+                "-L",
+                &self.socket,
+                "display-message",
+                "-p",
+                "-t",
+                "w",
+                "#{alternate_on}",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Waits until the screen satisfies `pred`; panics with the screen after `secs`.
+    fn wait(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
+        let t0 = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if t0.elapsed() > Duration::from_secs(secs) {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() % 1_000_000_007)
+}
+
+/// After mgctl exits the pane runs `stty -a`: raw mode must be off (icanon and echo back on).
+fn pane_command(mgctl_args: &str) -> String {
+    format!(
+        "sh -c '{} {mgctl_args}; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo|isig)$\" | tr \"\\n\" \" \"; echo; sleep 600'",
+        crate::util::bin()
+    )
+}
+
+#[test]
+fn live_follow_rotation_pause_export_quit_in_a_real_terminal() {
+    let dir = scratch();
+    let log = dir.path().join("mobilegl.log");
+    std::fs::write(&log, format!("{BANNER}{}{}", window(1), window(2))).unwrap();
+    let tmux = Tmux::start(
+        &pane_command("stats watch mobilegl.log --export-dir ."),
+        dir.path(),
+        None,
+    );
+    tmux.wait("the first windows", 20, |s| {
+        s.contains("frames=240") && s.contains("windows 2 (2 complete)")
+    });
+    assert_eq!(
+        tmux.alternate_on(),
+        "1",
+        "the view runs on the alternate screen"
+    );
+
+    // Appends show up as the newest window.
+    append(&log, &window(3));
+    tmux.wait("an appended window", 10, |s| s.contains("frames=360"));
+
+    // Rotation: a last window lands in the old file just before it is renamed away, the next
+    // one in a new file under the old name. None may be lost, none repeated.
+    append(&log, &window(4));
+    std::fs::rename(&log, dir.path().join("mobilegl.log.1")).unwrap();
+    std::fs::write(&log, window(5)).unwrap();
+    let s = tmux.wait("the window after rotation", 10, |s| {
+        s.contains("frames=600")
+    });
+    assert!(
+        s.contains("windows 5 (5 complete)"),
+        "a window was lost or repeated:\n{s}"
+    );
+    assert!(s.contains("lines 6"), "line count after rotation:\n{s}");
+
+    // p freezes the view while data keeps arriving.
+    tmux.keys(&["p"]);
+    tmux.wait("the pause marker", 10, |s| {
+        s.contains("PAUSED (+0 windows)")
+    });
+    append(&log, &window(6));
+    let s = tmux.wait("the paused count", 10, |s| {
+        s.contains("PAUSED (+1 windows)")
+    });
+    assert!(
+        s.contains("frames=600") && !s.contains("frames=720"),
+        "the view moved while paused:\n{s}"
+    );
+    tmux.keys(&["p"]);
+    tmux.wait("resume", 10, |s| {
+        s.contains("frames=720") && !s.contains("PAUSED")
+    });
+
+    // ← steps back through history, → returns to the newest.
+    tmux.keys(&["Left"]);
+    tmux.wait("history", 10, |s| {
+        s.contains("window 5/6 history frames=600")
+    });
+    tmux.keys(&["Right"]);
+    tmux.wait("newest again", 10, |s| {
+        s.contains("window 6/6 newest frames=720")
+    });
+
+    // e exports the current view's data.
+    tmux.keys(&["e"]);
+    tmux.wait("the export message", 10, |s| {
+        s.contains("mgctl-watch-1.json")
+    });
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("mgctl-watch-1.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["window"]["frames"], 720);
+
+    // q exits cleanly and restores the terminal.
+    tmux.keys(&["q"]);
+    let s = tmux.wait("exit", 10, |s| s.contains("EXITED:"));
+    assert!(s.contains("EXITED:0"), "{s}");
+    assert!(
+        s.contains("icanon") && !s.contains("-icanon"),
+        "raw mode left on:\n{s}"
+    );
+    assert!(
+        s.contains("echo") && !s.contains("-echo "),
+        "echo left off:\n{s}"
+    );
+    assert_eq!(tmux.alternate_on(), "0", "alternate screen not left");
+}
+
+#[test]
+fn live_stdin_and_adb_sources_and_ctrl_c() {
+    let dir = scratch();
+    // stdin: the view stays up after EOF and says so.
+    let cmd = format!(
+        "sh -c 'cat {} | {} stats watch -; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo)$\" | tr \"\\n\" \" \"; echo; sleep 600'",
+        sample("abB-push-DirectGLES.logcat.txt").display(),
+        crate::util::bin()
+    );
+    let tmux = Tmux::start(&cmd, dir.path(), None);
+    let s = tmux.wait("stdin data", 20, |s| s.contains("frames=720"));
+    assert!(s.contains("stdin"), "{s}");
+    tmux.wait("end of input", 10, |s| s.contains("(ended)"));
+    tmux.keys(&["C-c"]);
+    let s = tmux.wait("exit on ctrl-c", 10, |s| s.contains("EXITED:"));
+    assert!(s.contains("EXITED:0") && !s.contains("-icanon"), "{s}");
+    drop(tmux);
+
+    // --adb SERIAL spawns `adb -s SERIAL logcat -v threadtime` (a fake one here).
+    let bin = fake_adb(dir.path(), &sample("abB-push-DirectGLES.logcat.txt"), true);
+    let tmux = Tmux::start(
+        &pane_command("stats watch --adb emulator-5554"),
+        dir.path(),
+        Some(&path_with(&bin)),
+    );
+    let s = tmux.wait("adb data", 20, |s| s.contains("frames=720"));
+    assert!(s.contains("adb -s emulator-5554 logcat"), "{s}");
+    let args = std::fs::read_to_string(dir.path().join("adb-args")).unwrap();
+    assert_eq!(args.trim(), "-s emulator-5554 logcat -v threadtime");
+    tmux.keys(&["q"]);
+    let s = tmux.wait("exit", 10, |s| s.contains("EXITED:"));
+    assert!(s.contains("EXITED:0") && !s.contains("-icanon"), "{s}");
+}
