@@ -41,6 +41,7 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Check(CheckArgs),
+    Cite(crate::cmd::cite::CiteArgs),
     Include(crate::cmd::include::IncludeArgs),
     DirtySurface(crate::cmd::dirty_surface::DirtySurfaceArgs),
     Completions(CompletionsArgs),

@@ -20,6 +20,7 @@ pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
     pub tokens: Option<gates::tokens::TokensConfig>,
+    pub cite: Option<gates::cite::CiteConfig>,
     pub symbols: Option<gates::symbols::SymbolsConfig>,
     pub symbol_rules: Option<gates::symbols::SymbolRulesConfig>,
     pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
@@ -47,6 +48,7 @@ impl Config {
                 name: Some("MobileGL (built-in profile)".into()),
             },
             tokens: Some(gates::tokens::mobilegl_profile()),
+            cite: gates::cite::mobilegl_profile(),
             symbols: gates::symbols::mobilegl_profile(),
             symbol_rules: gates::symbols::mobilegl_rules_profile(),
             dirty_surface: gates::dirty_surface::mobilegl_profile(),

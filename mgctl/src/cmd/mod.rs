@@ -1,6 +1,7 @@
 //! One module per command; each takes its args, `&Settings` and the stdout writer.
 
 mod check;
+pub mod cite;
 mod completions;
 pub mod stats;
 pub mod bench;
@@ -43,6 +44,7 @@ impl Outcome {
 pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &cli.command {
         Command::Check(args) => check::run(args, settings, out),
+        Command::Cite(args) => cite::run(args, settings, out),
         Command::Include(args) => include::run(args, settings, out),
         Command::DirtySurface(args) => dirty_surface::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),

@@ -4,6 +4,7 @@
 mod util;
 
 mod check;
+mod cite;
 mod dirty_surface;
 mod lint;
 mod stats;
