@@ -295,8 +295,21 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
             c
         }
     };
-    let name = String::from_utf8_lossy(raw).into_owned();
+    let mut name = String::from_utf8_lossy(raw).into_owned();
     let (mut version, mut version_hidden) = (None, false);
+    // Since binutils 2.35 the linker writes `foo@@VER` / `foo@VER` into `.symtab` itself.
+    if let Some(at) = name.find('@').filter(|&i| i > 0) {
+        let tail = &name[at + 1..];
+        let (v, hidden) = match tail.strip_prefix('@') {
+            Some(v) => (v.to_string(), false),
+            None => (tail.to_string(), true),
+        };
+        if !v.is_empty() && !v.contains('@') {
+            name.truncate(at);
+            version = Some(v);
+            version_hidden = hidden;
+        }
+    }
     if let Some(vt) = versions {
         let vi = vt.version_index(endian, index);
         if let Ok(Some(v)) = vt.version(vi) {

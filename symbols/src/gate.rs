@@ -50,6 +50,25 @@ pub fn parse_allow(text: &str, path: &Path) -> Result<Vec<AllowEntry>> {
     Ok(out)
 }
 
+/// Render every change the gates see as allow-file lines (`mgctl symbols diff --emit-allow`):
+/// the starting point of an admission list, to be trimmed to what the commit really admits.
+pub fn allow_lines(diff: &Diff) -> String {
+    let mut out = String::from("# mgctl symbols allow file: one admitted change per line, `[resized|added|removed|renamed] NAME`\n");
+    for b in [
+        Bucket::Added,
+        Bucket::Removed,
+        Bucket::Resized,
+        Bucket::Renamed,
+    ] {
+        let mut rows: Vec<&Change> = diff.gate_view.get(b).iter().collect();
+        rows.sort_by(|x, y| x.name.cmp(&y.name));
+        for c in rows {
+            out.push_str(&format!("{} {}\n", b.as_str(), c.name));
+        }
+    }
+    out
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct GateOptions {
     pub fail_on_symbol_set_change: bool,

@@ -139,6 +139,9 @@ pub struct DiffArgs {
     /// Write the JSON report to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write every change the gates see as allow-file lines to FILE (then trim it to what the commit admits).
+    #[arg(long, value_name = "FILE")]
+    pub emit_allow: Option<PathBuf>,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
@@ -359,6 +362,17 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             .with_context(|| format!("{}: cannot write JSON report", p.display()))?;
         if announce {
             writeln!(out, "symbol-report: json written to {}", p.display())?;
+        }
+    }
+    if let Some(p) = &a.emit_allow {
+        std::fs::write(p, sgate::allow_lines(&d))
+            .with_context(|| format!("{}: cannot write allow file", p.display()))?;
+        if announce {
+            writeln!(
+                out,
+                "symbol-report: allow entries written to {}",
+                p.display()
+            )?;
         }
     }
     for r in &outcome.reasons {
