@@ -8,6 +8,7 @@
 #   build/benchmark.json        pull run: WriteBenchmarkJson layout
 #   build/mobilegl.push.log     push run of the same workload (cso[] emit[] wait[] brackets)
 #   build/pipestats.push.json   push run: the teardown JSON dump
+#   build/mobilegl.vulkan.log   pull run on the DirectVulkan backend (mfp/mpm/mdt gates)
 # Usage: driver/build.sh [--no-run]      (JOBS=N to change parallelism; CXX to pick g++)
 set -euo pipefail
 
@@ -90,7 +91,10 @@ if [[ "$RUN_DEMO" == 1 ]]; then
     LD_LIBRARY_PATH="$here/build/push" MOBILEGL_PIPE_STATS_PERIOD=60 \
         MOBILEGL_PIPE_STATS_FILE=build/pipestats.push.json MOBILEGL_PIPE_VERIFY=1 \
         build/driver_demo --frames 330 --log build/mobilegl.push.log
-    echo "windows: $(grep -c 'MGPipe stats: frames=' build/mobilegl.log) in build/mobilegl.log," \
-        "$(grep -c 'MGPipe stats: frames=' build/mobilegl.push.log) in build/mobilegl.push.log"
+    MOBILEGL_PIPE_STATS_PERIOD=60 build/driver_demo --frames 330 --backend DirectVulkan \
+        --log build/mobilegl.vulkan.log
+    for log in build/mobilegl.log build/mobilegl.push.log build/mobilegl.vulkan.log; do
+        echo "$log: $(grep -c 'MGPipe stats: frames=' "$log") MGPipe stats window lines"
+    done
 fi
 echo "build.sh: done in $(( $(date +%s) - start )) s"

@@ -32,6 +32,8 @@ struct Magma {
     Uint64 lastUnitEpoch = 0;
     GLuint lastProgram = 0;
     Uint64 lastLayoutHash = 0;
+    GLuint memoProgram = 0;
+    Uint64 memoFormatHash = 0;
     Uint32 boundPipeline = 0;
     GLuint renderPassFramebuffer = ~0u;
     MG_Pipe::DynamicDesc appliedDynamic;
@@ -44,11 +46,13 @@ Uint64 LayoutHash(const MG_Pipe::VertexLayoutDesc& layout) {
     return MG_Pipe::HashBytes(&layout, sizeof layout);
 }
 
-// mpm: the pipeline memo is keyed by the pipeline-state version first, and by
-// the full key only when the version moved.
-void BindPipeline(const MG_Pipe::PipeInputs& in, Uint64 layoutHash) {
-    if (in.PipelineStateVersion == g_magma->lastPipelineVersion && in.Program.Program == g_magma->lastProgram &&
-        layoutHash == g_magma->lastLayoutHash) {
+// mpm: the pipeline memo is keyed by the pipeline-state version, the program
+// and the vertex format; only when one of them moved is the full key hashed and
+// looked up in the cache.
+void BindPipeline(const MG_Pipe::PipeInputs& in) {
+    const Uint64 formatHash = LayoutFormatHash(in.Layout);
+    if (in.PipelineStateVersion == g_magma->lastPipelineVersion && in.Program.Program == g_magma->memoProgram &&
+        formatHash == g_magma->memoFormatHash) {
         MG_Util::PipeStats::GateHit(Gate::MagmaPipelineMemo);
         return;
     }
@@ -57,6 +61,8 @@ void BindPipeline(const MG_Pipe::PipeInputs& in, Uint64 layoutHash) {
     const PipelineKey key = MakePipelineKey(in.Pipeline, in.Program.Program, in.Layout);
     const Uint32 pipeline = g_magma->pipelines.GetOrCreate(key, created);
     g_magma->lastPipelineVersion = in.PipelineStateVersion;
+    g_magma->memoProgram = in.Program.Program;
+    g_magma->memoFormatHash = formatHash;
     if (pipeline != g_magma->boundPipeline) {
         g_magma->boundPipeline = pipeline;
         g_magma->recorder.Record(CommandOp::VkBindPipeline, pipeline, created ? 1u : 0u);
@@ -110,7 +116,7 @@ void SetupDraw(const MG_Pipe::PipeInputs& in) {
         return;
     }
     EnsureRenderPass(in);
-    BindPipeline(in, layoutHash);
+    BindPipeline(in);
     ApplyDynamicDrawStateTail(in);
     if (in.UnitBindingsEpoch != g_magma->lastUnitEpoch || in.Program.Program != g_magma->lastProgram) {
         g_magma->recorder.Record(CommandOp::VkBindDescriptorSet, in.Program.Program,

@@ -16,20 +16,22 @@ Uint32 PipelineCache::GetOrCreate(const PipelineKey& key, bool& created) {
     return id;
 }
 
-PipelineKey MakePipelineKey(const MG_Pipe::PipelineDesc& pipeline, GLuint program,
-                            const MG_Pipe::VertexLayoutDesc& layout) {
-    PipelineKey key;
-    key.PipelineHash = MG_Pipe::HashBytes(&pipeline, sizeof pipeline);
-    key.Program = program;
-    // Only the format part of the layout is baked into a Vulkan pipeline; the
-    // buffer names and offsets are bound dynamically.
+Uint64 LayoutFormatHash(const MG_Pipe::VertexLayoutDesc& layout) {
     Uint64 hash = 0xcbf29ce484222325ull;
     for (const MG_Pipe::VertexAttribDesc& attrib : layout.Attribs) {
         const Uint32 format[4] = {attrib.Enabled ? 1u : 0u, static_cast<Uint32>(attrib.Size), attrib.Type,
                                   static_cast<Uint32>(attrib.Stride)};
         hash = MG_Pipe::HashBytes(format, sizeof format, hash);
     }
-    key.LayoutHash = hash;
+    return hash;
+}
+
+PipelineKey MakePipelineKey(const MG_Pipe::PipelineDesc& pipeline, GLuint program,
+                            const MG_Pipe::VertexLayoutDesc& layout) {
+    PipelineKey key;
+    key.PipelineHash = MG_Pipe::HashBytes(&pipeline, sizeof pipeline);
+    key.Program = program;
+    key.LayoutHash = LayoutFormatHash(layout);
     return key;
 }
 

@@ -34,6 +34,11 @@ private:
     std::vector<Entry> m_entries;
 };
 
+// Hash of the vertex FORMAT only (enabled, size, type, stride per attribute):
+// what a Vulkan pipeline bakes in. Buffer names and offsets are bound
+// dynamically and do not take part.
+Uint64 LayoutFormatHash(const MG_Pipe::VertexLayoutDesc& layout);
+
 PipelineKey MakePipelineKey(const MG_Pipe::PipelineDesc& pipeline, GLuint program,
                             const MG_Pipe::VertexLayoutDesc& layout);
 
