@@ -8,3 +8,4 @@ mod cite;
 mod dirty_surface;
 mod lint;
 mod stats;
+mod symbols;
