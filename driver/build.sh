@@ -9,6 +9,7 @@
 #   build/mobilegl.push.log     push run of the same workload (cso[] emit[] wait[] brackets)
 #   build/pipestats.push.json   push run: the teardown JSON dump
 #   build/mobilegl.vulkan.log   pull run on the DirectVulkan backend (mfp/mpm/mdt gates)
+#   build/mobilegl.verify-corrupt.log  push run with a corrupted section: Fatal{PipeVerifyDiffer} lines
 # Usage: driver/build.sh [--no-run]      (JOBS=N to change parallelism; CXX to pick g++)
 set -euo pipefail
 
@@ -91,6 +92,11 @@ if [[ "$RUN_DEMO" == 1 ]]; then
     LD_LIBRARY_PATH="$here/build/push" MOBILEGL_PIPE_STATS_PERIOD=60 \
         MOBILEGL_PIPE_STATS_FILE=build/pipestats.push.json MOBILEGL_PIPE_VERIFY=1 \
         build/driver_demo --frames 330 --log build/mobilegl.push.log
+    # The verify lane's negative control: a corrupted Pipeline section must be
+    # reported as Fatal{PipeVerifyDiffer, ...} lines (non-fatal here, with a summary).
+    LD_LIBRARY_PATH="$here/build/push" MOBILEGL_PIPE_STATS_PERIOD=60 MOBILEGL_PIPE_VERIFY=1 \
+        MOBILEGL_PIPE_VERIFY_FATAL=0 MOBILEGL_PIPE_VERIFY_CORRUPT=Pipeline \
+        build/driver_demo --frames 120 --log build/mobilegl.verify-corrupt.log
     MOBILEGL_PIPE_STATS_PERIOD=60 build/driver_demo --frames 330 --backend DirectVulkan \
         --log build/mobilegl.vulkan.log
     for log in build/mobilegl.log build/mobilegl.push.log build/mobilegl.vulkan.log; do

@@ -51,6 +51,7 @@ void Shutdown() {
     if (MG_State::pGLContext == nullptr) {
         return;
     }
+    MG_Impl::Pipe::ReportVerifySummary();
     MG_Util::PipeStats::Shutdown();
     if (g_backend == BackendKind::DirectGLES) {
         DirectGLES::Uninstall(gBackendFunctionsTable);

@@ -34,6 +34,8 @@ struct FillRuntime {
     bool verifyChecked = false;
     bool verifyArmed = false;
     bool verifyFatal = true;
+    Uint32 corruptSection = 0;
+    Uint64 divergences = 0;
 };
 
 FillRuntime g_fillRuntime;
@@ -180,18 +182,91 @@ bool EnvOn(const char* name, bool fallback) {
     return std::strcmp(value, "0") != 0 && std::strcmp(value, "false") != 0;
 }
 
-// The verify lane: armed by MOBILEGL_PIPE_VERIFY, announced once at the first fill.
+#if MOBILEGL_PIPE_PUSH
+const char* SectionName(Uint32 section) {
+    switch (section) {
+    case kSectionPipeline:
+        return "Pipeline";
+    case kSectionDynamic:
+        return "Dynamic";
+    case kSectionUnits:
+        return "Units";
+    case kSectionLayout:
+        return "Layout";
+    case kSectionProgram:
+        return "Program";
+    case kSectionFramebuffers:
+        return "DrawFramebuffer";
+    case kSectionPack:
+        return "Pack";
+    default:
+        return "Unpack";
+    }
+}
+
+// The verify lane's negative control: damage one field of a section.
+void CorruptSection(MG_Pipe::PipeInputs& in, Uint32 section) {
+    switch (section) {
+    case kSectionPipeline:
+        in.Pipeline.Raster.LineWidth += 1.0f;
+        break;
+    case kSectionDynamic:
+        in.Dynamic.ClearDepth += 1.0f;
+        break;
+    case kSectionUnits:
+        in.Units[0].Texture += 1;
+        break;
+    case kSectionLayout:
+        in.Layout.ElementBuffer += 1;
+        break;
+    case kSectionProgram:
+        in.Program.Program += 1;
+        break;
+    case kSectionFramebuffers:
+        in.DrawFramebuffer.Width += 1;
+        break;
+    case kSectionPack:
+        in.Pack.Alignment += 1;
+        break;
+    default:
+        in.Unpack.Alignment += 1;
+        break;
+    }
+}
+#endif
+
+// The verify lane: armed by MOBILEGL_PIPE_VERIFY, announced once at the first
+// fill. Only a push build has something to compare (its selective fill against
+// a full pull copy); a pull build says so instead of claiming to be armed.
 void ArmVerifyOnce() {
     if (g_fillRuntime.verifyChecked) {
         return;
     }
     g_fillRuntime.verifyChecked = true;
-    g_fillRuntime.verifyArmed = EnvOn("MOBILEGL_PIPE_VERIFY", false);
+    const bool requested = EnvOn("MOBILEGL_PIPE_VERIFY", false);
+#if MOBILEGL_PIPE_PUSH
+    g_fillRuntime.verifyArmed = requested;
     g_fillRuntime.verifyFatal = EnvOn("MOBILEGL_PIPE_VERIFY_FATAL", true);
-    if (g_fillRuntime.verifyArmed) {
-        MGLOG_I("MGPipe: verify armed - %u fields, %u verbs, fatal=%d", MG_Pipe::CountVerifiedFields(),
-                MG_Pipe::kVerbCount, g_fillRuntime.verifyFatal ? 1 : 0);
+    if (!requested) {
+        return;
     }
+    MGLOG_I("MGPipe: verify armed - %u fields, %u verbs, fatal=%d", MG_Pipe::CountVerifiedFields(),
+            MG_Pipe::kVerbCount, g_fillRuntime.verifyFatal ? 1 : 0);
+    // Negative control: MOBILEGL_PIPE_VERIFY_CORRUPT=<Section> damages that
+    // section after every fill, so the compare must trip.
+    const char* corrupt = std::getenv("MOBILEGL_PIPE_VERIFY_CORRUPT");
+    for (Uint32 bit = 0; corrupt != nullptr && bit < 8; ++bit) {
+        if (std::strcmp(corrupt, SectionName(1u << bit)) == 0) {
+            g_fillRuntime.corruptSection = 1u << bit;
+            MGLOG_I("MGPipe: verify corruption armed - %s", corrupt);
+        }
+    }
+#else
+    if (requested) {
+        MGLOG_W("MGPipe: verify requested (MOBILEGL_PIPE_VERIFY) but this is a pull build - every fill is a full "
+                "copy, nothing to compare");
+    }
+#endif
 }
 
 #if MOBILEGL_PIPE_PUSH
@@ -258,27 +333,6 @@ Uint32 PushDirtySections(MG_State::GLContext& ctx, Uint32 classSections, Uint32&
     return selected;
 }
 
-const char* SectionName(Uint32 section) {
-    switch (section) {
-    case kSectionPipeline:
-        return "Pipeline";
-    case kSectionDynamic:
-        return "Dynamic";
-    case kSectionUnits:
-        return "Units";
-    case kSectionLayout:
-        return "Layout";
-    case kSectionProgram:
-        return "Program";
-    case kSectionFramebuffers:
-        return "DrawFramebuffer";
-    case kSectionPack:
-        return "Pack";
-    default:
-        return "Unpack";
-    }
-}
-
 // Compares what the push fill published with what a pull fill would have.
 void VerifyAgainstPull(MG_State::GLContext& ctx, const MG_Pipe::PipeInputs& published, Uint32 classSections,
                        MG_Pipe::Verb verb) {
@@ -304,6 +358,10 @@ void VerifyAgainstPull(MG_State::GLContext& ctx, const MG_Pipe::PipeInputs& publ
     for (const Span& span : spans) {
         if ((classSections & span.section) == 0 || std::memcmp(a + span.offset, b + span.offset, span.size) == 0) {
             continue;
+        }
+        ++g_fillRuntime.divergences;
+        if (g_fillRuntime.divergences > 16) {
+            continue; // counted for the summary; the log keeps the first 16
         }
         MGLOG_F("MGPipe: Fatal{PipeVerifyDiffer, \"%s@%s\", verb=%llu, where=entry}", SectionName(span.section),
                 MG_Pipe::VerbName(verb), static_cast<unsigned long long>(g_fillRuntime.serial));
@@ -349,8 +407,22 @@ void Fill(MG_Pipe::Verb verb) {
     }
     MG_Util::PipeStats::AddAccessorCalls(calls);
 #if MOBILEGL_PIPE_PUSH
+    if (g_fillRuntime.corruptSection & sections) {
+        // Once: the damage stays published until a dirty bit refills the section.
+        CorruptSection(inputs, g_fillRuntime.corruptSection);
+        g_fillRuntime.corruptSection = 0;
+    }
     if (g_fillRuntime.verifyArmed) {
         VerifyAgainstPull(ctx, inputs, classSections, verb);
+    }
+#endif
+}
+
+void ReportVerifySummary() {
+#if MOBILEGL_PIPE_PUSH
+    if (g_fillRuntime.verifyArmed && !g_fillRuntime.verifyFatal && g_fillRuntime.divergences != 0) {
+        MGLOG_E("MGPipe: verify summary - %llu divergence(s) survived MOBILEGL_PIPE_VERIFY_FATAL=0",
+                static_cast<unsigned long long>(g_fillRuntime.divergences));
     }
 #endif
 }

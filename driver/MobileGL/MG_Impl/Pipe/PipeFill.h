@@ -14,6 +14,9 @@ void StageDraw(const MG_Pipe::DrawParams& params);
 
 void Fill(MG_Pipe::Verb verb);
 
+// Teardown: the ERROR summary of divergences a non-fatal verify run survived.
+void ReportVerifySummary();
+
 // Forget everything published; the next fill of each section is a full copy.
 void ResetFill();
 
