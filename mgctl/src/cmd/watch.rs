@@ -145,8 +145,9 @@ pub fn run(args: &WatchArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
             lines_per_second: args.bench_rate.max(1),
             seconds: args.bench_seconds,
             history: args.history.max(1),
-            width: 120,
-            height: 40,
+            // Wide enough for the counters and the charts side by side: the costliest layout.
+            width: 160,
+            height: 45,
         })?;
         if args.json {
             writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;

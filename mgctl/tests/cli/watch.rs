@@ -288,7 +288,7 @@ fn rand_suffix() -> u128 {
 /// After mgctl exits the pane runs `stty -a`: raw mode must be off (icanon and echo back on).
 fn pane_command(mgctl_args: &str) -> String {
     format!(
-        "sh -c '{} {mgctl_args}; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo|isig)$\" | tr \"\\n\" \" \"; echo; sleep 600'",
+        "sh -c '{} {mgctl_args}; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo|isig)$\" | tr \"\\n\" \" \"; echo STTY-DONE; sleep 600'",
         crate::util::bin()
     )
 }
@@ -371,7 +371,7 @@ fn live_follow_rotation_pause_export_quit_in_a_real_terminal() {
 
     // q exits cleanly and restores the terminal.
     tmux.keys(&["q"]);
-    let s = tmux.wait("exit", 10, |s| s.contains("EXITED:"));
+    let s = tmux.wait("exit", 10, |s| s.contains("STTY-DONE"));
     assert!(s.contains("EXITED:0"), "{s}");
     assert!(
         s.contains("icanon") && !s.contains("-icanon"),
@@ -389,7 +389,7 @@ fn live_stdin_and_adb_sources_and_ctrl_c() {
     let dir = scratch();
     // stdin: the view stays up after EOF and says so.
     let cmd = format!(
-        "sh -c 'cat {} | {} stats watch -; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo)$\" | tr \"\\n\" \" \"; echo; sleep 600'",
+        "sh -c 'cat {} | {} stats watch -; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo)$\" | tr \"\\n\" \" \"; echo STTY-DONE; sleep 600'",
         sample("abB-push-DirectGLES.logcat.txt").display(),
         crate::util::bin()
     );
@@ -398,8 +398,11 @@ fn live_stdin_and_adb_sources_and_ctrl_c() {
     assert!(s.contains("stdin"), "{s}");
     tmux.wait("end of input", 10, |s| s.contains("(ended)"));
     tmux.keys(&["C-c"]);
-    let s = tmux.wait("exit on ctrl-c", 10, |s| s.contains("EXITED:"));
-    assert!(s.contains("EXITED:0") && !s.contains("-icanon"), "{s}");
+    let s = tmux.wait("exit on ctrl-c", 10, |s| s.contains("STTY-DONE"));
+    assert!(
+        s.contains("EXITED:0") && s.contains("icanon") && !s.contains("-icanon"),
+        "{s}"
+    );
     drop(tmux);
 
     // --adb SERIAL spawns `adb -s SERIAL logcat -v threadtime` (a fake one here).
@@ -414,6 +417,28 @@ fn live_stdin_and_adb_sources_and_ctrl_c() {
     let args = std::fs::read_to_string(dir.path().join("adb-args")).unwrap();
     assert_eq!(args.trim(), "-s emulator-5554 logcat -v threadtime");
     tmux.keys(&["q"]);
-    let s = tmux.wait("exit", 10, |s| s.contains("EXITED:"));
-    assert!(s.contains("EXITED:0") && !s.contains("-icanon"), "{s}");
+    let s = tmux.wait("exit", 10, |s| s.contains("STTY-DONE"));
+    assert!(
+        s.contains("EXITED:0") && s.contains("icanon") && !s.contains("-icanon"),
+        "{s}"
+    );
+    drop(tmux);
+
+    // --replay at 50x the recorded pace (the capture spans about 15 s of header clock).
+    let tmux = Tmux::start(
+        &pane_command(&format!(
+            "stats watch --replay {} --speed 50 --view events",
+            "abB-push-DirectGLES.logcat.txt"
+        )),
+        &repo_root().join("stats_viewer/tests/data"),
+        None,
+    );
+    let s = tmux.wait("the replay to finish", 20, |s| s.contains("finished ("));
+    assert!(s.contains("partial window frames=745 window=25"), "{s}");
+    tmux.keys(&["Tab"]);
+    let s = tmux.wait("the counters view", 10, |s| s.contains("frames=720"));
+    assert!(s.contains("(ended)"), "{s}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait("exit", 10, |s| s.contains("STTY-DONE"));
+    assert!(s.contains("EXITED:0"), "{s}");
 }

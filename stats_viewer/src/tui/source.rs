@@ -401,3 +401,65 @@ pub fn path_of(source: &Source) -> Option<&Path> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn header_clock_and_labels() {
+        assert_eq!(seconds("10:04:37"), Some(36277));
+        assert_eq!(seconds("1:2"), None);
+        assert_eq!(seconds("aa:00:00"), None);
+        let s = Source::Replay {
+            path: PathBuf::from("x.log"),
+            speed: None,
+        };
+        assert_eq!(s.label(), "replay x.log (as fast as possible)");
+        assert_eq!(
+            Source::adb_args(&Some("R5".into()), false).join(" "),
+            "-s R5 logcat -v threadtime"
+        );
+        assert_eq!(
+            Source::adb_args(&None, true).join(" "),
+            "logcat -d -v threadtime"
+        );
+    }
+
+    #[test]
+    fn replay_as_fast_as_possible_delivers_every_line_then_ends() {
+        let text = b"[10:00:00] [Linux t/INFO]: MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 1 frames\n[10:00:01] [Linux t/INFO]: MGPipe stats: frames=1 window=1 draws=3 draws/f=3.00 acc=7 acc/draw=2.33 bytes/f[buf=8.00] tex[emit=0] gates[ers=1/2]\n[10:00:02] [Linux t/INFO]: MGPipe stats: frames=2 window=1 draws=3 draws/f=3.00 acc=7 acc/draw=2.33 bytes/f[buf=8.00] tex[emit=0] gates[ers=1/2]";
+        let (tx, rx) = std::sync::mpsc::channel();
+        for speed in [None, Some(1000.0)] {
+            replay_loop(
+                text,
+                Role::Main,
+                speed,
+                SourceOptions::default(),
+                &tx,
+                Instant::now(),
+                "t",
+            );
+            let mut lines = 0;
+            let mut windows = 0;
+            let mut ended = false;
+            while let Ok(ev) = rx.try_recv() {
+                match ev {
+                    Event::Data { batch, .. } => {
+                        lines += batch.lines;
+                        windows += batch
+                            .events
+                            .iter()
+                            .filter(|e| matches!(e.kind, crate::EventKind::Window(_)))
+                            .count();
+                    }
+                    Event::Source { note, .. } => ended |= note.severity == NoteLevel::Ended,
+                    _ => {}
+                }
+            }
+            // The last line has no newline but is a whole record: it still counts.
+            assert_eq!((lines, windows, ended), (3, 2, true), "{speed:?}");
+        }
+    }
+}
