@@ -26,8 +26,12 @@ elif [[ $# -gt 0 ]]; then
 fi
 
 # Identical for both libraries; the push build only adds the define. No
-# debug info and no build-id keep the objects and the .so deterministic.
-CXXFLAGS=(-std=c++17 -O2 -fPIC -Wall -Wextra -Werror -IMobileGL -ffile-prefix-map="$here"/=)
+# debug info and no build-id keep the objects and the .so deterministic, and
+# -fno-tree-switch-conversion keeps GCC from emitting per-unit numbered
+# CSWTCH.<n> lookup tables, whose numbers shift whenever a switch is added
+# anywhere in the unit and would read as spurious added/removed symbols.
+CXXFLAGS=(-std=c++17 -O2 -fPIC -fno-tree-switch-conversion -Wall -Wextra -Werror -IMobileGL
+          -ffile-prefix-map="$here"/=)
 LDFLAGS=(-shared -Wl,--build-id=none -Wl,-soname,libMobileGL.so -pthread)
 
 mapfile -t SOURCES < <(find MobileGL -name '*.cpp' -not -path 'MobileGL/MG_Test/*' | LC_ALL=C sort)
