@@ -99,14 +99,14 @@ pub fn findings(
     out
 }
 
-fn load(root: &Path, rel: &str) -> Result<TestList, Finding> {
+fn load(root: &Path, rel: &str) -> Result<TestList, Box<Finding>> {
     let path: PathBuf = root.join(rel);
     test_names::read(&path).map_err(|e| {
         let msg = e.to_string();
         let msg = msg
             .strip_prefix(&format!("{}", root.display()))
             .map_or(msg.clone(), |m| m.trim_start_matches('/').to_string());
-        Finding::error(GATE, "TST003", msg).at(Location::file(rel.to_string()))
+        Box::new(Finding::error(GATE, "TST003", msg).at(Location::file(rel.to_string())))
     })
 }
 
@@ -137,18 +137,18 @@ impl Gate for TestNamesGate {
         };
         let mut errors = Vec::new();
         let current = load(&ctx.root, &cfg.current)
-            .map_err(|f| errors.push(f))
+            .map_err(|f| errors.push(*f))
             .ok();
         let baseline = cfg
             .baseline
             .as_deref()
-            .and_then(|b| load(&ctx.root, b).map_err(|f| errors.push(f)).ok());
+            .and_then(|b| load(&ctx.root, b).map_err(|f| errors.push(*f)).ok());
         let others: Vec<(String, TestList)> = cfg
             .same_as
             .iter()
             .filter_map(|p| {
                 load(&ctx.root, p)
-                    .map_err(|f| errors.push(f))
+                    .map_err(|f| errors.push(*f))
                     .ok()
                     .map(|l| (p.clone(), l))
             })
