@@ -1,7 +1,7 @@
 //! Checking citations against a source tree: resolve the file, check the range, classify drift.
 
 use super::error::Error;
-use super::model::{Checked, Citation, CiteReport, Class, DocScan, PathStyle, Problem};
+use super::model::{Checked, Citation, CiteReport, Class, DocScan, Form, PathStyle, Problem};
 use super::tree::{SourceText, SourceTree};
 
 /// Tunables of the check.
@@ -139,10 +139,6 @@ fn occurs(line: &str, needle: &str) -> bool {
     false
 }
 
-fn anchor_on(line: &str, needles: &[Vec<String>]) -> bool {
-    needles.iter().any(|ns| ns.iter().any(|n| occurs(line, n)))
-}
-
 /// The outcome of looking for the anchors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Drift {
@@ -158,60 +154,143 @@ pub enum Drift {
     },
 }
 
+/// Lines of the top-level and nested definitions enclosing line `at` (1-based): walking up,
+/// every non-blank line indented less than the code seen so far (braces, comments and
+/// preprocessor lines aside) opens an enclosing scope, up to column 0.
+fn enclosing(text: &SourceText, at: u64, hi: u64) -> Vec<u64> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let skip = |t: &str| {
+        t.is_empty()
+            || ["{", "}", "//", "/*", "*", "#"]
+                .iter()
+                .any(|p| t.starts_with(p))
+    };
+    // the first code line of the window sets the depth (a window may open on a brace line)
+    let Some(idx) = (at.max(1)..=hi)
+        .map(|l| (l - 1) as usize)
+        .find(|&i| text.lines.get(i).is_some_and(|l| !skip(l.trim_start())))
+    else {
+        return Vec::new();
+    };
+    let mut cur = indent(&text.lines[idx]);
+    let mut out = Vec::new();
+    let floor = idx.saturating_sub(400);
+    for i in (floor..idx).rev() {
+        if cur == 0 {
+            break;
+        }
+        let line = &text.lines[i];
+        if skip(line.trim_start()) {
+            continue;
+        }
+        if indent(line) < cur {
+            cur = indent(line);
+            out.push(i as u64 + 1);
+        }
+    }
+    out
+}
+
+/// Does anchor `ns` sit in `[lo, hi]` or on a line of a scope enclosing `lo`?
+fn satisfied(text: &SourceText, lo: u64, hi: u64, ns: &[String], scopes: &[u64]) -> bool {
+    let on = |l: u64| ns.iter().any(|n| occurs(&text.lines[(l - 1) as usize], n));
+    (lo..=hi).any(on) || scopes.iter().any(|&l| on(l))
+}
+
 /// Classify drift of `[first, last]` (1-based, inside the file) against `anchors`.
 ///
-/// Ok when any anchor sits in the cited lines (± slack). Otherwise the anchors that occur exactly
-/// once in the file pin the new place: when their lines fit a range of the cited length the
-/// citation moved; the move is certain when the shift is forced (a single line, or anchors at both
-/// ends of a range). Anchors that occur nowhere or only at several places mean "changed".
-pub fn drift(text: &SourceText, first: u64, last: u64, anchors: &[String], slack: u64) -> Drift {
+/// Ok when every anchor sits in the cited lines (± slack) or names a scope enclosing them (the
+/// function a `default:` arm belongs to); for a comma-list member (`any`), one anchor is enough.
+/// Otherwise every shift of the range that would make it ok is tried: one contiguous run of such
+/// shifts means the code moved (certain when the run is a single shift, e.g. a single-line
+/// citation or anchors on the first and last line of a range); none, or several separate places,
+/// means it changed.
+pub fn drift(
+    text: &SourceText,
+    first: u64,
+    last: u64,
+    anchors: &[String],
+    slack: u64,
+    any: bool,
+) -> Drift {
     let needles: Vec<Vec<String>> = anchors.iter().map(|a| needles(a)).collect();
     let n = text.line_count();
-    let lo = first.saturating_sub(slack).max(1);
-    let hi = last.saturating_add(slack).min(n);
-    if (lo..=hi).any(|l| anchor_on(&text.lines[(l - 1) as usize], &needles)) {
+    let span = last - first;
+    let ok_at = |f: u64| -> bool {
+        let lo = f.saturating_sub(slack).max(1);
+        let hi = (f + span).saturating_add(slack).min(n);
+        let scopes = enclosing(text, f, (f + span).min(n));
+        let mut each = needles
+            .iter()
+            .map(|ns| satisfied(text, lo, hi, ns, &scopes));
+        if any {
+            each.any(|b| b)
+        } else {
+            each.all(|b| b)
+        }
+    };
+    if ok_at(first) {
         return Drift::Ok;
     }
-    let mut unique: Vec<(u64, &str)> = Vec::new();
     let mut elsewhere: Vec<u64> = Vec::new();
-    for (a, ns) in anchors.iter().zip(&needles) {
-        let hits: Vec<u64> = text
-            .lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| ns.iter().any(|nd| occurs(l, nd)))
-            .map(|(i, _)| i as u64 + 1)
-            .collect();
-        if hits.len() == 1 {
-            unique.push((hits[0], a.as_str()));
+    for ns in &needles {
+        for (i, l) in text.lines.iter().enumerate() {
+            if ns.iter().any(|nd| occurs(l, nd)) {
+                elsewhere.push(i as u64 + 1);
+            }
         }
-        elsewhere.extend(hits);
     }
     elsewhere.sort_unstable();
     elsewhere.dedup();
-    let span = last - first;
-    let (Some(min), Some(max)) = (
-        unique.iter().map(|u| u.0).min(),
-        unique.iter().map(|u| u.0).max(),
-    ) else {
-        return Drift::Changed { elsewhere };
-    };
-    if max - min > span {
+    if elsewhere.is_empty() || n < span + 1 {
         return Drift::Changed { elsewhere };
     }
-    // shift d keeps every unique anchor inside the moved range: max - last <= d <= min - first
-    let new_first = min;
-    let new_last = min + span;
-    let certain = max - min == span && new_last <= n;
-    let anchor = unique
+    // candidate starts: only windows that contain an occurrence of some anchor can be ok
+    let mut starts: Vec<u64> = Vec::new();
+    for &o in &elsewhere {
+        let lo = o.saturating_sub(span + slack).max(1);
+        let hi = (o + slack).min(n - span);
+        starts.extend(lo..=hi);
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let good: Vec<u64> = starts
+        .into_iter()
+        .filter(|&f| f != first && ok_at(f))
+        .collect();
+    let Some(&lo) = good.first() else {
+        return Drift::Changed { elsewhere };
+    };
+    let runs = 1 + good.windows(2).filter(|w| w[1] != w[0] + 1).count();
+    if runs > 1 {
+        return Drift::Changed { elsewhere };
+    }
+    // several shifts fit: prefer the one whose first line carries an anchor (a range is usually
+    // cited from the signature it names), else the smallest shift
+    let opens = |f: u64| {
+        needles.iter().any(|ns| {
+            ns.iter()
+                .any(|nd| occurs(&text.lines[(f - 1) as usize], nd))
+        })
+    };
+    let pick = good.iter().copied().find(|&f| opens(f)).unwrap_or_else(|| {
+        good.iter()
+            .copied()
+            .min_by_key(|&f| f.abs_diff(first))
+            .unwrap_or(lo)
+    });
+    let anchor = anchors
         .iter()
-        .find(|u| u.0 == min)
-        .map_or("", |u| u.1)
-        .to_string();
+        .zip(&needles)
+        .find(|(_, ns)| satisfied(text, pick, pick + span, ns, &[]))
+        .map_or_else(
+            || anchors.first().cloned().unwrap_or_default(),
+            |(a, _)| a.clone(),
+        );
     Drift::Moved {
-        first: new_first,
-        last: new_last.min(n),
-        certain,
+        first: pick,
+        last: pick + span,
+        certain: good.len() == 1,
         anchor,
     }
 }
@@ -326,7 +405,14 @@ pub fn check_one(
     if c.anchors.is_empty() {
         return Ok(k);
     }
-    match drift(&text, c.first, c.last, &c.anchors, opts.slack) {
+    match drift(
+        &text,
+        c.first,
+        c.last,
+        &c.anchors,
+        opts.slack,
+        c.form == Form::ListMember,
+    ) {
         Drift::Ok => {}
         Drift::Moved {
             first,
@@ -487,12 +573,24 @@ mod tests {
                 ..
             })
         ));
+        // `Bar` inside `Foo`: 3-4 and 4-5 (whose enclosing scope is `Foo`) both fit
         let r = run("`Foo` and `Bar` at A.cpp:1-2.\n", &files);
         assert!(matches!(
             r[0].problem,
             Some(Problem::Moved {
                 first: 3,
                 last: 4,
+                certain: false,
+                ..
+            })
+        ));
+        let files = [("A.cpp", "x\nx\nvoid Foo() {\n}\nint Baz;\n")];
+        let r = run("`Foo` and `Baz` at A.cpp:1-3.\n", &files);
+        assert!(matches!(
+            r[0].problem,
+            Some(Problem::Moved {
+                first: 3,
+                last: 5,
                 certain: true,
                 ..
             })
@@ -513,6 +611,24 @@ mod tests {
             &[("R.cpp", src)],
         );
         assert_eq!(r[1].class, Class::Ok);
+    }
+
+    #[test]
+    fn every_anchor_must_hold_unless_it_names_the_enclosing_function() {
+        let src = "int a;\nvoid R::SetCap(int c)\n{\n    switch (c) {\n    default:\n        Log(c);\n    }\n}\n";
+        let files = [("R.cpp", src)];
+        let r = run(
+            "`R::SetCap`'s `default:` arm (`R.cpp:5-6`) and `Log` in `SetCap` (R.cpp:6).\n",
+            &files,
+        );
+        assert_eq!(r[0].class, Class::Ok);
+        assert_eq!(r[1].class, Class::Ok);
+        // one anchor in range is not enough when another is missing from range and scopes
+        let r = run("`default:` and `Log` and `Other` (`R.cpp:5-6`).\n", &files);
+        assert_eq!(r[0].class, Class::Changed);
+        // a list member needs only one of the group's anchors
+        let r = run("`SetCap` and `Log` at R.cpp:2,6.\n", &files);
+        assert!(r.iter().all(|k| k.class == Class::Ok));
     }
 
     #[test]

@@ -332,7 +332,7 @@ enum Event {
 #[derive(Default)]
 struct Scope {
     events: Vec<Event>,
-    /// (path, document line) of the last path citation in this scope
+    /// (path, document line) of the last path citation in this scope (table: in this cell)
     last_path: Option<(String, usize)>,
 }
 
@@ -474,7 +474,8 @@ pub fn scan(doc: &str, doc_dir: Option<&str>, text: &str) -> DocScan {
         for (_, item) in items {
             match item {
                 Item::Break => scope.events.push(Event::Break),
-                Item::Cell => finish_scope(&mut scope, &mut citations),
+                // a continuation inherits only within its cell; anchors may come from the row
+                Item::Cell => scope.last_path = None,
                 Item::Span(i) => {
                     let s = &spans[i];
                     let text = &line[s.clone()];
