@@ -14,8 +14,3 @@ using Int32 = std::int32_t;
 using Int64 = std::int64_t;
 using Float32 = float;
 
-// Saturating add for counters that must never wrap while a trace replays for hours.
-inline Uint64 SaturatingAdd(Uint64 a, Uint64 b) {
-    const Uint64 sum = a + b;
-    return sum < a ? ~Uint64{0} : sum;
-}
