@@ -82,112 +82,140 @@ fn insert_after(src: &str, anchor: &str, line: &str) -> String {
     }
 }
 
+/// What a control's outcome must be to count as "tripped for the right reason".
+#[derive(Clone, Copy)]
+enum Want<'a> {
+    /// Positive control: any mover or error counts as a trip.
+    Clean,
+    /// This region must be the first mover.
+    FirstMover(&'a str),
+    /// This pinned region must be the first mover.
+    PinnedFirstMover(&'a str),
+    /// "Could not run" with a name found twice.
+    Duplicate,
+}
+
+fn classify(r: &Result<Comparison, Error>, want: Want<'_>) -> (bool, String) {
+    match r {
+        Err(e) => {
+            let dup = matches!(e, Error::CouldNotRun(p)
+                if p.iter().any(|p| matches!(p, super::Problem::NotExactlyOnce { hits, .. } if hits.len() == 2)));
+            (
+                matches!(want, Want::Clean) || (dup && matches!(want, Want::Duplicate)),
+                e.to_string(),
+            )
+        }
+        Ok(c) => match c.movers().next() {
+            None => (false, format!("{} regions identical", c.rows.len())),
+            Some(m) => {
+                let right = match want {
+                    Want::Clean => true,
+                    Want::FirstMover(n) => n == m.spec.name,
+                    Want::PinnedFirstMover(n) => n == m.spec.name && m.pinned(),
+                    Want::Duplicate => false,
+                };
+                let pinned = if m.pinned() { " (pinned row)" } else { "" };
+                (
+                    right,
+                    format!("first region that moved: {}{pinned}", m.spec.name),
+                )
+            }
+        },
+    }
+}
+
 /// Run every control. `neutered(name)` feeds that negative control its clean input.
 pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String> {
-    let mut out = Vec::new();
-    let computed = sha256_hex(
-        SOURCE[SOURCE.find("void FlushPendingRangesFrom").unwrap_or(0)..]
-            .trim_end_matches('\n')
-            .as_bytes(),
-    );
-    let mut push = |name: &'static str,
-                    expect_trip: bool,
-                    r: Result<Comparison, Error>,
-                    want_first: Option<&str>| {
-        let (tripped, detail) = match r {
-            Err(e) => (want_first.is_none(), e.to_string()),
-            Ok(c) => match c.movers().next() {
-                None => (false, format!("{} regions identical", c.rows.len())),
-                Some(m) => {
-                    let right = want_first.is_none_or(|w| w == m.spec.name);
-                    let pinned = if m.pinned() { " (pinned row)" } else { "" };
-                    (
-                        right,
-                        format!("first region that moved: {}{pinned}", m.spec.name),
-                    )
-                }
-            },
-        };
-        out.push(ControlResult {
-            name,
-            expect_trip,
-            tripped,
-            detail,
-        });
-    };
-
-    push(
-        "untouched-copy",
-        false,
-        scenario(SOURCE, SOURCE, FLUSH_PIN)?,
-        None,
-    );
+    let at = SOURCE.find("void FlushPendingRangesFrom").unwrap_or(0);
+    let computed = sha256_hex(SOURCE[at..].trim_end_matches('\n').as_bytes());
     let outside = insert_after(
         &format!("// a new first line\n{SOURCE}"),
         "}\n",
         "int gOutside = 1; // between regions\n",
     );
-    push(
-        "edit-outside-regions",
-        false,
-        scenario(SOURCE, &outside, FLUSH_PIN)?,
-        None,
+    let edited_body = insert_after(
+        SOURCE,
+        "void ClearBufferPool() {\n",
+        "    // one comment line\n",
     );
-
-    let name = "edited-body";
-    let work = if neutered(name) {
-        SOURCE.to_string()
-    } else {
-        insert_after(
+    let edited_tail = SOURCE.replace(
+        "4'096; // '{' is not a brace\n",
+        "4'096; // '{' is not a brace\n    ;\n",
+    );
+    let duplicated =
+        format!("{SOURCE}#if 0\nvoid ClearBufferPool() {{\n    gPool.clear();\n}}\n#endif\n");
+    let drifted_base = SOURCE.replace("Flush(i);", "Flush(i); Note(i);");
+    let wrong_pin = sha256_hex(b"a body that is not there");
+    // (name, negative?, baseline text, working-tree text, pin, expected outcome)
+    let controls: [(&'static str, bool, &str, &str, &str, Want<'_>); 8] = [
+        (
+            "untouched-copy",
+            false,
             SOURCE,
-            "void ClearBufferPool() {\n",
-            "    // one comment line\n",
-        )
-    };
-    push(
-        name,
-        true,
-        scenario(SOURCE, &work, FLUSH_PIN)?,
-        Some("ClearBufferPool"),
-    );
-
-    let name = "edited-tail";
-    let work = if neutered(name) {
-        SOURCE.to_string()
-    } else {
-        SOURCE.replace(
-            "4'096; // '{' is not a brace\n",
-            "4'096; // '{' is not a brace\n    ;\n",
-        )
-    };
-    push(
-        name,
-        true,
-        scenario(SOURCE, &work, FLUSH_PIN)?,
-        Some("IsPoolable"),
-    );
-
-    let name = "duplicated-definition";
-    let work = if neutered(name) {
-        SOURCE.to_string()
-    } else {
-        format!("{SOURCE}#if 0\nvoid ClearBufferPool() {{\n    gPool.clear();\n}}\n#endif\n")
-    };
-    let r = scenario(SOURCE, &work, FLUSH_PIN)?;
-    // Only a "found 2" could-not-run counts as the right reason.
-    let right = matches!(&r, Err(Error::CouldNotRun(p)) if p.iter().any(|p| matches!(p, super::Problem::NotExactlyOnce { hits, .. } if hits.len() == 2)));
-    out.push(ControlResult {
-        name,
-        expect_trip: true,
-        tripped: right,
-        detail: match &r {
-            Err(e) => e.to_string(),
-            Ok(c) => format!("{} regions extracted, no duplicate reported", c.rows.len()),
-        },
-    });
-
-    let pin_ok = computed == FLUSH_PIN;
-    if !pin_ok {
+            SOURCE,
+            FLUSH_PIN,
+            Want::Clean,
+        ),
+        (
+            "edit-outside-regions",
+            false,
+            SOURCE,
+            &outside,
+            FLUSH_PIN,
+            Want::Clean,
+        ),
+        (
+            "edited-body",
+            true,
+            SOURCE,
+            &edited_body,
+            FLUSH_PIN,
+            Want::FirstMover("ClearBufferPool"),
+        ),
+        (
+            "edited-tail",
+            true,
+            SOURCE,
+            &edited_tail,
+            FLUSH_PIN,
+            Want::FirstMover("IsPoolable"),
+        ),
+        (
+            "duplicated-definition",
+            true,
+            SOURCE,
+            &duplicated,
+            FLUSH_PIN,
+            Want::Duplicate,
+        ),
+        (
+            "pinned-row-verifies",
+            false,
+            SOURCE,
+            SOURCE,
+            FLUSH_PIN,
+            Want::Clean,
+        ),
+        // The pin wins over a baseline ref that defines the row differently (upstream ID-41).
+        (
+            "pin-wins-over-baseline-ref",
+            false,
+            &drifted_base,
+            SOURCE,
+            FLUSH_PIN,
+            Want::Clean,
+        ),
+        (
+            "wrong-pin",
+            true,
+            SOURCE,
+            SOURCE,
+            &wrong_pin,
+            Want::PinnedFirstMover("FlushPendingRangesFrom"),
+        ),
+    ];
+    let mut out = Vec::new();
+    if computed != FLUSH_PIN {
         out.push(ControlResult {
             name: "pin-parity",
             expect_trip: false,
@@ -197,43 +225,21 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String
             ),
         });
     }
-    let mut push = |name: &'static str, expect_trip: bool, r: Result<Comparison, Error>| {
-        let (tripped, detail) = match r {
-            Err(e) => (true, e.to_string()),
-            Ok(c) => match c.movers().next() {
-                None => (false, format!("{} regions identical", c.rows.len())),
-                Some(m) => (
-                    m.pinned() && m.spec.name == "FlushPendingRangesFrom",
-                    format!("first region that moved: {}", m.spec.name),
-                ),
-            },
+    for (name, expect_trip, base, work, pin, want) in controls {
+        // A neutered negative control gets the clean working tree and the right pin.
+        let (work, pin) = if expect_trip && neutered(name) {
+            (SOURCE, FLUSH_PIN)
+        } else {
+            (work, pin)
         };
+        let (tripped, detail) = classify(&scenario(base, work, pin)?, want);
         out.push(ControlResult {
             name,
             expect_trip,
             tripped,
             detail,
         });
-    };
-    push(
-        "pinned-row-verifies",
-        false,
-        scenario(SOURCE, SOURCE, FLUSH_PIN)?,
-    );
-    // The pin wins over a baseline ref that defines the row differently (upstream ID-41).
-    let drifted_base = SOURCE.replace("Flush(i);", "Flush(i); Note(i);");
-    push(
-        "pin-wins-over-baseline-ref",
-        false,
-        scenario(&drifted_base, SOURCE, FLUSH_PIN)?,
-    );
-    let name = "wrong-pin";
-    let pin = if neutered(name) {
-        FLUSH_PIN.to_string()
-    } else {
-        sha256_hex(b"a body that is not there")
-    };
-    push(name, true, scenario(SOURCE, SOURCE, &pin)?);
+    }
     Ok(out)
 }
 

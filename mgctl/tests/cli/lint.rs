@@ -568,71 +568,40 @@ fn driver_is_green_for_these_gates() {
     );
 }
 
-#[test]
-fn driver_planted_region_edit_turns_only_regions_red() {
+/// Checks a driver copy with `overlay` applied: exactly `gate` fails, and the report names `needles`.
+fn only_red(overlay_name: &str, gate: &str, needles: &[&str]) {
     let (_guard, copy) = copy_driver();
-    overlay(&copy, "regions-edited-ring-allocate");
+    overlay(&copy, overlay_name);
+    let ws = copy.to_str().unwrap();
     let r = mgctl(
-        &[
-            "check",
-            copy.to_str().unwrap(),
-            "--only",
-            MY_GATES,
-            "--format",
-            "json",
-        ],
+        &["check", ws, "--only", MY_GATES, "--format", "json"],
         &copy,
     )
     .expect(1);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     for g in v["gates"].as_array().unwrap() {
         let failed = g["verdict"] == "fail";
-        assert_eq!(
-            failed,
-            g["gate"] == "regions",
-            "{}: {}",
-            g["gate"],
-            r.dump()
-        );
+        assert_eq!(failed, g["gate"] == gate, "{}: {}", g["gate"], r.dump());
     }
-    assert!(
-        r.stdout
-            .contains("first region that moved: function `RingAllocate`"),
-        "{}",
-        r.dump()
+    for n in needles {
+        assert!(r.stdout.contains(n), "{n}: {}", r.dump());
+    }
+}
+
+#[test]
+fn driver_planted_region_edit_turns_only_regions_red() {
+    only_red(
+        "regions-edited-ring-allocate",
+        "regions",
+        &["first region that moved: function `RingAllocate`"],
     );
 }
 
 #[test]
 fn driver_planted_dropped_test_turns_only_test_names_red() {
-    let (_guard, copy) = copy_driver();
-    overlay(&copy, "test-names-dropped-test");
-    let r = mgctl(
-        &[
-            "check",
-            copy.to_str().unwrap(),
-            "--only",
-            MY_GATES,
-            "--format",
-            "json",
-        ],
-        &copy,
-    )
-    .expect(1);
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    for g in v["gates"].as_array().unwrap() {
-        let failed = g["verdict"] == "fail";
-        assert_eq!(
-            failed,
-            g["gate"] == "test-names",
-            "{}: {}",
-            g["gate"],
-            r.dump()
-        );
-    }
-    assert!(
-        r.stdout.contains("TST001") && r.stdout.contains("DirectGLES.demo_benchmark_json"),
-        "{}",
-        r.dump()
+    only_red(
+        "test-names-dropped-test",
+        "test-names",
+        &["TST001", "DirectGLES.demo_benchmark_json"],
     );
 }
