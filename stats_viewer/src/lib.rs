@@ -40,6 +40,7 @@ pub mod bench_report;
 pub mod benchmark;
 pub mod diff;
 pub mod driverbench;
+pub mod dump;
 pub mod envelope;
 pub mod error;
 pub mod fatal;

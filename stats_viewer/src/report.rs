@@ -666,3 +666,48 @@ pub fn fatals_json(log: &Log) -> Json {
         "transcript": log.transcript.iter().map(|t| json!({"line": t.line, "verify": t.item})).collect::<Vec<_>>(),
     })
 }
+
+/// The dump cross-check as text: one summary line, then every disagreement.
+pub fn dump_text(
+    d: &crate::dump::Dump,
+    checks: &[crate::dump::Check],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let bad: Vec<&crate::dump::Check> = checks.iter().filter(|c| !c.ok).collect();
+    writeln!(
+        out,
+        "  JSON dump {} (run totals): frames {}, {} values compared with the windows, {} disagree; {} histogram(s) of 24 buckets",
+        d.path.display(),
+        d.frames,
+        checks.len(),
+        bad.len(),
+        d.histograms.len()
+    )?;
+    for c in bad {
+        writeln!(
+            out,
+            "    MISMATCH {}: dump {} vs windows {}{}",
+            c.name,
+            c.dump,
+            c.windows
+                .map_or_else(|| "absent".to_string(), |w| w.to_string()),
+            if c.tolerance > 0 {
+                format!(" (tolerance ±{})", c.tolerance)
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    Ok(())
+}
+
+pub fn dump_json(d: &crate::dump::Dump, checks: &[crate::dump::Check]) -> Json {
+    json!({
+        "path": d.path.display().to_string(),
+        "frames": d.frames,
+        "values": d.values.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
+        "histograms": d.histograms.iter().map(|(n, h)| json!({"name": n, "buckets": h})).collect::<Vec<_>>(),
+        "checks": checks,
+        "agree": checks.iter().all(|c| c.ok),
+    })
+}

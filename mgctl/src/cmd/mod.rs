@@ -4,6 +4,7 @@ mod check;
 pub mod cite;
 mod completions;
 pub mod stats;
+pub mod watch;
 pub mod bench;
 pub mod dirty_surface;
 pub mod include;

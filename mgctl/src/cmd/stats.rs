@@ -49,7 +49,7 @@ summed, gauges never summed, byte classes approximately), gate hit rates, verify
 the JSON-dump notice, and a self-check that re-derives every `draws/f` and `acc/draw` with the producer's \
 rounding. Exit status: 0, 1 when a log has no window line or a line fails the self-check, 2 unreadable or \
 binary input.",
-    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats summary --steady 3..6 abA.log abB.logcat.txt\n  mgctl stats summary --json out/mobilegl.log > summary.json\n  mgctl stats summary --markdown pull.log push.log >> MEASUREMENTS.md"
+    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats summary --steady 3..6 abA.log abB.logcat.txt\n  mgctl stats summary --json out/mobilegl.log > summary.json\n  mgctl stats summary --markdown pull.log push.log >> MEASUREMENTS.md\n  mgctl stats summary push/logcat.txt --dump push/pipestats.json"
 )]
 pub struct SummaryArgs {
     /// Log files (file sink, logcat capture, role logs, ctest transcript).
@@ -64,6 +64,10 @@ pub struct SummaryArgs {
     /// Complete windows forming the steady state: `FROM`, `FROM..`, `FROM..TO` (1-based).
     #[arg(long, default_value = "3..", value_name = "RANGE")]
     pub steady: String,
+    /// The session's teardown JSON dump (MOBILEGL_PIPE_STATS_FILE): its run totals are checked
+    /// against the window lines (counts exact, byte classes within the rounding bound). One LOG only.
+    #[arg(long, value_name = "FILE")]
+    pub dump: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -186,11 +190,40 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             }
         }
     }
+    let dump = match &a.dump {
+        None => None,
+        Some(p) => {
+            if logs.len() != 1 {
+                anyhow::bail!(
+                    "--dump pairs one JSON dump with one log; {} logs were given",
+                    logs.len()
+                );
+            }
+            let bytes =
+                std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?;
+            let d = stats_viewer::dump::Dump::parse(p, &bytes)?;
+            let checks = match logs[0].reported_session() {
+                Some(s) => stats_viewer::dump::cross_check(&d, s),
+                None => Vec::new(),
+            };
+            if checks.iter().any(|c| !c.ok) {
+                eprintln!(
+                    "mgctl: {} does not match the windows of {} ({} value(s) disagree): not the same session?",
+                    p.display(),
+                    logs[0].path.display(),
+                    checks.iter().filter(|c| !c.ok).count()
+                );
+                pass = false;
+            }
+            Some((d, checks))
+        }
+    };
     if a.json {
         let v = json!({
             "schema": 1,
             "steady": {"from": steady.from, "to": steady.to},
             "logs": logs.iter().map(|l| report::log_json(l, steady)).collect::<Vec<_>>(),
+            "dump": dump.as_ref().map(|(d, c)| report::dump_json(d, c)),
         });
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
@@ -202,6 +235,9 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
                 writeln!(out)?;
             }
             report::summary_text(l, steady, out)?;
+        }
+        if let Some((d, c)) = &dump {
+            report::dump_text(d, c, out)?;
         }
     }
     Ok(Outcome::from_pass(pass))

@@ -741,3 +741,74 @@ fn check_gate_fatals() {
         r.dump()
     );
 }
+
+#[test]
+fn summary_pairs_the_json_dump_with_its_session() {
+    let r = mgctl(
+        &[
+            "stats",
+            "summary",
+            "abB-push-DirectGLES.logcat.txt",
+            "--dump",
+            "abB-push-pipestats.json",
+        ],
+        &data(),
+    )
+    .expect(0);
+    has(&r.stdout, &["JSON dump abB-push-pipestats.json (run totals): frames 745, 51 values compared with the windows, 0 disagree; 2 histogram(s) of 24 buckets"]);
+    let r = mgctl(
+        &[
+            "stats",
+            "summary",
+            "abA-pull-DirectGLES.mobilegl.log",
+            "--dump",
+            "abB-push-pipestats.json",
+        ],
+        &data(),
+    )
+    .expect(1);
+    has(
+        &r.stdout,
+        &[
+            "MISMATCH calls.accessor-calls: dump 4597760 vs windows 5150263",
+            "MISMATCH bytes.cso-blob-bytes: dump 1722880 vs windows absent",
+        ],
+    );
+    assert!(
+        r.stderr
+            .contains("does not match the windows of abA-pull-DirectGLES.mobilegl.log"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &[
+            "stats",
+            "summary",
+            "--json",
+            "abB-push-DirectGLES.logcat.txt",
+            "--dump",
+            "abB-push-pipestats.json",
+        ],
+        &data(),
+    )
+    .expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["dump"]["agree"], true);
+    let r = mgctl(
+        &[
+            "stats",
+            "summary",
+            "abA-pull-DirectGLES.mobilegl.log",
+            "abB-push-DirectGLES.logcat.txt",
+            "--dump",
+            "abB-push-pipestats.json",
+        ],
+        &data(),
+    )
+    .expect(2);
+    assert!(
+        r.stderr.contains("--dump pairs one JSON dump with one log"),
+        "{}",
+        r.dump()
+    );
+}
