@@ -487,6 +487,42 @@ mod tests {
         assert_eq!(d.iter().map(|d| d.line).collect::<Vec<_>>(), vec![2, 4]);
     }
 
+    /// On well-formed code upstream parses, both dialects find the same extents byte for byte
+    /// (the pinned hashes depend on it).
+    #[test]
+    fn dialects_agree_on_code_upstream_parses() {
+        let src = concat!(
+            "// header { not a brace\n",
+            "static const char* kRaw = R\"x(}{)x\";\n",
+            "namespace NS {\n",
+            "int Flush(int a) const noexcept {\n",
+            "    /* } */ int n = 1'000'000 + 0xFF'FF; char c = '{';\n",
+            "    const char* s = \"}\\\"{\";\n",
+            "    if (a) { return n; }\n",
+            "    return c;\n",
+            "}\n",
+            "}\n",
+            "template <class T>\n",
+            "T Pick(T a,\n",
+            "       T b) {\n",
+            "    return a < b ? a : b;\n",
+            "}\n",
+        );
+        for (kind, name) in [
+            (RegionKind::Function, "Flush"),
+            (RegionKind::Function, "Pick"),
+            (RegionKind::Namespace, "NS"),
+        ] {
+            let a = find_definitions(src.as_bytes(), kind, name, Dialect::Upstream);
+            let b = find_definitions(src.as_bytes(), kind, name, Dialect::Mgctl);
+            assert_eq!(a.len(), 1, "{name}");
+            assert_eq!(a, b, "{name}");
+        }
+        let d = &find_definitions(src.as_bytes(), RegionKind::Function, "Pick", Dialect::Mgctl)[0];
+        // The extent starts at the name's line: the template header and line 11 are outside.
+        assert!(src[d.start..d.end].starts_with("T Pick(T a,\n"));
+    }
+
     #[test]
     fn sha() {
         assert_eq!(

@@ -345,6 +345,24 @@ impl RowOutcome {
     pub fn verified(&self) -> bool {
         self.base.sha().is_some()
     }
+    /// A moved row whose text differs from the baseline only in line endings (a CRLF checkout
+    /// of an LF blob, or the reverse): said explicitly, because the diff shows nothing.
+    pub fn line_endings_only(&self) -> bool {
+        let lf = |t: &str| t.replace("\r\n", "\n");
+        let Some(base_sha) = self.base.sha() else {
+            return false;
+        };
+        if !self.moved() {
+            return false;
+        }
+        match self.base.text() {
+            Some(b) => b != self.head.text && lf(b) == lf(&self.head.text),
+            None => {
+                self.head.text.contains('\r')
+                    && sha256_hex(lf(&self.head.text).as_bytes()) == base_sha
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -473,6 +491,21 @@ mod tests {
             e.to_string().contains("cannot read src/none.cpp at 'HEAD'"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn crlf_checkout_is_named() {
+        let keep = "void Keep() {\n  a();\n}";
+        let pin = sha256_hex(keep.as_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/m.cpp"), SRC.replace('\n', "\r\n")).unwrap();
+        let head = Side::WorkTree {
+            root: dir.path().to_path_buf(),
+        };
+        let c = compare(None, &head, &[spec("Keep", Some(&pin))], Dialect::Mgctl).unwrap();
+        let r = c.movers().next().unwrap();
+        assert!(r.line_endings_only());
     }
 
     #[test]

@@ -73,6 +73,12 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         )?;
         writeln!(out, "  {base_label} {}", short(r.base.sha()))?;
         writeln!(out, "  {head_label} {}", r.head.sha)?;
+        if r.line_endings_only() {
+            writeln!(
+                out,
+                "  the text differs ONLY in line endings (CRLF vs LF): check core.autocrlf"
+            )?;
+        }
         if let Some(reason) = &r.spec.reason {
             writeln!(out, "  why it must not move: {reason}")?;
         }
@@ -137,6 +143,7 @@ pub fn to_json(c: &Comparison) -> serde_json::Value {
                 "head_sha": r.head.sha,
                 "lines": [r.head.def.line, r.head.def.end_line],
                 "moved": r.moved(),
+                "line_endings_only": r.line_endings_only(),
                 "reason": r.spec.reason,
                 "diff": if r.moved() { diff(r, &c.base_label, &c.head_label) } else { None },
             })

@@ -94,6 +94,11 @@ pub fn comparison_findings(c: &Comparison) -> Vec<Finding> {
         } else {
             format!("'{}'", c.base_label)
         };
+        let eol = if r.line_endings_only() {
+            " - line endings only (CRLF vs LF)"
+        } else {
+            ""
+        };
         let first = if i == 0 {
             "first region that moved"
         } else {
@@ -104,7 +109,7 @@ pub fn comparison_findings(c: &Comparison) -> Vec<Finding> {
                 GATE,
                 "REG001",
                 format!(
-                    "{first}: {} `{}` differs from {against} ({} -> {})",
+                    "{first}: {} `{}` differs from {against} ({} -> {}){eol}",
                     r.spec.kind.as_str(),
                     r.spec.name,
                     short(base),
@@ -163,7 +168,7 @@ pub fn comparison_findings(c: &Comparison) -> Vec<Finding> {
 
 /// Findings for an extraction that could not run: REG002 (not exactly once), REG003
 /// (unreadable), REG004 (bad pin).
-pub fn problem_findings(problems: &[Problem]) -> Vec<Finding> {
+pub fn problem_findings(problems: &[Problem], ctx: &CheckCtx) -> Vec<Finding> {
     problems
         .iter()
         .map(|p| match p {
@@ -181,8 +186,13 @@ pub fn problem_findings(problems: &[Problem]) -> Vec<Finding> {
             Problem::Unreadable { name, file, .. } => Finding::error(GATE, "REG003", p.to_string())
                 .at(Location::file(file.clone()))
                 .in_unit(name.clone()),
-            Problem::BadPin { name, .. } => {
-                Finding::error(GATE, "REG004", p.to_string()).in_unit(name.clone())
+            Problem::BadPin { name, pin } => {
+                let f = Finding::error(GATE, "REG004", p.to_string()).in_unit(name.clone());
+                // Point at the pin in mgctl.toml.
+                match ctx.config_text.find(&format!("\"{pin}\"")) {
+                    Some(at) if !pin.is_empty() => f.at(ctx.config_location(at + 1)),
+                    _ => f,
+                }
             }
         })
         .collect()
@@ -263,7 +273,7 @@ impl Gate for RegionsGate {
                 .figure("moved", moved)
             }
             Err(regions::Error::CouldNotRun(p)) => {
-                GateReport::from_findings(GATE, problem_findings(&p), "could not run")
+                GateReport::from_findings(GATE, problem_findings(&p, ctx), "could not run")
             }
             Err(e) => GateReport::could_not_run(GATE, "REG003", e.to_string(), None),
         };

@@ -605,3 +605,46 @@ fn driver_planted_dropped_test_turns_only_test_names_red() {
         &["TST001", "DirectGLES.demo_benchmark_json"],
     );
 }
+
+#[test]
+fn check_with_a_base_ref_and_a_bad_pin() {
+    let toml = format!("[regions]\nbase = \"HEAD\"\n\n{}", regions_toml(CLEAR_PIN));
+    let dir = repo(&toml);
+    let ws = dir.path().to_str().unwrap();
+    let r = mgctl(&["check", ws, "--only", "regions"], dir.path()).expect(0);
+    assert!(
+        r.stdout
+            .contains("2 regions / 1 pinned / 2 verified / 0 moved"),
+        "{}",
+        r.dump()
+    );
+    edit(
+        dir.path(),
+        "    return r.head != r.tail;\n",
+        "    return r.tail != r.head;\n",
+    );
+    let r = mgctl(
+        &["check", ws, "--only", "regions", "--format", "github"],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("first region that moved: function `RingAvailable` differs from 'HEAD'"),
+        "{}",
+        r.dump()
+    );
+
+    let bad = toml.replace(CLEAR_PIN, "ABC123");
+    std::fs::write(dir.path().join("mgctl.toml"), &bad).unwrap();
+    let r = mgctl(
+        &["check", ws, "--only", "regions", "--format", "github"],
+        dir.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout.contains("REG004") && r.stdout.contains("file=mgctl.toml,line=7"),
+        "{}",
+        r.dump()
+    );
+}
