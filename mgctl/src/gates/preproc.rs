@@ -188,7 +188,7 @@ impl Gate for PreprocGate {
             GATE,
             findings,
             format!(
-                "{} tracked files / {} retired macros / {} banned identifiers / {errors} hits",
+                "{} files / {} retired macros / {} banned identifiers / {errors} hits",
                 scanned.len(),
                 rules.retired.iter().map(|r| r.macros.len()).sum::<usize>(),
                 rules
