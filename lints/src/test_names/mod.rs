@@ -34,6 +34,13 @@ pub enum Error {
         declared: usize,
         found: usize,
     },
+    #[error("{}:{line}: run lines count {declared} tests but the transcript shows {found} (an excerpt?)", .path.display())]
+    RunCountMismatch {
+        path: PathBuf,
+        line: usize,
+        declared: usize,
+        found: usize,
+    },
     #[error("{}:{line}: test '{name}' is listed twice", .path.display())]
     Duplicate {
         path: PathBuf,
@@ -111,11 +118,16 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<TestList, Error> {
 }
 
 /// `Test  #12: name` (ctest -N) or `12/158 Test  #12: name .....   Passed` (a run).
-fn transcript_entry(line: &str) -> Option<(usize, &str)> {
+/// Returns the test number, the name and, for a run line `i/M`, the run's total M.
+fn transcript_entry(line: &str) -> Option<(usize, &str, Option<usize>)> {
     let mut s = line.trim_start();
+    let mut of = None;
     if let Some((count, rest)) = s.split_once(' ') {
-        if count.contains('/') && count.chars().all(|c| c.is_ascii_digit() || c == '/') {
-            s = rest.trim_start();
+        if let Some((_, m)) = count.split_once('/') {
+            if count.chars().all(|c| c.is_ascii_digit() || c == '/') {
+                of = m.parse().ok();
+                s = rest.trim_start();
+            }
         }
     }
     let rest = s.strip_prefix("Test")?.trim_start().strip_prefix('#')?;
@@ -127,7 +139,7 @@ fn transcript_entry(line: &str) -> Option<(usize, &str)> {
         Some(p) => name[..p].trim_end(),
         None => name,
     };
-    (!name.is_empty()).then_some((num, name))
+    (!name.is_empty()).then_some((num, name, of))
 }
 
 fn is_transcript(text: &str) -> bool {
@@ -142,6 +154,7 @@ fn parse_transcript(text: &str, path: &Path) -> Result<TestList, Error> {
     let mut names = BTreeSet::new();
     let mut by_number: BTreeMap<usize, String> = BTreeMap::new();
     let mut total = None;
+    let mut run_total = None;
     for (i, line) in text.lines().enumerate() {
         if let Some(n) = line.trim().strip_prefix("Total Tests:") {
             if let Ok(n) = n.trim().parse::<usize>() {
@@ -149,9 +162,12 @@ fn parse_transcript(text: &str, path: &Path) -> Result<TestList, Error> {
             }
             continue;
         }
-        let Some((num, name)) = transcript_entry(line) else {
+        let Some((num, name, of)) = transcript_entry(line) else {
             continue;
         };
+        if let (Some(m), None) = (of, run_total) {
+            run_total = Some((i + 1, m));
+        }
         match by_number.get(&num) {
             Some(seen) if seen == name => continue,
             _ => {}
@@ -168,6 +184,16 @@ fn parse_transcript(text: &str, path: &Path) -> Result<TestList, Error> {
     if let Some((line, declared)) = total {
         if declared != names.len() {
             return Err(Error::CountMismatch {
+                path: path.to_path_buf(),
+                line,
+                declared,
+                found: names.len(),
+            });
+        }
+    }
+    if let (None, Some((line, declared))) = (total, run_total) {
+        if declared != names.len() {
+            return Err(Error::RunCountMismatch {
                 path: path.to_path_buf(),
                 line,
                 declared,
@@ -340,7 +366,13 @@ mod tests {
 
     #[test]
     fn run_transcript_lines() {
-        let t = p("    Start 37: minecraft-26.3-x-DirectGLES\n37/158 Test  #37: minecraft-26.3-x-DirectGLES ......   Passed   41.27 sec\n41/158 Test  #41: openra-DirectGLES .......***Failed   12.03 sec\n").unwrap();
+        let e = p("37/158 Test  #37: a ....   Passed   1.0 sec\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("t.txt:1: run lines count 158 tests but the transcript shows 1"),
+            "{e}"
+        );
+        let t = p("    Start 37: minecraft-26.3-x-DirectGLES\n1/2 Test  #37: minecraft-26.3-x-DirectGLES ......   Passed   41.27 sec\n2/2 Test  #41: openra-DirectGLES .......***Failed   12.03 sec\n").unwrap();
         assert_eq!(
             t.names.iter().collect::<Vec<_>>(),
             ["minecraft-26.3-x-DirectGLES", "openra-DirectGLES"]
