@@ -61,7 +61,7 @@ or ref is \"could not run\". Exit status: 0 identical, 1 a region moved, 2 could
 pub struct RegionsArgs {
     /// The baseline git ref.
     pub base: Option<String>,
-    /// The subject git ref (default: the working tree).
+    /// The subject git ref (default: the working tree, also spelled `WORKTREE`).
     pub head: Option<String>,
     /// Print the baseline `<sha>  <name>` list at REF instead of comparing.
     #[arg(long, value_name = "REF", conflicts_with_all = ["base", "head", "self_test"])]
@@ -245,11 +245,11 @@ fn run_regions(
         ws: &repo,
     };
     let head = match &args.head {
-        Some(rev) => Side::Commit {
+        Some(rev) if rev != "WORKTREE" => Side::Commit {
             at: repo.resolve(rev)?,
             ws: &repo,
         },
-        None => Side::WorkTree {
+        _ => Side::WorkTree {
             root: ctx.root.clone(),
         },
     };
