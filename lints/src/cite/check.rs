@@ -93,14 +93,14 @@ fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-/// Search forms of an anchor: `Foo(args)` → `Foo`; `A::B` → also `B`.
+/// Search forms of an anchor: `Foo(args)` → `Foo` (also `a.b->Foo(…)`); `A::B` → also `B`.
 fn needles(anchor: &str) -> Vec<String> {
     let mut a = anchor.trim().trim_end_matches(';').trim();
     if let Some(open) = a.find('(') {
         let name = &a[..open];
         if a.ends_with(')')
             && !name.is_empty()
-            && name.bytes().all(|c| is_word(c) || c == b':' || c == b'~')
+            && name.bytes().all(|c| is_word(c) || b":~.->".contains(&c))
         {
             a = name;
         }
@@ -197,14 +197,15 @@ fn satisfied(text: &SourceText, lo: u64, hi: u64, ns: &[String], scopes: &[u64])
     (lo..=hi).any(on) || scopes.iter().any(|&l| on(l))
 }
 
-/// Classify drift of `[first, last]` (1-based, inside the file) against `anchors`.
+/// Classify drift of `[first, last]` (1-based, inside the file) against `anchors`, the
+/// backticked identifiers of the citing sentence, the one written closest to the citation first.
 ///
-/// Ok when every anchor sits in the cited lines (± slack) or names a scope enclosing them (the
-/// function a `default:` arm belongs to); for a comma-list member (`any`), one anchor is enough.
-/// Otherwise every shift of the range that would make it ok is tried: one contiguous run of such
-/// shifts means the code moved (certain when the run is a single shift, e.g. a single-line
-/// citation or anchors on the first and last line of a range); none, or several separate places,
-/// means it changed.
+/// Ok when that closest identifier sits in the cited lines (± slack) or names a scope enclosing
+/// them (the function a `default:` arm belongs to); for a comma-list member (`any`), any of the
+/// group's identifiers will do. Otherwise every start line where it would be ok is tried, the
+/// other identifiers of the sentence breaking ties (the starts that satisfy most of them win):
+/// one contiguous run of winning starts means the code moved (certain when the run is a single
+/// start, e.g. a single-line citation); none, or several separate places, means it changed.
 pub fn drift(
     text: &SourceText,
     first: u64,
@@ -216,24 +217,33 @@ pub fn drift(
     let needles: Vec<Vec<String>> = anchors.iter().map(|a| needles(a)).collect();
     let n = text.line_count();
     let span = last - first;
-    let ok_at = |f: u64| -> bool {
+    // (primary satisfied, how many anchors satisfied) for a window starting at `f`
+    let score = |f: u64| -> (bool, usize) {
         let lo = f.saturating_sub(slack).max(1);
         let hi = (f + span).saturating_add(slack).min(n);
         let scopes = enclosing(text, f, (f + span).min(n));
-        let mut each = needles
+        let each: Vec<bool> = needles
             .iter()
-            .map(|ns| satisfied(text, lo, hi, ns, &scopes));
-        if any {
-            each.any(|b| b)
+            .map(|ns| satisfied(text, lo, hi, ns, &scopes))
+            .collect();
+        let count = each.iter().filter(|b| **b).count();
+        let primary = if any {
+            count > 0
         } else {
-            each.all(|b| b)
-        }
+            each.first().copied().unwrap_or(true)
+        };
+        (primary, count)
     };
-    if ok_at(first) {
+    if score(first).0 {
         return Drift::Ok;
     }
+    let lead = if any {
+        &needles[..]
+    } else {
+        &needles[..needles.len().min(1)]
+    };
     let mut elsewhere: Vec<u64> = Vec::new();
-    for ns in &needles {
+    for ns in lead {
         for (i, l) in text.lines.iter().enumerate() {
             if ns.iter().any(|nd| occurs(l, nd)) {
                 elsewhere.push(i as u64 + 1);
@@ -245,28 +255,39 @@ pub fn drift(
     if elsewhere.is_empty() || n < span + 1 {
         return Drift::Changed { elsewhere };
     }
-    // candidate starts: only windows that contain an occurrence of some anchor can be ok
-    let mut starts: Vec<u64> = Vec::new();
-    for &o in &elsewhere {
-        let lo = o.saturating_sub(span + slack).max(1);
-        let hi = (o + slack).min(n - span);
-        starts.extend(lo..=hi);
-    }
-    starts.sort_unstable();
-    starts.dedup();
-    let good: Vec<u64> = starts
-        .into_iter()
-        .filter(|&f| f != first && ok_at(f))
+    // windows where the closest identifier itself is in the lines come first; windows that only
+    // sit inside a scope it names are the fallback (a moved function body)
+    let direct = |f: u64| {
+        lead.iter().any(|ns| {
+            (f..=f + span).any(|l| {
+                ns.iter()
+                    .any(|nd| occurs(&text.lines[(l - 1) as usize], nd))
+            })
+        })
+    };
+    let scored: Vec<(u64, usize, bool)> = (1..=n - span)
+        .filter(|&f| f != first)
+        .filter_map(|f| {
+            let (ok, count) = score(f);
+            ok.then(|| (f, count, direct(f)))
+        })
         .collect();
-    let Some(&lo) = good.first() else {
+    let any_direct = scored.iter().any(|s| s.2);
+    let pool: Vec<(u64, usize)> = scored
+        .iter()
+        .filter(|s| s.2 || !any_direct)
+        .map(|s| (s.0, s.1))
+        .collect();
+    let Some(best) = pool.iter().map(|s| s.1).max() else {
         return Drift::Changed { elsewhere };
     };
+    let good: Vec<u64> = pool.iter().filter(|s| s.1 == best).map(|s| s.0).collect();
     let runs = 1 + good.windows(2).filter(|w| w[1] != w[0] + 1).count();
-    if runs > 1 {
+    if runs > 1 || good.is_empty() {
         return Drift::Changed { elsewhere };
     }
-    // several shifts fit: prefer the one whose first line carries an anchor (a range is usually
-    // cited from the signature it names), else the smallest shift
+    // several starts fit: prefer the first whose opening line carries one of the identifiers (a
+    // range is usually cited from the signature it names), else the smallest shift
     let opens = |f: u64| {
         needles.iter().any(|ns| {
             ns.iter()
@@ -277,16 +298,9 @@ pub fn drift(
         good.iter()
             .copied()
             .min_by_key(|&f| f.abs_diff(first))
-            .unwrap_or(lo)
+            .unwrap_or(first)
     });
-    let anchor = anchors
-        .iter()
-        .zip(&needles)
-        .find(|(_, ns)| satisfied(text, pick, pick + span, ns, &[]))
-        .map_or_else(
-            || anchors.first().cloned().unwrap_or_default(),
-            |(a, _)| a.clone(),
-        );
+    let anchor = anchors.first().cloned().unwrap_or_default();
     Drift::Moved {
         first: pick,
         last: pick + span,
@@ -433,7 +447,12 @@ pub fn check_one(
             k.class = Class::Changed;
             k.problem = Some(Problem::Changed {
                 path: resolved,
-                anchors: c.anchors.clone(),
+                // a list member is held by any identifier of its group; others by the closest
+                anchors: if c.form == Form::ListMember {
+                    c.anchors.clone()
+                } else {
+                    c.anchors.iter().take(1).cloned().collect()
+                },
                 elsewhere,
             });
         }

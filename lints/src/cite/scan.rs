@@ -361,7 +361,8 @@ fn finish_scope(scope: &mut Scope, cites: &mut [Citation]) {
                     })
                     .collect()
             };
-            let mut anchors = spans_in(lo..pos);
+            // closest to the citation first: it is the one that must hold
+            let mut anchors: Vec<String> = spans_in(lo..pos).into_iter().rev().collect();
             if anchors.is_empty() {
                 anchors = spans_in(pos + 1..hi);
             }
@@ -677,7 +678,7 @@ mod tests {
         let c = cites(
             "`SetX`'s `default:` arm (`R.cpp:381-382`) and `Foo` (`R.cpp:9`). Other `Bar` here.\n",
         );
-        assert_eq!(c[0].anchors, vec!["SetX", "default:"]);
+        assert_eq!(c[0].anchors, vec!["default:", "SetX"]);
         assert_eq!(c[1].anchors, vec!["Foo"]);
         let c = cites("(`Foo.cpp:120`) (`SetX`) e.g. more.\n");
         assert_eq!(c[0].anchors, vec!["SetX"]);

@@ -198,8 +198,8 @@ impl Gate for CiteGate {
         let class = |c: Class| classes.get(&c).copied().unwrap_or(0);
         let checked: usize = forms.values().map(|f| f.checked).sum();
         let uncheckable: usize = forms.values().map(|f| f.uncheckable).sum();
-        let headline = format!(
-            "{} citations / {} docs / {checked} checked, {uncheckable} uncheckable / {} ok, {} moved, {} changed, {} gone, {} invalid",
+        let mut headline = format!(
+            "{} citations in {} docs: {} ok / {} moved / {} changed / {} gone / {} invalid",
             report.count(),
             report.docs.len(),
             class(Class::Ok),
@@ -208,6 +208,9 @@ impl Gate for CiteGate {
             class(Class::Gone),
             class(Class::Invalid),
         );
+        if uncheckable > 0 {
+            headline.push_str(&format!(", {uncheckable} uncheckable"));
+        }
         let mut gr = GateReport::from_findings(GATE, findings(&report, cfg.strict), headline)
             .figure("citations", report.count())
             .figure("documents", report.docs.len())
