@@ -62,10 +62,6 @@ impl Rule {
             origin,
         })
     }
-
-    fn rendered(&self) -> String {
-        format!("`{}` ({})", self.text, self.origin)
-    }
 }
 
 /// The rules of one directory.
@@ -278,7 +274,7 @@ pub fn check(g: &Graph, groups: &[RuleGroup]) -> LayeringReport {
                     "no include uses this allowance; remove it"
                 };
                 rep.stale.push(Stale {
-                    what: format!("rule {}", rule.rendered()),
+                    what: format!("rule `{}`", rule.text),
                     reason: reason.into(),
                     origin: rule.origin.clone(),
                 });

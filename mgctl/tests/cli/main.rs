@@ -6,6 +6,7 @@ mod util;
 mod check;
 mod cite;
 mod dirty_surface;
+mod include;
 mod lint;
 mod stats;
 mod symbols;
