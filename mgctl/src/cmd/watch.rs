@@ -139,7 +139,7 @@ fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
     }))
 }
 
-pub fn run(args: &WatchArgs, _settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     if args.bench {
         let r = bench::bench(bench::BenchOptions {
             lines_per_second: args.bench_rate.max(1),
@@ -159,6 +159,7 @@ pub fn run(args: &WatchArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
     let src = source(args)?;
     let base = baseline(args)?;
     let mut state = ViewState::new(src.label(), args.history, base);
+    state.color = settings.color;
     state.tab = match args.view {
         ViewArg::Counters => Tab::Counters,
         ViewArg::Charts => Tab::Charts,

@@ -28,10 +28,12 @@ pub fn render(f: &mut Frame<'_>, s: &ViewState) {
     f.render_widget(Paragraph::new(header), chunks[0]);
     f.render_widget(Paragraph::new(tab_line(s)), chunks[1]);
     if !alerts.is_empty() {
-        f.render_widget(
-            Paragraph::new(alerts).style(Style::new().bg(Color::Red).fg(Color::White)),
-            chunks[2],
-        );
+        let style = if s.color {
+            Style::new().bg(Color::Red).fg(Color::White)
+        } else {
+            Style::new().add_modifier(Modifier::REVERSED)
+        };
+        f.render_widget(Paragraph::new(alerts).style(style), chunks[2]);
     }
     let body = chunks[3];
     match s.tab {
@@ -51,6 +53,12 @@ pub fn render(f: &mut Frame<'_>, s: &ViewState) {
     f.render_widget(Paragraph::new(footer(s, live.alerts.len())), chunks[4]);
     if s.help {
         help(f, area);
+    }
+    if !s.color {
+        for c in f.buffer_mut().content.iter_mut() {
+            c.fg = Color::Reset;
+            c.bg = Color::Reset;
+        }
     }
 }
 
@@ -172,7 +180,11 @@ fn tab_line(s: &ViewState) -> Line<'static> {
         let new = s.live.windows_total.saturating_sub(frozen.windows_total);
         spans.push(Span::styled(
             format!("PAUSED (+{new} windows)"),
-            Style::new().fg(Color::Black).bg(Color::Yellow),
+            if s.color {
+                Style::new().fg(Color::Black).bg(Color::Yellow)
+            } else {
+                Style::new().add_modifier(Modifier::REVERSED)
+            },
         ));
         spans.push(Span::raw(" "));
     }

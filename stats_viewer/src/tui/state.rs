@@ -525,6 +525,8 @@ pub struct ViewState {
     /// Ring size (windows kept).
     pub history: usize,
     pub running: bool,
+    /// Colour on (off with `NO_COLOR` / `--color never`: emphasis then uses bold and reverse only).
+    pub color: bool,
 }
 
 impl ViewState {
@@ -544,6 +546,7 @@ impl ViewState {
             status: None,
             history: history.max(1),
             running: true,
+            color: true,
         }
     }
 

@@ -330,3 +330,31 @@ fn once_snapshot_of_the_pull_log() {
     assert!(text.contains("mdt"), "{text}");
     snapshot("pull-once-100", &text);
 }
+
+#[test]
+fn no_color_keeps_emphasis_without_colours() {
+    use ratatui::style::{Color, Modifier};
+    let mut s = state_from("fatal-verify-DirectGLES.mobilegl.log", None);
+    s.color = false;
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    t.draw(|f| render(f, &s)).unwrap();
+    let buf = t.backend().buffer();
+    assert!(buf
+        .content
+        .iter()
+        .all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    // The Fatal banner row is reversed instead of red.
+    let w = usize::from(buf.area.width);
+    let text = buffer_text(t.backend());
+    let row = text
+        .lines()
+        .position(|l| l.contains("FATAL Fatal{"))
+        .unwrap();
+    assert!(buf.content[row * w + 2]
+        .modifier
+        .contains(Modifier::REVERSED));
+    s.color = true;
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    t.draw(|f| render(f, &s)).unwrap();
+    assert_eq!(t.backend().buffer().content[row * w + 2].bg, Color::Red);
+}
