@@ -68,13 +68,12 @@ fn cited(c: &Citation) -> String {
 
 /// The problem line without indentation: `<doc>:<line>: `<text>` -> <message>`.
 pub fn problem_line(report: &CiteReport, c: &Citation, p: &Problem) -> String {
-    format!(
-        "{}:{}: {} -> {}",
-        c.doc,
-        c.line,
-        cited(c),
-        p.message(&report.rev)
-    )
+    format!("{}:{}: {}", c.doc, c.line, problem_text(report, c, p))
+}
+
+/// The problem without its document position: `` `<text>` -> <message>``.
+pub fn problem_text(report: &CiteReport, c: &Citation, p: &Problem) -> String {
+    format!("{} -> {}", cited(c), p.message(&report.rev))
 }
 
 /// Human report. `verbose` adds the notes (uncheckable citations) to the problem list.

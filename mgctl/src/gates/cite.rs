@@ -125,7 +125,7 @@ pub fn findings(report: &cite::CiteReport, strict: bool) -> Vec<Finding> {
     report
         .problems()
         .map(|(c, k, p)| {
-            let message = report::problem_line(report, c, p);
+            let message = report::problem_text(report, c, p);
             let message = match (&k.excerpt, &k.resolved, p.level()) {
                 (Some(ex), Some(path), Level::Warning | Level::Error)
                     if matches!(k.class, Class::Moved | Class::Changed | Class::Gone) =>

@@ -317,7 +317,7 @@ fn check_gate_annotates_the_doc_line_for_github() {
     )
     .expect(1);
     assert!(
-        run.stdout.contains("::error file=docs/DESIGN.md,line=3,col=17,title=mgctl cite CIT006::docs/DESIGN.md:3: `Tracker.h:99` -> MobileGL/MG_Impl/Pipe/Tracker.h has 8 lines at WORKTREE"),
+        run.stdout.contains("::error file=docs/DESIGN.md,line=3,col=17,title=mgctl cite CIT006::`Tracker.h:99` -> MobileGL/MG_Impl/Pipe/Tracker.h has 8 lines at WORKTREE"),
         "{}",
         run.dump()
     );
@@ -389,4 +389,125 @@ fn rev_checks_each_commit_and_fix_follows_the_move() {
     mgctl(&["cite", "--rev", "HEAD", "--strict", "docs/P.md"], root).expect(0);
     // and the old commit now disagrees
     mgctl(&["cite", "--rev", &first, "--strict", "docs/P.md"], root).expect(1);
+}
+
+/// The failing gates of `mgctl check <ws>` (JSON), sorted.
+fn failing_gates(ws: &Path) -> Vec<String> {
+    let r = mgctl(&["check", ws.to_str().unwrap(), "--format", "json"], ws);
+    let v: serde_json::Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.dump()));
+    let mut out: Vec<String> = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["verdict"] == "fail")
+        .map(|g| g["gate"].as_str().unwrap().to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Copies `driver/fixtures/violations/<name>/` over the driver copy at `ws` (paths mirror the tree).
+fn apply_overlay(ws: &Path, name: &str) {
+    let base = driver().join("fixtures/violations").join(name);
+    let mut stack = vec![base.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let dst = ws.join(path.strip_prefix(&base).unwrap());
+            if path.is_dir() {
+                std::fs::create_dir_all(&dst).unwrap();
+                stack.push(path);
+            } else {
+                std::fs::copy(&path, &dst).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn driver_docs_are_clean_with_every_form() {
+    let root = driver();
+    let run = mgctl(&["cite", "--root", ".", "--strict"], &root).expect(0);
+    assert!(
+        run.stdout.contains("against WORKTREE, 0 problem(s)"),
+        "{}",
+        run.dump()
+    );
+    // at least 60 citations, every form present and checked
+    let v: serde_json::Value =
+        serde_json::from_str(&mgctl(&["cite", "--format", "json"], &root).expect(0).stdout)
+            .unwrap();
+    assert!(v["summary"]["citations"].as_u64().unwrap() >= 60, "{v}");
+    for form in [
+        "line",
+        "range",
+        "en-dash-range",
+        "list-member",
+        "continuation",
+    ] {
+        assert!(
+            v["summary"]["by_form"][form]["checked"].as_u64().unwrap() > 0,
+            "{form}: {v}"
+        );
+    }
+    let styles: Vec<&str> = v["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["path"].as_str())
+        .collect();
+    assert!(
+        styles.iter().any(|p| p.starts_with("MobileGL/")),
+        "root-relative"
+    );
+    assert!(
+        styles.iter().any(|p| p.starts_with("../../")),
+        "docs-relative"
+    );
+    assert!(styles.iter().any(|p| !p.contains('/')), "bare");
+}
+
+/// Each cite overlay turns the cite gate red, and no other gate changes its verdict.
+#[test]
+fn driver_cite_overlays_turn_only_cite_red() {
+    for (overlay, code, needle) in [
+        (
+            "cite-past-end",
+            "CIT006",
+            "file=docs/Disaggregated/PLANTED-past-end.md",
+        ),
+        (
+            "cite-code-moved",
+            "CIT007",
+            "file=docs/Disaggregated/PLANTED-moved.md",
+        ),
+    ] {
+        let (_guard, ws) = copy_driver();
+        let before = failing_gates(&ws);
+        assert!(!before.contains(&"cite".to_string()), "{before:?}");
+        apply_overlay(&ws, overlay);
+        let mut expected = before.clone();
+        expected.push("cite".to_string());
+        expected.sort();
+        assert_eq!(failing_gates(&ws), expected, "{overlay}");
+        let run = mgctl(
+            &[
+                "check",
+                ws.to_str().unwrap(),
+                "--only",
+                "cite",
+                "--format",
+                "github",
+            ],
+            &ws,
+        )
+        .expect(1);
+        assert!(
+            run.stdout.contains(&format!("title=mgctl cite {code}::")),
+            "{}",
+            run.dump()
+        );
+        assert!(run.stdout.contains(needle), "{}", run.dump());
+    }
 }
