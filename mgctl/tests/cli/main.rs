@@ -10,3 +10,4 @@ mod include;
 mod lint;
 mod stats;
 mod symbols;
+mod watch;
