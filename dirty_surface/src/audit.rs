@@ -270,7 +270,9 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
     });
     let mut first_site = std::collections::BTreeMap::new();
     for site in &surf.sites {
-        first_site.entry(site.mutator.clone()).or_insert_with(|| (site.path.clone(), site.line, site.column));
+        first_site
+            .entry(site.mutator.clone())
+            .or_insert_with(|| (site.path.clone(), site.line, site.column));
     }
     Ok(CheckRun {
         mode,

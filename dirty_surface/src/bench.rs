@@ -10,12 +10,18 @@ pub const UPSTREAM_PY: &str = include_str!("../bench/upstream_scan.py");
 /// comments, strings, digit separators, lambdas, backend calls and notes.
 pub fn generate(lines: usize) -> Vec<(String, String)> {
     const PER_FILE: usize = 2_000;
-    let prefixes = ["Set", "Bind", "Use", "Bump", "Record", "Touch", "Mark", "Add"];
+    let prefixes = [
+        "Set", "Bind", "Use", "Bump", "Record", "Touch", "Mark", "Add",
+    ];
     let mut files = Vec::new();
     let mut total = 0;
     let mut k = 0usize;
     while total < lines {
-        let dir = if k % 4 == 3 { "MobileGL/MG_State/GLState/Gen" } else { "MobileGL/MG_Impl/GLImpl/Gen" };
+        let dir = if k % 4 == 3 {
+            "MobileGL/MG_State/GLState/Gen"
+        } else {
+            "MobileGL/MG_Impl/GLImpl/Gen"
+        };
         let mut text = String::with_capacity(PER_FILE * 40);
         text.push_str("// generated for mgctl dirty-surface bench\n#include \"GLEntry.h\"\n\nnamespace MG_Impl {\n\n");
         let mut n = 5;

@@ -493,6 +493,7 @@ fn member_tokens(out: &mut TokenSet, member: &str, path: &[String]) {
     ));
 }
 
+#[allow(clippy::too_many_arguments)] // the write site's context, kept explicit
 fn credit(
     b: &Body<'_>,
     l: &Locals,

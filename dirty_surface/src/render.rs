@@ -32,8 +32,13 @@ pub fn derive(src: &str, upstream_fold: bool) -> Derived {
         };
         let (mut bump, mut version, mut pipeline) = (false, false, false);
         let mut callees = BTreeSet::new();
-        for i in f.open..=f.close.min(toks.len().saturating_sub(1)) {
-            if toks[i].kind != Kind::Ident {
+        for (i, tok) in toks
+            .iter()
+            .enumerate()
+            .take(f.close.saturating_add(1))
+            .skip(f.open)
+        {
+            if tok.kind != Kind::Ident {
                 continue;
             }
             match t(i) {

@@ -137,9 +137,8 @@ pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
     let nested_of = |f: &Function, i: usize| -> Option<NestedKind> {
         f.nested
             .iter()
-            .filter(|n| n.open <= i && i <= n.close)
+            .rfind(|n| n.open <= i && i <= n.close)
             .map(|n| n.kind)
-            .last()
     };
     out.functions = funcs
         .iter()

@@ -530,8 +530,8 @@ fn is_lambda(src: &str, toks: &[Token], floor: usize, brace: usize) -> bool {
                 let before = toks[open - 1];
                 let b = text(src, &before);
                 // A subscript follows a name, `)` or `]`; a capture list does not.
-                return !(before.kind == Kind::Ident
-                    && !matches!(b, "return" | "co_return" | "co_yield"))
+                return (before.kind != Kind::Ident
+                    || matches!(b, "return" | "co_return" | "co_yield"))
                     && !matches!(b, ")" | "]");
             }
             ")" => {

@@ -96,12 +96,20 @@ fn ds_settings(settings: &Settings, root: &Path) -> anyhow::Result<DsSettings> {
     cfg.settings().map_err(anyhow::Error::msg)
 }
 
-pub fn run(args: &DirtySurfaceArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(
+    args: &DirtySurfaceArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     if let Some(DirtySurfaceCommand::Bench(b)) = &args.command {
         return run_bench(b, settings, out);
     }
     if args.self_test {
-        let results = selftest::run(&|label| args.neuter.iter().any(|n| n == label || n == &format!("dirty-surface/{label}")));
+        let results = selftest::run(&|label| {
+            args.neuter
+                .iter()
+                .any(|n| n == label || n == &format!("dirty-surface/{label}"))
+        });
         let (pass, lines) = selftest::lines(&results);
         for l in lines {
             writeln!(out, "{l}")?;
@@ -109,8 +117,15 @@ pub fn run(args: &DirtySurfaceArgs, settings: &Settings, out: &mut dyn Write) ->
         return Ok(Outcome::from_pass(pass));
     }
     let s = ds_settings(settings, &args.workspace)?;
-    let root = args.workspace.canonicalize().with_context(|| format!("{}: cannot resolve path", args.workspace.display()))?;
-    let mode = if args.compat.is_some() { Mode::Upstream } else { Mode::Accurate };
+    let root = args
+        .workspace
+        .canonicalize()
+        .with_context(|| format!("{}: cannot resolve path", args.workspace.display()))?;
+    let mode = if args.compat.is_some() {
+        Mode::Upstream
+    } else {
+        Mode::Accurate
+    };
     if args.compat.is_some() && args.call_graph {
         bail!("--call-graph is an mgctl extension; it cannot be combined with --compat upstream");
     }
@@ -125,15 +140,33 @@ pub fn run(args: &DirtySurfaceArgs, settings: &Settings, out: &mut dyn Write) ->
         return Ok(Outcome::from_pass(run.passed()));
     }
     let def = audit::parse_def(&ws)?;
-    let surface = audit::surface(&ws, &s, Options { mode, call_graph: args.call_graph, explain: mode == Mode::Accurate })?;
+    let surface = audit::surface(
+        &ws,
+        &s,
+        Options {
+            mode,
+            call_graph: args.call_graph,
+            explain: mode == Mode::Accurate,
+        },
+    )?;
     for i in &surface.issues {
-        eprintln!("mgctl: warning: {}:{}:{}: {}", i.path, i.line, i.column, i.message);
+        eprintln!(
+            "mgctl: warning: {}:{}:{}: {}",
+            i.path, i.line, i.column, i.message
+        );
     }
     let answers = report::answers(&def, mode);
     if args.json {
         report::json(&surface, &answers, out)?;
     } else {
-        report::text(&surface, &answers, &report::TextOptions { summary: args.summary }, out)?;
+        report::text(
+            &surface,
+            &answers,
+            &report::TextOptions {
+                summary: args.summary,
+            },
+            out,
+        )?;
     }
     Ok(Outcome::Pass)
 }
@@ -166,15 +199,22 @@ impl Drop for TempTree {
 fn run_bench(b: &BenchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mut _tmp = None;
     let (root, s) = match &b.root {
-        Some(r) => (r.canonicalize().with_context(|| format!("{}: cannot resolve path", r.display()))?, ds_settings(settings, r)?),
+        Some(r) => (
+            r.canonicalize()
+                .with_context(|| format!("{}: cannot resolve path", r.display()))?,
+            ds_settings(settings, r)?,
+        ),
         None => {
-            let dir = std::env::temp_dir().join(format!("mgctl-dirty-surface-bench-{}", std::process::id()));
+            let dir = std::env::temp_dir()
+                .join(format!("mgctl-dirty-surface-bench-{}", std::process::id()));
             for (rel, text) in bench::generate(b.lines) {
                 let p = dir.join(&rel);
                 if let Some(parent) = p.parent() {
-                    std::fs::create_dir_all(parent).with_context(|| format!("{}: cannot create", parent.display()))?;
+                    std::fs::create_dir_all(parent)
+                        .with_context(|| format!("{}: cannot create", parent.display()))?;
                 }
-                std::fs::write(&p, text).with_context(|| format!("{}: cannot write", p.display()))?;
+                std::fs::write(&p, text)
+                    .with_context(|| format!("{}: cannot write", p.display()))?;
             }
             _tmp = Some(TempTree(dir.clone()));
             (dir, DsSettings::mobilegl())
@@ -184,9 +224,20 @@ fn run_bench(b: &BenchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         let list = dirty_surface::tree::list(&root, &s.scan_roots)?;
         let sources: Vec<_> = {
             use rayon::prelude::*;
-            list.into_par_iter().map(|(rel, p)| dirty_surface::tree::read(&p, rel)).collect::<Result<_, _>>()?
+            list.into_par_iter()
+                .map(|(rel, p)| dirty_surface::tree::read(&p, rel))
+                .collect::<Result<_, _>>()?
         };
-        Ok(dirty_surface::surface::analyse(&sources, &s.scan_roots, &s.scan_config(), Options { mode, call_graph: false, explain: false })?)
+        Ok(dirty_surface::surface::analyse(
+            &sources,
+            &s.scan_roots,
+            &s.scan_config(),
+            Options {
+                mode,
+                call_graph: false,
+                explain: false,
+            },
+        )?)
     };
     let (acc_ms, acc) = best_ms(b.runs, || scan(Mode::Accurate))?;
     let (up_ms, up) = best_ms(b.runs, || scan(Mode::Upstream))?;
@@ -194,35 +245,81 @@ fn run_bench(b: &BenchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         let list = dirty_surface::tree::list(&root, &s.scan_roots)?;
         let mut n = 0;
         for (_, p) in &list {
-            n += std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?.iter().filter(|&&c| c == b'\n').count();
+            n += std::fs::read(p)
+                .with_context(|| format!("{}: cannot read", p.display()))?
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count();
         }
         n
     };
     let per_100k = |ms: f64| ms * 100_000.0 / lines.max(1) as f64;
-    writeln!(out, "mgctl dirty-surface bench: {} ({} files, {lines} lines; best of {} runs; {} threads)", root.display(), acc.files.len(), b.runs.max(1), rayon::current_num_threads())?;
+    writeln!(
+        out,
+        "mgctl dirty-surface bench: {} ({} files, {lines} lines; best of {} runs; {} threads)",
+        root.display(),
+        acc.files.len(),
+        b.runs.max(1),
+        rayon::current_num_threads()
+    )?;
     writeln!(out, "  mgctl accurate scan           {acc_ms:>9.1} ms  = {:>6.1} ms per 100,000 lines (target <= 100 ms: {})", per_100k(acc_ms), if per_100k(acc_ms) <= 100.0 { "met" } else { "MISSED" })?;
-    writeln!(out, "  mgctl --compat upstream scan  {up_ms:>9.1} ms  = {:>6.1} ms per 100,000 lines", per_100k(up_ms))?;
+    writeln!(
+        out,
+        "  mgctl --compat upstream scan  {up_ms:>9.1} ms  = {:>6.1} ms per 100,000 lines",
+        per_100k(up_ms)
+    )?;
     writeln!(out, "  accurate:  {}", report::summary_line(&acc))?;
     writeln!(out, "  upstream:  {}", report::summary_line(&up))?;
     // The Python port of upstream's loop, on the same files.
     let py = std::env::temp_dir().join(format!("mgctl-upstream-scan-{}.py", std::process::id()));
-    std::fs::write(&py, bench::UPSTREAM_PY).with_context(|| format!("{}: cannot write", py.display()))?;
+    std::fs::write(&py, bench::UPSTREAM_PY)
+        .with_context(|| format!("{}: cannot write", py.display()))?;
     let t = Instant::now();
-    let res = std::process::Command::new("python3").arg(&py).arg(&root).arg(s.prefixes.join(",")).args(&s.scan_roots).output();
+    let res = std::process::Command::new("python3")
+        .arg(&py)
+        .arg(&root)
+        .arg(s.prefixes.join(","))
+        .args(&s.scan_roots)
+        .output();
     let wall = t.elapsed().as_secs_f64() * 1e3;
     let _ = std::fs::remove_file(&py);
     match res {
         Ok(o) if o.status.success() => {
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).context("python3 port: unreadable output")?;
+            let v: serde_json::Value =
+                serde_json::from_slice(&o.stdout).context("python3 port: unreadable output")?;
             let py_ms = v["seconds"].as_f64().unwrap_or(0.0) * 1e3;
             let speedup = py_ms / acc_ms.max(1e-9);
             let c = up.counts();
-            let same = v["calls"] == c.calls && v["distinct"] == c.distinct && v["immediate_calls"] == c.immediate_calls && v["points"] == c.points;
+            let same = v["calls"] == c.calls
+                && v["distinct"] == c.distinct
+                && v["immediate_calls"] == c.immediate_calls
+                && v["points"] == c.points;
             writeln!(out, "  python3 upstream-loop port    {py_ms:>9.1} ms  (scan loop; {wall:.0} ms with interpreter start) - dirty_surface/bench/upstream_scan.py")?;
             writeln!(out, "  speed-up of mgctl's accurate scan over the Python port: {speedup:.1}x (target >= 10x: {})", if speedup >= 10.0 { "met" } else { "MISSED" })?;
-            writeln!(out, "  python port counts {} {} calls / {} distinct / {} in {} points - {}", v["files"], v["calls"], v["distinct"], v["immediate_calls"], v["points"], if same { "identical to mgctl --compat upstream" } else { "DIFFERENT from mgctl --compat upstream" })?;
+            writeln!(
+                out,
+                "  python port counts {} {} calls / {} distinct / {} in {} points - {}",
+                v["files"],
+                v["calls"],
+                v["distinct"],
+                v["immediate_calls"],
+                v["points"],
+                if same {
+                    "identical to mgctl --compat upstream"
+                } else {
+                    "DIFFERENT from mgctl --compat upstream"
+                }
+            )?;
         }
-        Ok(o) => writeln!(out, "  python3 upstream-loop port: failed ({}): {}", o.status, String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or(""))?,
+        Ok(o) => writeln!(
+            out,
+            "  python3 upstream-loop port: failed ({}): {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        )?,
         Err(e) => writeln!(out, "  python3 upstream-loop port: not run (python3: {e})")?,
     }
     Ok(Outcome::Pass)

@@ -124,7 +124,10 @@ pub fn findings(run: &CheckRun) -> Vec<Finding> {
     }
     for p in &run.result.problems {
         let loc = match (p.kind, p.def_line) {
-            (ProblemKind::Unmapped, _) => run.first_site.get(&p.mutator).map(|(f, l, c)| Location::at(f.clone(), *l, Some(*c))),
+            (ProblemKind::Unmapped, _) => run
+                .first_site
+                .get(&p.mutator)
+                .map(|(f, l, c)| Location::at(f.clone(), *l, Some(*c))),
             (_, Some(l)) => Some(Location::at(run.def_path.clone(), l as u32, None)),
             _ => Some(Location::file(run.def_path.clone())),
         };
@@ -149,7 +152,10 @@ impl Gate for DirtySurfaceGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        ctx.config.dirty_surface.is_none().then(|| "no [dirty_surface] section in mgctl.toml".to_string())
+        ctx.config
+            .dirty_surface
+            .is_none()
+            .then(|| "no [dirty_surface] section in mgctl.toml".to_string())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
@@ -158,16 +164,25 @@ impl Gate for DirtySurfaceGate {
         };
         let settings = match cfg.settings() {
             Ok(s) => s,
-            Err(e) => return GateReport::could_not_run(GATE, "DSF012", e, ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p)))),
+            Err(e) => {
+                return GateReport::could_not_run(
+                    GATE,
+                    "DSF012",
+                    e,
+                    ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p))),
+                )
+            }
         };
-        let run = audit::load(&ctx.root, &settings, true).and_then(|ws| audit::run_check(&ws, &settings, Mode::Accurate).map(|r| (ws, r)));
+        let run = audit::load(&ctx.root, &settings, true)
+            .and_then(|ws| audit::run_check(&ws, &settings, Mode::Accurate).map(|r| (ws, r)));
         let (ws, run) = match run {
             Ok(x) => x,
             Err(e) => return GateReport::could_not_run(GATE, "DSF012", e.to_string(), None),
         };
         let c = &run.counts;
         let v = &run.verdicts.pairs;
-        let count = |f: fn(&dirty_surface::nonrender::Verdict) -> bool| v.values().filter(|x| f(x)).count();
+        let count =
+            |f: fn(&dirty_surface::nonrender::Verdict) -> bool| v.values().filter(|x| f(x)).count();
         use dirty_surface::nonrender::Verdict as V;
         let mut gr = GateReport::from_findings(GATE, findings(&run), run.summary.clone())
             .figure("files", c.files)
@@ -176,13 +191,24 @@ impl Gate for DirtySurfaceGate {
             .figure("immediate_calls", c.immediate_calls)
             .figure("immediate_publish_points", c.points)
             .figure("deferred", c.deferred)
-            .figure("bit_answers_supported", count(|x| matches!(x, V::Supported)))
+            .figure(
+                "bit_answers_supported",
+                count(|x| matches!(x, V::Supported)),
+            )
             .figure("bit_answers_coarse", count(|x| matches!(x, V::Coarse(_))))
-            .figure("bit_answers_undecided", count(|x| matches!(x, V::Undecided(_))));
+            .figure(
+                "bit_answers_undecided",
+                count(|x| matches!(x, V::Undecided(_))),
+            );
         gr.units = run.first_site.keys().cloned().collect();
         gr.inputs = ws.sources.iter().map(|s| s.rel.clone()).collect();
         gr.inputs.push(ws.def.rel.clone());
-        gr.inputs.extend(ws.render_state.iter().chain(ws.tracker.iter()).map(|s| s.rel.clone()));
+        gr.inputs.extend(
+            ws.render_state
+                .iter()
+                .chain(ws.tracker.iter())
+                .map(|s| s.rel.clone()),
+        );
         gr
     }
 

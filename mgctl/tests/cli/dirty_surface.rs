@@ -2,16 +2,29 @@
 
 use crate::util::{copy_driver, driver, mgctl, repo_root, scratch, write_tree};
 
-const SUMMARY_SHAPE: &str =
-    r"^\d+ files / \d+ mutator calls / \d+ distinct mutators / \d+ in \d+ IMMEDIATE PUBLISH POINTS across \d+ distinct mutators / -?\d+ DEFERRED$";
+const SUMMARY_SHAPE: &str = r"^\d+ files / \d+ mutator calls / \d+ distinct mutators / \d+ in \d+ IMMEDIATE PUBLISH POINTS across \d+ distinct mutators / -?\d+ DEFERRED$";
 
 #[test]
 fn summary_line_has_the_quoted_shape_then_upstream_lines() {
     let d = driver();
-    let r = mgctl(&["dirty-surface", "-C", d.to_str().unwrap(), "--summary"], &repo_root()).expect(0);
+    let r = mgctl(
+        &["dirty-surface", "-C", d.to_str().unwrap(), "--summary"],
+        &repo_root(),
+    )
+    .expect(0);
     let first = r.stdout.lines().next().unwrap();
-    assert!(regex::Regex::new(SUMMARY_SHAPE).unwrap().is_match(first), "{}", r.dump());
-    assert!(r.stdout.contains("\ndirty-surface: distinct mutators, by call count, with what publishes each\n"), "{}", r.dump());
+    assert!(
+        regex::Regex::new(SUMMARY_SHAPE).unwrap().is_match(first),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.contains(
+            "\ndirty-surface: distinct mutators, by call count, with what publishes each\n"
+        ),
+        "{}",
+        r.dump()
+    );
     // --summary still prints the table but no per-file section.
     assert!(!r.stdout.contains(" -> backend: "), "{}", r.dump());
 }
@@ -19,19 +32,68 @@ fn summary_line_has_the_quoted_shape_then_upstream_lines() {
 #[test]
 fn driver_checks_green_and_gate_passes_in_check() {
     let d = driver();
-    let r = mgctl(&["dirty-surface", "-C", d.to_str().unwrap(), "--check"], &repo_root()).expect(0);
-    assert!(r.stdout.lines().next().unwrap().contains("mutators, all mapped, no stale rows;"), "{}", r.dump());
-    assert!(r.stdout.lines().last().unwrap().starts_with("dirty-surface: the under-firing half read "), "{}", r.dump());
-    mgctl(&["check", d.to_str().unwrap(), "--only", "dirty-surface"], &repo_root()).expect(0);
+    let r = mgctl(
+        &["dirty-surface", "-C", d.to_str().unwrap(), "--check"],
+        &repo_root(),
+    )
+    .expect(0);
+    assert!(
+        r.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("mutators, all mapped, no stale rows;"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("dirty-surface: the under-firing half read "),
+        "{}",
+        r.dump()
+    );
+    mgctl(
+        &["check", d.to_str().unwrap(), "--only", "dirty-surface"],
+        &repo_root(),
+    )
+    .expect(0);
 }
 
 #[test]
 fn self_test_trips_everything_and_a_neutered_control_fails_it() {
     let r = mgctl(&["dirty-surface", "--self-test"], &repo_root()).expect(0);
-    assert!(r.stdout.contains("negative controls, all tripped; positive controls OK"), "{}", r.dump());
-    let r = mgctl(&["dirty-surface", "--self-test", "--neuter", "touch-prefix"], &repo_root()).expect(1);
-    assert!(r.stdout.contains("dirty-surface self-test: negative control touch-prefix did NOT trip"), "{}", r.dump());
-    let r = mgctl(&["check", "--self-test", "--only", "dirty-surface", "--neuter", "dirty-surface/raw-string"], &driver()).expect(1);
+    assert!(
+        r.stdout
+            .contains("negative controls, all tripped; positive controls OK"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &["dirty-surface", "--self-test", "--neuter", "touch-prefix"],
+        &repo_root(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("dirty-surface self-test: negative control touch-prefix did NOT trip"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &[
+            "check",
+            "--self-test",
+            "--only",
+            "dirty-surface",
+            "--neuter",
+            "dirty-surface/raw-string",
+        ],
+        &driver(),
+    )
+    .expect(1);
     assert!(r.stdout.contains("raw-string"), "{}", r.dump());
 }
 
@@ -40,16 +102,54 @@ fn a_missing_row_is_unmapped_and_a_bad_row_is_an_input_error() {
     let (_g, root) = copy_driver();
     let def = root.join("MobileGL/MG_Pipe/DirtySurface.def");
     let text = std::fs::read_to_string(&def).unwrap();
-    let row = text.lines().find(|l| l.trim_start().starts_with("X(SetBlendColor,")).unwrap().to_string();
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("X(SetBlendColor,"))
+        .unwrap()
+        .to_string();
     std::fs::write(&def, text.replace(&format!("{row}\n"), "")).unwrap();
-    let r = mgctl(&["dirty-surface", "-C", root.to_str().unwrap(), "--check"], &root).expect(1);
-    assert!(r.stdout.contains("dirty-surface: UNMAPPED mutator SetBlendColor - add a row to MG_Pipe/DirtySurface.def"), "{}", r.dump());
-    assert!(r.stdout.contains("problem(s); the mapping must cover every mutator"), "{}", r.dump());
-    let r = mgctl(&["check", root.to_str().unwrap(), "--only", "dirty-surface", "--format", "json"], &root).expect(1);
+    let r = mgctl(
+        &["dirty-surface", "-C", root.to_str().unwrap(), "--check"],
+        &root,
+    )
+    .expect(1);
+    assert!(
+        r.stdout.contains(
+            "dirty-surface: UNMAPPED mutator SetBlendColor - add a row to MG_Pipe/DirtySurface.def"
+        ),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("problem(s); the mapping must cover every mutator"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &[
+            "check",
+            root.to_str().unwrap(),
+            "--only",
+            "dirty-surface",
+            "--format",
+            "json",
+        ],
+        &root,
+    )
+    .expect(1);
     assert!(r.stdout.contains("DSF001"), "{}", r.dump());
 
-    std::fs::write(&def, text.replace(&row, "    X(SetBlendColor NEW_RENDER_STATE) \\")).unwrap();
-    let r = mgctl(&["dirty-surface", "-C", root.to_str().unwrap(), "--check"], &root).expect(2);
+    std::fs::write(
+        &def,
+        text.replace(&row, "    X(SetBlendColor NEW_RENDER_STATE) \\"),
+    )
+    .unwrap();
+    let r = mgctl(
+        &["dirty-surface", "-C", root.to_str().unwrap(), "--check"],
+        &root,
+    )
+    .expect(2);
     let line = text.lines().position(|l| l == row).unwrap() + 1;
     assert!(r.stderr.contains(&format!("MobileGL/MG_Pipe/DirtySurface.def:{line}: malformed row: expected `X(Mutator, ANSWER)`")), "{}", r.dump());
 }
@@ -72,8 +172,23 @@ fn compat_upstream_reproduces_the_blind_spot_and_the_default_explains_it() {
     let ws = dir.path().to_str().unwrap();
     let r = mgctl(&["dirty-surface", "-C", ws, "--summary"], dir.path()).expect(0);
     assert!(r.stdout.starts_with("1 files / 2 mutator calls / 2 distinct mutators / 1 in 1 IMMEDIATE PUBLISH POINTS across 1 distinct mutators / 1 DEFERRED\n"), "{}", r.dump());
-    assert!(r.stdout.contains("digit separator in `1'000` at line 3"), "{}", r.dump());
-    let r = mgctl(&["dirty-surface", "-C", ws, "--summary", "--compat", "upstream"], dir.path()).expect(0);
+    assert!(
+        r.stdout.contains("digit separator in `1'000` at line 3"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(
+        &[
+            "dirty-surface",
+            "-C",
+            ws,
+            "--summary",
+            "--compat",
+            "upstream",
+        ],
+        dir.path(),
+    )
+    .expect(0);
     assert!(r.stdout.starts_with("1 files / 1 mutator calls / 1 distinct mutators / 1 in 1 IMMEDIATE PUBLISH POINTS across 1 distinct mutators / 0 DEFERRED\n"), "{}", r.dump());
     let r = mgctl(&["dirty-surface", "-C", ws], dir.path()).expect(0);
     assert!(r.stdout.contains("\nsrc/Entry.cpp\n  glB (line 6) -> backend: Flush\n      SetB                                         :7  kImmediate\n"), "{}", r.dump());
@@ -82,7 +197,17 @@ fn compat_upstream_reproduces_the_blind_spot_and_the_default_explains_it() {
 #[test]
 fn json_carries_every_call_with_its_position() {
     let dir = mini(&[]);
-    let r = mgctl(&["dirty-surface", "-C", dir.path().to_str().unwrap(), "--json", "--call-graph"], dir.path()).expect(0);
+    let r = mgctl(
+        &[
+            "dirty-surface",
+            "-C",
+            dir.path().to_str().unwrap(),
+            "--json",
+            "--call-graph",
+        ],
+        dir.path(),
+    )
+    .expect(0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["schema"], 1);
     let calls = v["calls"].as_array().unwrap();
@@ -99,25 +224,80 @@ fn json_carries_every_call_with_its_position() {
 fn bad_input_is_reported_never_a_panic() {
     // Missing scan root: exit 2 naming it.
     let dir = scratch();
-    write_tree(dir.path(), &[("mgctl.toml", "[dirty_surface]\nscan_roots = [\"nope\"]\n")]);
-    let r = mgctl(&["dirty-surface", "-C", dir.path().to_str().unwrap()], dir.path()).expect(2);
-    assert!(r.stderr.contains("nope: scan root does not exist"), "{}", r.dump());
+    write_tree(
+        dir.path(),
+        &[("mgctl.toml", "[dirty_surface]\nscan_roots = [\"nope\"]\n")],
+    );
+    let r = mgctl(
+        &["dirty-surface", "-C", dir.path().to_str().unwrap()],
+        dir.path(),
+    )
+    .expect(2);
+    assert!(
+        r.stderr.contains("nope: scan root does not exist"),
+        "{}",
+        r.dump()
+    );
     // Missing def: exit 2 naming it.
-    let dir = mini(&[("mgctl.toml", "[dirty_surface]\nscan_roots = [\"src\"]\ndef = \"Missing.def\"\n")]);
-    let r = mgctl(&["dirty-surface", "-C", dir.path().to_str().unwrap()], dir.path()).expect(2);
-    assert!(r.stderr.contains("Missing.def: missing file"), "{}", r.dump());
+    let dir = mini(&[(
+        "mgctl.toml",
+        "[dirty_surface]\nscan_roots = [\"src\"]\ndef = \"Missing.def\"\n",
+    )]);
+    let r = mgctl(
+        &["dirty-surface", "-C", dir.path().to_str().unwrap()],
+        dir.path(),
+    )
+    .expect(2);
+    assert!(
+        r.stderr.contains("Missing.def: missing file"),
+        "{}",
+        r.dump()
+    );
     // Unterminated literal and invalid UTF-8: warnings with positions, the rest still scanned.
-    let dir = mini(&[("src/Broken.cpp", "void glC() { Log(\"oops); }\nvoid glD() { pGLContext->SetA(3); }\n")]);
-    std::fs::write(dir.path().join("src/Latin1.h"), b"// caf\xe9\nvoid glE() { pGLContext->SetB(4); }\n").unwrap();
-    let r = mgctl(&["dirty-surface", "-C", dir.path().to_str().unwrap(), "--summary"], dir.path()).expect(0);
-    assert!(r.stderr.contains("src/Broken.cpp:1:18: unterminated string literal"), "{}", r.dump());
-    assert!(r.stderr.contains("src/Latin1.h:1:7: invalid UTF-8"), "{}", r.dump());
-    assert!(r.stdout.starts_with("3 files / 4 mutator calls"), "{}", r.dump());
+    let dir = mini(&[(
+        "src/Broken.cpp",
+        "void glC() { Log(\"oops); }\nvoid glD() { pGLContext->SetA(3); }\n",
+    )]);
+    std::fs::write(
+        dir.path().join("src/Latin1.h"),
+        b"// caf\xe9\nvoid glE() { pGLContext->SetB(4); }\n",
+    )
+    .unwrap();
+    let r = mgctl(
+        &[
+            "dirty-surface",
+            "-C",
+            dir.path().to_str().unwrap(),
+            "--summary",
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    assert!(
+        r.stderr
+            .contains("src/Broken.cpp:1:18: unterminated string literal"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stderr.contains("src/Latin1.h:1:7: invalid UTF-8"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.starts_with("3 files / 4 mutator calls"),
+        "{}",
+        r.dump()
+    );
 }
 
 #[test]
 fn bench_reports_both_scanners() {
-    let r = mgctl(&["dirty-surface", "bench", "--lines", "20000", "--runs", "1"], &repo_root()).expect(0);
+    let r = mgctl(
+        &["dirty-surface", "bench", "--lines", "20000", "--runs", "1"],
+        &repo_root(),
+    )
+    .expect(0);
     assert!(r.stdout.contains("mgctl accurate scan"), "{}", r.dump());
     assert!(r.stdout.contains("per 100,000 lines"), "{}", r.dump());
 }
