@@ -287,8 +287,13 @@ fn rand_suffix() -> u128 {
 
 /// After mgctl exits the pane runs `stty -a`: raw mode must be off (icanon and echo back on).
 fn pane_command(mgctl_args: &str) -> String {
+    piped_pane_command("", mgctl_args)
+}
+
+/// The same with `feed` piped into mgctl's stdin (`feed` ends with `|`, or is empty).
+fn piped_pane_command(feed: &str, mgctl_args: &str) -> String {
     format!(
-        "sh -c '{} {mgctl_args}; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo|isig)$\" | tr \"\\n\" \" \"; echo STTY-DONE; sleep 600'",
+        "sh -c '{feed} {} {mgctl_args}; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo|isig)$\" | tr \"\\n\" \" \"; echo STTY-DONE; sleep 600'",
         crate::util::bin()
     )
 }
@@ -388,10 +393,12 @@ fn live_follow_rotation_pause_export_quit_in_a_real_terminal() {
 fn live_stdin_and_adb_sources_and_ctrl_c() {
     let dir = scratch();
     // stdin: the view stays up after EOF and says so.
-    let cmd = format!(
-        "sh -c 'cat {} | {} stats watch -; echo EXITED:$?; stty -a | tr \" ;\" \"\\n\\n\" | grep -E \"^-?(icanon|echo)$\" | tr \"\\n\" \" \"; echo STTY-DONE; sleep 600'",
-        sample("abB-push-DirectGLES.logcat.txt").display(),
-        crate::util::bin()
+    let cmd = piped_pane_command(
+        &format!(
+            "cat {} |",
+            sample("abB-push-DirectGLES.logcat.txt").display()
+        ),
+        "stats watch -",
     );
     let tmux = Tmux::start(&cmd, dir.path(), None);
     let s = tmux.wait("stdin data", 20, |s| s.contains("frames=720"));

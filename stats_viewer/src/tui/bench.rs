@@ -16,7 +16,8 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::follow::Follower;
-use super::state::{Batch, ViewState};
+use super::source::follow_loop;
+use super::state::ViewState;
 use super::update::Event;
 use super::{run, Error, TICK};
 
@@ -183,31 +184,14 @@ fn measure(
             .spawn(move || {
                 let c0 = thread_cpu_ns().unwrap_or(0);
                 let mut f = Follower::new(&p, super::follow::DEFAULT_LINE_CAP);
-                while !stop.load(Ordering::Relaxed) {
-                    let mut b = Batch::default();
-                    let notes = f.poll(&mut b, 4 << 20);
-                    if !b.is_empty()
-                        && tx
-                            .send(Event::Data {
-                                at: start.elapsed(),
-                                batch: b,
-                            })
-                            .is_err()
-                    {
-                        break;
-                    }
-                    for n in notes {
-                        let _ = tx.send(Event::Source {
-                            at: start.elapsed(),
-                            note: n,
-                        });
-                    }
+                let poll = super::source::SourceOptions::default().poll;
+                follow_loop(&mut f, poll, &tx, start, &mut || {
                     ingest_ns.store(
                         thread_cpu_ns().unwrap_or(0).saturating_sub(c0),
                         Ordering::Relaxed,
                     );
-                    thread::sleep(Duration::from_millis(50));
-                }
+                    !stop.load(Ordering::Relaxed)
+                });
             })
             .map_err(|e| Error::Thread { source: e })?
     };

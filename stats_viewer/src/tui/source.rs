@@ -129,7 +129,7 @@ pub fn spawn(
             let mut f = Follower::new(path, opts.line_cap);
             thread::Builder::new()
                 .name("watch-follow".into())
-                .spawn(move || follow_loop(&mut f, opts.poll, &tx, start))
+                .spawn(move || follow_loop(&mut f, opts.poll, &tx, start, &mut || true))
                 .map_err(|e| Error::Thread { source: e })?;
             Ok(SourceHandle::default())
         }
@@ -194,9 +194,17 @@ pub fn spawn(
     }
 }
 
-fn follow_loop(f: &mut Follower, poll: Duration, tx: &Sender<Event>, start: Instant) {
+/// Polls the follower until the view hangs up (or `keep_going` says stop; the benchmark uses it to
+/// stop and to sample the thread's CPU time).
+pub(crate) fn follow_loop(
+    f: &mut Follower,
+    poll: Duration,
+    tx: &Sender<Event>,
+    start: Instant,
+    keep_going: &mut dyn FnMut() -> bool,
+) {
     const LIMIT: u64 = 4 << 20;
-    loop {
+    while keep_going() {
         let mut batch = Batch::default();
         let before = f.position();
         let notes = f.poll(&mut batch, LIMIT);
