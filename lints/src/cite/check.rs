@@ -191,10 +191,24 @@ fn enclosing(text: &SourceText, at: u64, hi: u64) -> Vec<u64> {
     out
 }
 
-/// Does anchor `ns` sit in `[lo, hi]` or on a line of a scope enclosing `lo`?
-fn satisfied(text: &SourceText, lo: u64, hi: u64, ns: &[String], scopes: &[u64]) -> bool {
-    let on = |l: u64| ns.iter().any(|n| occurs(&text.lines[(l - 1) as usize], n));
-    (lo..=hi).any(on) || scopes.iter().any(|&l| on(l))
+/// Which anchors (bit i = anchor i, at most 64) occur on each line: computed once per citation.
+fn anchor_masks(text: &SourceText, needles: &[Vec<String>]) -> Vec<u64> {
+    text.lines
+        .iter()
+        .map(|l| {
+            needles
+                .iter()
+                .take(64)
+                .enumerate()
+                .fold(0u64, |m, (i, ns)| {
+                    if ns.iter().any(|nd| occurs(l, nd)) {
+                        m | (1 << i)
+                    } else {
+                        m
+                    }
+                })
+        })
+        .collect()
 }
 
 /// Classify drift of `[first, last]` (1-based, inside the file) against `anchors`, the
@@ -202,10 +216,10 @@ fn satisfied(text: &SourceText, lo: u64, hi: u64, ns: &[String], scopes: &[u64])
 ///
 /// Ok when that closest identifier sits in the cited lines (± slack) or names a scope enclosing
 /// them (the function a `default:` arm belongs to); for a comma-list member (`any`), any of the
-/// group's identifiers will do. Otherwise every start line where it would be ok is tried, the
-/// other identifiers of the sentence breaking ties (the starts that satisfy most of them win):
-/// one contiguous run of winning starts means the code moved (certain when the run is a single
-/// start, e.g. a single-line citation); none, or several separate places, means it changed.
+/// group's identifiers will do. Otherwise every start line whose window holds the identifier is
+/// tried, the other identifiers of the sentence breaking ties (the starts that satisfy most of them
+/// win): one contiguous run of winning starts means the code moved (certain when the run is a
+/// single start, e.g. a single-line citation); none, or several separate places, means it changed.
 pub fn drift(
     text: &SourceText,
     first: u64,
@@ -215,91 +229,69 @@ pub fn drift(
     any: bool,
 ) -> Drift {
     let needles: Vec<Vec<String>> = anchors.iter().map(|a| needles(a)).collect();
+    let masks = anchor_masks(text, &needles);
     let n = text.line_count();
     let span = last - first;
-    // (primary satisfied, how many anchors satisfied) for a window starting at `f`
-    let score = |f: u64| -> (bool, usize) {
+    let all: u64 = if needles.len() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << needles.len()) - 1
+    };
+    // the anchors that decide "ok": the closest one, or any of a comma list's
+    let lead: u64 = if any { all } else { all & 1 };
+    let mask_at = |l: u64| masks[(l - 1) as usize];
+    // (lead satisfied, how many anchors satisfied) for a window starting at `f`
+    let score = |f: u64| -> (bool, u32) {
         let lo = f.saturating_sub(slack).max(1);
         let hi = (f + span).saturating_add(slack).min(n);
-        let scopes = enclosing(text, f, (f + span).min(n));
-        let each: Vec<bool> = needles
-            .iter()
-            .map(|ns| satisfied(text, lo, hi, ns, &scopes))
-            .collect();
-        let count = each.iter().filter(|b| **b).count();
-        let primary = if any {
-            count > 0
-        } else {
-            each.first().copied().unwrap_or(true)
-        };
-        (primary, count)
+        let mut got = (lo..=hi).fold(0u64, |m, l| m | mask_at(l));
+        for l in enclosing(text, f, (f + span).min(n)) {
+            got |= mask_at(l);
+        }
+        (got & lead != 0, got.count_ones())
     };
-    if score(first).0 {
+    if lead == 0 || score(first).0 {
         return Drift::Ok;
     }
-    let lead = if any {
-        &needles[..]
-    } else {
-        &needles[..needles.len().min(1)]
-    };
-    let mut elsewhere: Vec<u64> = Vec::new();
-    for ns in lead {
-        for (i, l) in text.lines.iter().enumerate() {
-            if ns.iter().any(|nd| occurs(l, nd)) {
-                elsewhere.push(i as u64 + 1);
-            }
-        }
-    }
-    elsewhere.sort_unstable();
-    elsewhere.dedup();
+    let elsewhere: Vec<u64> = (1..=n).filter(|&l| mask_at(l) & lead != 0).collect();
     if elsewhere.is_empty() || n < span + 1 {
         return Drift::Changed { elsewhere };
     }
-    // windows where the closest identifier itself is in the lines come first; windows that only
-    // sit inside a scope it names are the fallback (a moved function body)
-    let direct = |f: u64| {
-        lead.iter().any(|ns| {
-            (f..=f + span).any(|l| {
-                ns.iter()
-                    .any(|nd| occurs(&text.lines[(l - 1) as usize], nd))
-            })
-        })
-    };
-    let scored: Vec<(u64, usize, bool)> = (1..=n - span)
+    // candidate starts: windows that hold the deciding identifier itself
+    let mut starts: Vec<u64> = elsewhere
+        .iter()
+        .flat_map(|&o| o.saturating_sub(span).max(1)..=o.min(n - span))
         .filter(|&f| f != first)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let scored: Vec<(u64, u32)> = starts
+        .into_iter()
         .filter_map(|f| {
             let (ok, count) = score(f);
-            ok.then(|| (f, count, direct(f)))
+            ok.then_some((f, count))
         })
         .collect();
-    let any_direct = scored.iter().any(|s| s.2);
-    let pool: Vec<(u64, usize)> = scored
-        .iter()
-        .filter(|s| s.2 || !any_direct)
-        .map(|s| (s.0, s.1))
-        .collect();
-    let Some(best) = pool.iter().map(|s| s.1).max() else {
+    let Some(best) = scored.iter().map(|s| s.1).max() else {
         return Drift::Changed { elsewhere };
     };
-    let good: Vec<u64> = pool.iter().filter(|s| s.1 == best).map(|s| s.0).collect();
+    let good: Vec<u64> = scored.iter().filter(|s| s.1 == best).map(|s| s.0).collect();
     let runs = 1 + good.windows(2).filter(|w| w[1] != w[0] + 1).count();
     if runs > 1 || good.is_empty() {
         return Drift::Changed { elsewhere };
     }
     // several starts fit: prefer the first whose opening line carries one of the identifiers (a
     // range is usually cited from the signature it names), else the smallest shift
-    let opens = |f: u64| {
-        needles.iter().any(|ns| {
-            ns.iter()
-                .any(|nd| occurs(&text.lines[(f - 1) as usize], nd))
-        })
-    };
-    let pick = good.iter().copied().find(|&f| opens(f)).unwrap_or_else(|| {
-        good.iter()
-            .copied()
-            .min_by_key(|&f| f.abs_diff(first))
-            .unwrap_or(first)
-    });
+    let pick = good
+        .iter()
+        .copied()
+        .find(|&f| mask_at(f) != 0)
+        .unwrap_or_else(|| {
+            good.iter()
+                .copied()
+                .min_by_key(|&f| f.abs_diff(first))
+                .unwrap_or(first)
+        });
     let anchor = anchors.first().cloned().unwrap_or_default();
     Drift::Moved {
         first: pick,
