@@ -125,17 +125,8 @@ impl BenchmarkFile {
                 line,
             });
         }
-        let v: Json = serde_json::from_slice(bytes).map_err(|e| Error::Json {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            reason: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-        })?;
+        let v: Json =
+            serde_json::from_slice(bytes).map_err(|e| crate::error::json_error(path, &e))?;
         let Json::Object(obj) = &v else {
             return Err(Error::Json {
                 path: path.to_path_buf(),

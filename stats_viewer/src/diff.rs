@@ -200,24 +200,20 @@ impl Diff<'_> {
     }
 
     pub fn text(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(
-            out,
-            "A: {} (session {}, last complete window line {}: frames={} window={})",
-            self.a.path.display(),
-            self.sa.index,
-            self.wa.line,
-            self.wa.item.frames,
-            self.wa.item.window
-        )?;
-        writeln!(
-            out,
-            "B: {} (session {}, last complete window line {}: frames={} window={})",
-            self.b.path.display(),
-            self.sb.index,
-            self.wb.line,
-            self.wb.item.frames,
-            self.wb.item.window
-        )?;
+        for (arm, log, s, w) in [
+            ("A", self.a, self.sa, self.wa),
+            ("B", self.b, self.sb, self.wb),
+        ] {
+            writeln!(
+                out,
+                "{arm}: {} (session {}, last complete window line {}: frames={} window={})",
+                log.path.display(),
+                s.index,
+                w.line,
+                w.item.frames,
+                w.item.window
+            )?;
+        }
         let v = &self.validity;
         if v.valid() {
             writeln!(

@@ -88,17 +88,8 @@ fn bad(path: &Path, field: &str, reason: impl Into<String>) -> Error {
 
 impl Dump {
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<Dump, Error> {
-        let v: Json = serde_json::from_slice(bytes).map_err(|e| Error::Json {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            reason: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-        })?;
+        let v: Json =
+            serde_json::from_slice(bytes).map_err(|e| crate::error::json_error(path, &e))?;
         let obj = v
             .as_object()
             .ok_or_else(|| bad(path, "(top level)", "expected an object"))?;

@@ -2,6 +2,21 @@
 
 use std::path::PathBuf;
 
+/// A serde_json error as `path:line:column: not valid JSON: reason`.
+pub(crate) fn json_error(path: &std::path::Path, e: &serde_json::Error) -> Error {
+    let text = e.to_string();
+    Error::Json {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        reason: text
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{}:{line}: binary data (NUL byte), not a text log", .path.display())]

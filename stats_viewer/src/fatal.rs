@@ -73,6 +73,22 @@ impl Fatal {
         }
     }
 
+    /// The marker as MobileGL prints it: `Fatal{Kind, "detail", extras} tail`.
+    pub fn marker_text(&self) -> String {
+        let mut s = format!("Fatal{{{}", self.kind);
+        if let Some(d) = &self.detail {
+            s.push_str(&format!(", \"{d}\""));
+        }
+        if let Some(e) = &self.extras {
+            s.push_str(&format!(", {e}"));
+        }
+        s.push('}');
+        if let Some(t) = &self.tail {
+            s.push_str(&format!(" {t}"));
+        }
+        s
+    }
+
     /// Whether the retrace runner's verify regex matches this kind.
     pub fn is_verify_kind(&self) -> bool {
         VERIFY_KINDS.contains(&self.kind.as_str())

@@ -464,17 +464,12 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
 }
 
 pub fn fatal_line_text(log: &Log, f: &FatalLine) -> String {
-    let mut s = format!("{}:{}: Fatal{{{}", log.path.display(), f.line, f.fatal.kind);
-    if let Some(d) = &f.fatal.detail {
-        s.push_str(&format!(", \"{d}\""));
-    }
-    if let Some(e) = &f.fatal.extras {
-        s.push_str(&format!(", {e}"));
-    }
-    s.push('}');
-    if let Some(t) = &f.fatal.tail {
-        s.push_str(&format!(" {t}"));
-    }
+    let mut s = format!(
+        "{}:{}: {}",
+        log.path.display(),
+        f.line,
+        f.fatal.marker_text()
+    );
     if let Some(l) = f.level {
         s.push_str(&format!(" [{}]", l.as_str()));
     }

@@ -234,6 +234,16 @@ impl Log {
         self.sessions.iter().map(|s| s.windows.len()).sum()
     }
 
+    /// Verify armed anywhere in the log: the library's arming line, or (ctest transcript) a runner
+    /// `MGPipe verify: … armed` line.
+    pub fn verify_armed(&self) -> bool {
+        !self.armed().is_empty()
+            || self
+                .transcript
+                .iter()
+                .any(|t| matches!(t.item, TranscriptVerify::ArmedClean { .. }))
+    }
+
     pub fn armed(&self) -> Vec<&At<VerifyArmed>> {
         self.sessions.iter().flat_map(|s| s.armed.iter()).collect()
     }

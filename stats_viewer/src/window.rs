@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::fixed::{all_digits, Fixed2};
+use crate::fixed::Fixed2;
 
 /// The exact prefix of a window line after envelope stripping (banner and dump notices also start
 /// with `MGPipe stats:` but are not windows).
@@ -29,26 +29,29 @@ pub enum Value {
 }
 
 impl Value {
+    /// One pass over the bytes: `U`, `U.DD`, `U/U`, `n/a`, else kept as text.
     fn parse(s: &str) -> Value {
-        if all_digits(s) {
-            if let Ok(v) = s.parse() {
-                return Value::Int(v);
+        let b = s.as_bytes();
+        let (int, i) = match leading_u64(b) {
+            Some(v) => v,
+            None if s == "n/a" => return Value::NotAvailable,
+            None => return Value::Text(s.to_string()),
+        };
+        match &b[i..] {
+            [] => Value::Int(int),
+            [b'.', d1, d2] if d1.is_ascii_digit() && d2.is_ascii_digit() => {
+                let frac = u64::from(d1 - b'0') * 10 + u64::from(d2 - b'0');
+                match int.checked_mul(100).and_then(|h| h.checked_add(frac)) {
+                    Some(h) => Value::Fixed(Fixed2(h)),
+                    None => Value::Text(s.to_string()),
+                }
             }
+            [b'/', rest @ ..] => match leading_u64(rest) {
+                Some((miss, n)) if n == rest.len() => Value::HitMiss { hit: int, miss },
+                _ => Value::Text(s.to_string()),
+            },
+            _ => Value::Text(s.to_string()),
         }
-        if s == "n/a" {
-            return Value::NotAvailable;
-        }
-        if let Some(v) = Fixed2::parse(s) {
-            return Value::Fixed(v);
-        }
-        if let Some((h, m)) = s.split_once('/') {
-            if let (true, true, Ok(hit), Ok(miss)) =
-                (all_digits(h), all_digits(m), h.parse(), m.parse())
-            {
-                return Value::HitMiss { hit, miss };
-            }
-        }
-        Value::Text(s.to_string())
     }
 
     pub fn as_int(&self) -> Option<u64> {
@@ -69,6 +72,17 @@ impl fmt::Display for Value {
             Value::Text(s) => f.write_str(s),
         }
     }
+}
+
+/// A leading run of decimal digits as u64 and its length; `None` when empty or on overflow.
+fn leading_u64(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    let mut i = 0;
+    while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        i += 1;
+    }
+    (i > 0).then_some((v, i))
 }
 
 /// One `key=value` token; `group` is the bracket it sits in (`None` for the leading scalars).
@@ -209,71 +223,108 @@ fn intern_group(s: &str) -> Cow<'static, str> {
     }
 }
 
-const KNOWN_KEYS: &[&str] = &[
-    "frames",
-    "window",
-    "draws",
-    "draws/f",
-    "acc",
-    "acc/draw",
-    "buf",
-    "tex",
-    "ubog",
-    "ubon",
-    "vtxc",
-    "idxc",
-    "icmd",
-    "pmap",
-    "resid",
-    "csob-blob",
-    "seg",
-    "emit",
-    "box",
-    "rect",
-    "jobs",
-    "csom",
-    "csob",
-    "mpr",
-    "fbe",
-    "sve",
-    "sse",
-    "sie",
-    "ctu",
-    "trp",
-    "rsp",
-    "vbs",
-    "wrec",
-    "wrec/f",
-    "maxrec",
-    "maxcap",
-    "ringwraps",
-    "ringpads",
-    "ringwaits",
-    "srv",
-    "srvpark",
-    "cli",
-    "clipark",
-    "ers",
-    "etl",
-    "eub",
-    "mfp",
-    "mpm",
-    "mdt",
-];
-
+/// Known keys borrow a static string (no allocation per field on the hot path).
 fn intern_key(s: &str) -> Cow<'static, str> {
-    match KNOWN_KEYS.iter().find(|k| **k == s) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(s.to_string()),
-    }
-}
-
-fn split_kv(tok: &str) -> Result<(&str, &str), WindowError> {
-    match tok.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k, v)),
-        _ => Err(WindowError::BadToken {
-            token: tok.to_string(),
-        }),
+    // Dispatch on the first byte, then compare the few candidates.
+    match s.as_bytes().first().copied().unwrap_or(0) {
+        b'f' => match s {
+            "frames" => Cow::Borrowed("frames"),
+            "fbe" => Cow::Borrowed("fbe"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'w' => match s {
+            "window" => Cow::Borrowed("window"),
+            "wrec" => Cow::Borrowed("wrec"),
+            "wrec/f" => Cow::Borrowed("wrec/f"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'd' => match s {
+            "draws" => Cow::Borrowed("draws"),
+            "draws/f" => Cow::Borrowed("draws/f"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'a' => match s {
+            "acc" => Cow::Borrowed("acc"),
+            "acc/draw" => Cow::Borrowed("acc/draw"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'b' => match s {
+            "buf" => Cow::Borrowed("buf"),
+            "box" => Cow::Borrowed("box"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b't' => match s {
+            "tex" => Cow::Borrowed("tex"),
+            "trp" => Cow::Borrowed("trp"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'u' => match s {
+            "ubog" => Cow::Borrowed("ubog"),
+            "ubon" => Cow::Borrowed("ubon"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'v' => match s {
+            "vtxc" => Cow::Borrowed("vtxc"),
+            "vbs" => Cow::Borrowed("vbs"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'i' => match s {
+            "idxc" => Cow::Borrowed("idxc"),
+            "icmd" => Cow::Borrowed("icmd"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'p' => match s {
+            "pmap" => Cow::Borrowed("pmap"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'r' => match s {
+            "resid" => Cow::Borrowed("resid"),
+            "rect" => Cow::Borrowed("rect"),
+            "rsp" => Cow::Borrowed("rsp"),
+            "ringwraps" => Cow::Borrowed("ringwraps"),
+            "ringpads" => Cow::Borrowed("ringpads"),
+            "ringwaits" => Cow::Borrowed("ringwaits"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'c' => match s {
+            "csob-blob" => Cow::Borrowed("csob-blob"),
+            "csom" => Cow::Borrowed("csom"),
+            "csob" => Cow::Borrowed("csob"),
+            "ctu" => Cow::Borrowed("ctu"),
+            "cli" => Cow::Borrowed("cli"),
+            "clipark" => Cow::Borrowed("clipark"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b's' => match s {
+            "seg" => Cow::Borrowed("seg"),
+            "sve" => Cow::Borrowed("sve"),
+            "sse" => Cow::Borrowed("sse"),
+            "sie" => Cow::Borrowed("sie"),
+            "srv" => Cow::Borrowed("srv"),
+            "srvpark" => Cow::Borrowed("srvpark"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'e' => match s {
+            "emit" => Cow::Borrowed("emit"),
+            "ers" => Cow::Borrowed("ers"),
+            "etl" => Cow::Borrowed("etl"),
+            "eub" => Cow::Borrowed("eub"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'j' => match s {
+            "jobs" => Cow::Borrowed("jobs"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        b'm' => match s {
+            "mpr" => Cow::Borrowed("mpr"),
+            "maxrec" => Cow::Borrowed("maxrec"),
+            "maxcap" => Cow::Borrowed("maxcap"),
+            "mfp" => Cow::Borrowed("mfp"),
+            "mpm" => Cow::Borrowed("mpm"),
+            "mdt" => Cow::Borrowed("mdt"),
+            _ => Cow::Owned(s.to_string()),
+        },
+        _ => Cow::Owned(s.to_string()),
     }
 }
 
@@ -284,43 +335,60 @@ impl Window {
         if !body.ends_with(']') {
             return Err(WindowError::CutShort);
         }
+        let b = body.as_bytes();
         let mut fields = Vec::with_capacity(64);
-        let mut rest = body;
-        while !rest.is_empty() {
-            rest = rest.trim_start_matches(' ');
-            let end = rest.find([' ', '[']).unwrap_or(rest.len());
-            if rest.as_bytes().get(end) == Some(&b'[') {
-                let group = &rest[..end];
-                let after = &rest[end + 1..];
-                let close = after.find(']').ok_or(WindowError::CutShort)?;
-                let inner = &after[..close];
-                if inner.contains('[') {
-                    return Err(WindowError::CutShort);
+        let mut group: Option<Cow<'static, str>> = None;
+        let mut i = 0;
+        // One pass over the bytes: `name[` opens a group, `]` closes it, `key=value` tokens
+        // are separated by single spaces.
+        while i < b.len() {
+            match b[i] {
+                b' ' => i += 1,
+                b']' if group.is_some() => {
+                    group = None;
+                    i += 1;
                 }
-                let g = intern_group(group);
-                for tok in inner.split(' ').filter(|t| !t.is_empty()) {
-                    let (k, v) = split_kv(tok)?;
-                    fields.push(Field {
-                        group: Some(g.clone()),
-                        key: intern_key(k),
-                        value: Value::parse(v),
-                    });
+                b']' | b'[' | b'=' => return Err(WindowError::CutShort),
+                _ => {
+                    let start = i;
+                    while i < b.len() && !matches!(b[i], b' ' | b'[' | b']' | b'=') {
+                        i += 1;
+                    }
+                    match b.get(i) {
+                        Some(b'[') if group.is_none() => {
+                            group = Some(intern_group(&body[start..i]));
+                            i += 1;
+                        }
+                        Some(b'[') => return Err(WindowError::CutShort),
+                        Some(b'=') => {
+                            let key = &body[start..i];
+                            i += 1;
+                            let vstart = i;
+                            while i < b.len() && !matches!(b[i], b' ' | b'[' | b']') {
+                                i += 1;
+                            }
+                            if b.get(i) == Some(&b'[') {
+                                return Err(WindowError::CutShort);
+                            }
+                            fields.push(Field {
+                                group: group.clone(),
+                                key: intern_key(key),
+                                value: Value::parse(&body[vstart..i]),
+                            });
+                        }
+                        _ => {
+                            return Err(WindowError::BadToken {
+                                token: body[start..i].to_string(),
+                            })
+                        }
+                    }
                 }
-                rest = &after[close + 1..];
-            } else {
-                let tok = &rest[..end];
-                if tok.contains(']') {
-                    return Err(WindowError::CutShort);
-                }
-                let (k, v) = split_kv(tok)?;
-                fields.push(Field {
-                    group: None,
-                    key: intern_key(k),
-                    value: Value::parse(v),
-                });
-                rest = &rest[end..];
             }
         }
+        if group.is_some() {
+            return Err(WindowError::CutShort);
+        }
+        fields.shrink_to_fit();
         let int = |key: &'static str| -> Result<u64, WindowError> {
             match fields.iter().find(|f| f.group.is_none() && f.key == key) {
                 Some(Field {

@@ -41,17 +41,7 @@ pub struct FatalsGate;
 fn log_findings(log: &Log, rel: &str, verify: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     for f in &log.fatals {
-        let mut text = format!("Fatal{{{}", f.fatal.kind);
-        if let Some(d) = &f.fatal.detail {
-            text.push_str(&format!(", \"{d}\""));
-        }
-        if let Some(e) = &f.fatal.extras {
-            text.push_str(&format!(", {e}"));
-        }
-        text.push('}');
-        if let Some(t) = &f.fatal.tail {
-            text.push_str(&format!(" {t}"));
-        }
+        let text = f.fatal.marker_text();
         out.push(
             Finding::error(GATE, "FAT001", format!("{text} (the run died here)"))
                 .at(Location::at(rel, u32::try_from(f.line).unwrap_or(u32::MAX), None))
@@ -73,11 +63,7 @@ fn log_findings(log: &Log, rel: &str, verify: bool) -> Vec<Finding> {
             );
         }
     }
-    let armed = !log.armed().is_empty()
-        || log
-            .transcript
-            .iter()
-            .any(|t| matches!(t.item, TranscriptVerify::ArmedClean { .. }));
+    let armed = log.verify_armed();
     if verify && !armed {
         out.push(
             Finding::error(GATE, "FAT002", "verify never armed: no `MGPipe: verify armed` line (a verify run whose log lacks it never armed)")
@@ -188,12 +174,7 @@ impl Gate for FatalsGate {
             };
             fatal_lines += log.fatals.len();
             windows += log.window_count();
-            if !log.armed().is_empty()
-                || log
-                    .transcript
-                    .iter()
-                    .any(|t| matches!(t.item, TranscriptVerify::ArmedClean { .. }))
-            {
+            if log.verify_armed() {
                 armed += 1;
             }
             findings.extend(log_findings(&log, &rel, cfg.verify));

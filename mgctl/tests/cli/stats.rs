@@ -812,3 +812,56 @@ fn summary_pairs_the_json_dump_with_its_session() {
         r.dump()
     );
 }
+
+#[test]
+fn driver_demo_log_summarises_cleanly() {
+    // The push run of driver/build.sh's demo, committed for the `fatals` gate.
+    let root = repo_root();
+    let r = mgctl(
+        &[
+            "stats",
+            "summary",
+            "driver/MobileGL/MG_Test/logs/mobilegl.push.log",
+        ],
+        &root,
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &[
+            "sessions: 1",
+            "period: 60 frames (from the banner)",
+            "0 ignored",
+            "Fatal lines: none",
+            "end: teardown window present",
+            "self-check: 6/6 window lines re-derive",
+        ],
+    );
+    has(&r.stdout, &["verify: armed (line 3:"]);
+    mgctl(
+        &[
+            "stats",
+            "fatals",
+            "--verify",
+            "driver/MobileGL/MG_Test/logs/mobilegl.push.log",
+        ],
+        &root,
+    )
+    .expect(0);
+    // With the demo built (driver/build.sh), its pull and push runs are a valid A/B.
+    let pull = root.join("driver/build/mobilegl.log");
+    let push = root.join("driver/build/mobilegl.push.log");
+    if pull.is_file() && push.is_file() {
+        let r = mgctl(
+            &[
+                "stats",
+                "diff",
+                "driver/build/mobilegl.log",
+                "driver/build/mobilegl.push.log",
+            ],
+            &root,
+        )
+        .expect(0);
+        has(&r.stdout, &["validity: same trace"]);
+    }
+}
