@@ -106,7 +106,16 @@ fn header_lines(s: &ViewState, width: u16) -> Vec<Line<'static>> {
             _ => "",
         })
         .unwrap_or("");
-    items.push(format!("mgctl stats watch: {}{state}", s.source));
+    // A long path keeps its tail (the file name and the source state) visible.
+    let first = format!("mgctl stats watch: {}{state}", s.source);
+    let room = usize::from(width.max(24));
+    let n = first.chars().count();
+    items.push(if n > room {
+        let tail: String = first.chars().skip(n - (room - 1)).collect();
+        format!("…{tail}")
+    } else {
+        first
+    });
     let session = s.session();
     match session {
         Some(ss) => items.push(format!(

@@ -186,6 +186,16 @@ fn no_window_yet_and_binary_junk_say_what_they_see() {
     );
     let text = draw(&s, 80, 24);
     assert!(text.contains("2 binary"), "{text}");
+    let long = ViewState::new(
+        format!("file /{}/mobilegl.log", "very/deep".repeat(12)),
+        4,
+        None,
+    );
+    let first = draw(&long, 80, 24).lines().next().unwrap().to_string();
+    assert!(
+        first.starts_with('…') && first.ends_with("/mobilegl.log"),
+        "{first}"
+    );
     assert!(text.contains("the input looks binary"), "{text}");
 }
 
