@@ -208,6 +208,9 @@ fn bad_input_exits_2_with_a_clear_message() {
         run.dump()
     );
     mgctl(&["cite", "--root", "nowhere", "docs/DESIGN.md"], dir.path()).expect(2);
+    // a document that cannot be read (a directory here) is unusable input too
+    let run = mgctl(&["cite", "docs"], dir.path()).expect(2);
+    assert!(run.stderr.contains("docs: cannot read"), "{}", run.dump());
     let run = mgctl(&["cite"], dir.path()).expect(2);
     assert!(run.stderr.contains("no documents given"), "{}", run.dump());
     // a binary file and a huge line number are findings, not crashes
