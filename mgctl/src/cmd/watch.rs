@@ -82,6 +82,9 @@ pub struct WatchArgs {
         requires = "bench"
     )]
     pub bench_seconds: f64,
+    /// Test hook: panic inside the live view, to prove the terminal is restored.
+    #[arg(long, hide = true)]
+    pub crash_test: bool,
     /// Benchmark report as JSON (`"schema": 1`).
     #[arg(long, requires = "bench")]
     pub json: bool,
@@ -160,6 +163,7 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
     let base = baseline(args)?;
     let mut state = ViewState::new(src.label(), args.history, base);
     state.color = settings.color;
+    state.crash_test = args.crash_test;
     state.tab = match args.view {
         ViewArg::Counters => Tab::Counters,
         ViewArg::Charts => Tab::Charts,

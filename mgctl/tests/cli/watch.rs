@@ -449,3 +449,32 @@ fn live_stdin_and_adb_sources_and_ctrl_c() {
     let s = tmux.wait("exit", 10, |s| s.contains("STTY-DONE"));
     assert!(s.contains("EXITED:0"), "{s}");
 }
+
+#[test]
+fn a_panic_inside_the_view_restores_the_terminal() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("mobilegl.log"),
+        format!("{BANNER}{}", window(1)),
+    )
+    .unwrap();
+    let tmux = Tmux::start(
+        &pane_command("stats watch mobilegl.log --crash-test"),
+        dir.path(),
+        None,
+    );
+    let s = tmux.wait("exit after the panic", 20, |s| s.contains("STTY-DONE"));
+    assert!(s.contains("EXITED:3"), "a panic is an internal error:\n{s}");
+    // The message is printed after the restore, on the normal screen, and not overwritten.
+    let flat = s.replace('\n', "");
+    assert!(
+        flat.contains("mgctl: internal error")
+            && flat.contains("a deliberate panic inside the view"),
+        "the panic message is shown:\n{s}"
+    );
+    assert!(
+        s.contains("icanon") && !s.contains("-icanon"),
+        "raw mode left on:\n{s}"
+    );
+    assert_eq!(tmux.alternate_on(), "0", "alternate screen not left");
+}

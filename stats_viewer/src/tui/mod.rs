@@ -64,8 +64,12 @@ pub struct TerminalGuard;
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        // Never panics: restore() reports its own failure on stderr.
-        ratatui::restore();
+        // During a panic ratatui's hook has already restored, before the message was printed; a
+        // second "leave alternate screen" would move the cursor back over that message.
+        if !thread::panicking() {
+            // Never panics: restore() reports its own failure on stderr.
+            ratatui::restore();
+        }
     }
 }
 

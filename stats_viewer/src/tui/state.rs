@@ -527,6 +527,10 @@ pub struct ViewState {
     pub running: bool,
     /// Colour on (off with `NO_COLOR` / `--color never`: emphasis then uses bold and reverse only).
     pub color: bool,
+    /// Test hook (`mgctl stats watch --crash-test`): panic on the first tick, to prove the
+    /// terminal is restored on a panic.
+    #[doc(hidden)]
+    pub crash_test: bool,
 }
 
 impl ViewState {
@@ -547,6 +551,7 @@ impl ViewState {
             history: history.max(1),
             running: true,
             color: true,
+            crash_test: false,
         }
     }
 

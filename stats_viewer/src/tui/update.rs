@@ -103,6 +103,9 @@ pub fn update(s: &mut ViewState, ev: Event) -> Control {
             Control::Continue
         }
         Event::Tick(at) => {
+            if s.crash_test {
+                panic!("stats watch --crash-test: a deliberate panic inside the view");
+            }
             s.now = s.now.max(at);
             Control::Redraw
         }
