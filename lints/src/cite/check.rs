@@ -191,24 +191,19 @@ fn enclosing(text: &SourceText, at: u64, hi: u64) -> Vec<u64> {
     out
 }
 
-/// Which anchors (bit i = anchor i, at most 64) occur on each line: computed once per citation.
-fn anchor_masks(text: &SourceText, needles: &[Vec<String>]) -> Vec<u64> {
-    text.lines
+/// Which anchors (bit i = anchor i, at most 64) occur on `line`.
+fn anchor_mask(line: &str, needles: &[Vec<String>]) -> u64 {
+    needles
         .iter()
-        .map(|l| {
-            needles
-                .iter()
-                .take(64)
-                .enumerate()
-                .fold(0u64, |m, (i, ns)| {
-                    if ns.iter().any(|nd| occurs(l, nd)) {
-                        m | (1 << i)
-                    } else {
-                        m
-                    }
-                })
+        .take(64)
+        .enumerate()
+        .fold(0u64, |m, (i, ns)| {
+            if ns.iter().any(|nd| occurs(line, nd)) {
+                m | (1 << i)
+            } else {
+                m
+            }
         })
-        .collect()
 }
 
 /// Classify drift of `[first, last]` (1-based, inside the file) against `anchors`, the
@@ -229,7 +224,6 @@ pub fn drift(
     any: bool,
 ) -> Drift {
     let needles: Vec<Vec<String>> = anchors.iter().map(|a| needles(a)).collect();
-    let masks = anchor_masks(text, &needles);
     let n = text.line_count();
     let span = last - first;
     let all: u64 = if needles.len() >= 64 {
@@ -239,9 +233,8 @@ pub fn drift(
     };
     // the anchors that decide "ok": the closest one, or any of a comma list's
     let lead: u64 = if any { all } else { all & 1 };
-    let mask_at = |l: u64| masks[(l - 1) as usize];
     // (lead satisfied, how many anchors satisfied) for a window starting at `f`
-    let score = |f: u64| -> (bool, u32) {
+    let score_with = |f: u64, mask_at: &dyn Fn(u64) -> u64| -> (bool, u32) {
         let lo = f.saturating_sub(slack).max(1);
         let hi = (f + span).saturating_add(slack).min(n);
         let mut got = (lo..=hi).fold(0u64, |m, l| m | mask_at(l));
@@ -250,9 +243,19 @@ pub fn drift(
         }
         (got & lead != 0, got.count_ones())
     };
-    if lead == 0 || score(first).0 {
+    // the common case reads only the cited lines and their scopes
+    let direct_mask = |l: u64| anchor_mask(&text.lines[(l - 1) as usize], &needles);
+    if lead == 0 || score_with(first, &direct_mask).0 {
         return Drift::Ok;
     }
+    // drifted: look at every line once
+    let masks: Vec<u64> = text
+        .lines
+        .iter()
+        .map(|l| anchor_mask(l, &needles))
+        .collect();
+    let mask_at = |l: u64| masks[(l - 1) as usize];
+    let score = |f: u64| score_with(f, &mask_at);
     let elsewhere: Vec<u64> = (1..=n).filter(|&l| mask_at(l) & lead != 0).collect();
     if elsewhere.is_empty() || n < span + 1 {
         return Drift::Changed { elsewhere };
