@@ -62,7 +62,7 @@ pub struct WatchArgs {
     /// Where `e` writes its mgctl-watch-N.json exports.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub export_dir: PathBuf,
-    /// Benchmark: feed a followed file at --bench-rate lines/s, redraw 10x/s into an in-memory
+    /// Benchmark: feed a followed file at --bench-rate lines/s, redraw about 11x/s into an in-memory
     /// terminal, report CPU % of one core and memory.
     #[arg(long, conflicts_with_all = ["log", "adb", "replay", "once"])]
     pub bench: bool,
