@@ -160,6 +160,11 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         return Ok(Outcome::Pass);
     }
     let src = source(args)?;
+    if src == Source::Stdin && std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "stats watch -: stdin is a terminal, not a log; pipe one in (adb logcat -v threadtime | mgctl stats watch -)"
+        );
+    }
     let base = baseline(args)?;
     let mut state = ViewState::new(src.label(), args.history, base);
     state.color = settings.color;

@@ -478,3 +478,12 @@ fn a_panic_inside_the_view_restores_the_terminal() {
     );
     assert_eq!(tmux.alternate_on(), "0", "alternate screen not left");
 }
+
+#[test]
+fn stdin_that_is_a_terminal_is_refused() {
+    let dir = scratch();
+    let tmux = Tmux::start(&pane_command("stats watch -"), dir.path(), None);
+    let s = tmux.wait("exit", 20, |s| s.contains("STTY-DONE"));
+    assert!(s.contains("EXITED:2"), "{s}");
+    assert!(s.replace('\n', "").contains("stdin is a terminal"), "{s}");
+}
