@@ -514,15 +514,21 @@ fn chart(f: &mut Frame<'_>, sr: &Series, r: Rect) {
         .skip(sr.points.len().saturating_sub(inner_w))
         .copied()
         .collect();
-    // A flat series still shows: scale from a little below its minimum.
+    // Scale from below the minimum so small changes show and every point keeps a visible bar
+    // (the minimum lands at about a fifth of the height; a flat series shows as a flat bar).
     let min = data.iter().copied().min().unwrap_or(0);
     let max = data.iter().copied().max().unwrap_or(0);
     let floor = if max > min {
-        min.saturating_sub((max - min) / 8)
+        min.saturating_sub((max - min) / 4 + 1)
     } else {
         min.saturating_sub(1)
     };
-    let scaled: Vec<u64> = data.iter().map(|v| v.saturating_sub(floor)).collect();
+    // Every window keeps at least the lowest bar (a blank column would read as "no window").
+    let lowest = max.saturating_sub(floor).div_ceil(8).max(1);
+    let scaled: Vec<u64> = data
+        .iter()
+        .map(|v| v.saturating_sub(floor).max(lowest))
+        .collect();
     let spark = Sparkline::default()
         .block(block)
         .data(&scaled)
