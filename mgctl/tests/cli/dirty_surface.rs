@@ -301,3 +301,46 @@ fn bench_reports_both_scanners() {
     assert!(r.stdout.contains("mgctl accurate scan"), "{}", r.dump());
     assert!(r.stdout.contains("per 100,000 lines"), "{}", r.dump());
 }
+
+/// The driver's planted dirty-surface overlays turn exactly this gate red, with the right code.
+#[test]
+fn planted_overlays_turn_the_gate_red() {
+    for (overlay, code, text) in [
+        (
+            "dirty-surface-unmapped-mutator",
+            "DSF001",
+            "UNMAPPED mutator SetHint",
+        ),
+        (
+            "dirty-surface-stale-row",
+            "DSF002",
+            "STALE row SetLineWidth",
+        ),
+    ] {
+        let (_g, root) = copy_driver();
+        copy_over(&driver().join("fixtures/violations").join(overlay), &root);
+        let r = mgctl(
+            &["check", root.to_str().unwrap(), "--only", "dirty-surface"],
+            &root,
+        )
+        .expect(1);
+        assert!(
+            r.stdout.contains(code) && r.stdout.contains(text),
+            "{overlay}: {}",
+            r.dump()
+        );
+    }
+}
+
+fn copy_over(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dst = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_over(&entry.path(), &dst);
+        } else {
+            std::fs::copy(entry.path(), &dst).unwrap();
+        }
+    }
+}
