@@ -215,15 +215,15 @@ impl Lexer<'_> {
         self.i += 1;
         loop {
             if self.i >= self.s.len() || self.s[self.i] == b'\n' {
-                self.issue(
-                    start,
-                    line,
-                    if q == b'"' {
+                // `#error don't …` is prose, not C++: an apostrophe there is not a problem.
+                if !self.in_directive {
+                    let what = if q == b'"' {
                         "unterminated string literal"
                     } else {
                         "unterminated character literal"
-                    },
-                );
+                    };
+                    self.issue(start, line, what);
+                }
                 break;
             }
             let c = self.continuation_at(self.i);
@@ -421,6 +421,13 @@ mod tests {
         assert_eq!(lx.issues.len(), 1);
         assert_eq!(lx.issues[0].line, 1);
         assert!(texts(src).contains(&"b"));
+    }
+
+    #[test]
+    fn apostrophes_in_directives_are_prose() {
+        let lx = lex("#error don't build this\nint x;\n");
+        assert!(lx.issues.is_empty());
+        assert_eq!(lx.tokens.last().map(|t| t.line), Some(2));
     }
 
     #[test]

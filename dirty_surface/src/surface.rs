@@ -589,3 +589,74 @@ fn helper_points(
     }
     out
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::scan::upstream_prefixes;
+
+    fn diff(src: &str) -> Vec<Difference> {
+        let s = Source {
+            rel: "a.cpp".into(),
+            text: src.into(),
+            bad_utf8: None,
+        };
+        let cfg = ScanConfig {
+            prefixes: upstream_prefixes("P5e").unwrap(),
+        };
+        let surf = analyse(
+            &[s],
+            &["x".into()],
+            &cfg,
+            Options {
+                mode: Mode::Accurate,
+                call_graph: false,
+                explain: true,
+            },
+        )
+        .unwrap();
+        surf.differences.unwrap()
+    }
+
+    #[test]
+    fn each_difference_has_its_cause() {
+        let d = diff("void F()\n{\n    pGLContext->SetA(1);\n    MG_MACRO Name(args) {\n        pGLContext->SetB(1);\n        gBackendFunctionsTable.GL.Enable(x);\n    }\n}\n");
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (
+                d[0].mutator.as_str(),
+                d[0].upstream_immediate,
+                d[0].mgctl_immediate
+            ),
+            ("SetB", 2, 1)
+        );
+        assert!(
+            d[0].reason.contains("nested header-looking lines"),
+            "{}",
+            d[0].reason
+        );
+
+        let d = diff("void F() { m_pGLContext->SetA(1); pGLContext ->SetB(2); }\n");
+        assert_eq!(d.len(), 2);
+        assert!(
+            d[0].reason.contains("`m_pGLContext->` is not `pGLContext`"),
+            "{}",
+            d[0].reason
+        );
+        assert!(
+            d[1].reason.contains("whitespace before `->`"),
+            "{}",
+            d[1].reason
+        );
+
+        let d = diff("auto F() -> int\n{\n    pGLContext->SetA(1);\n    gBackendFunctionsTable.GL.Flush();\n    return 0;\n}\n");
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].reason
+                .contains("upstream did not match the header of `F`"),
+            "{}",
+            d[0].reason
+        );
+    }
+}
