@@ -231,12 +231,10 @@ fn transcript(rest: &str) -> Line<'_> {
 
 /// Splits off the next whitespace-separated token: (token, rest after the following spaces).
 fn token(s: &str) -> Option<(&str, &str)> {
-    let s = s.trim_start_matches(' ');
-    if s.is_empty() {
-        return None;
-    }
-    let end = s.find(' ').unwrap_or(s.len());
-    Some((&s[..end], &s[end..]))
+    let b = s.as_bytes();
+    let start = b.iter().position(|&c| c != b' ')?;
+    let end = b[start..].iter().position(|&c| c == b' ').map_or(b.len(), |p| start + p);
+    Some((&s[start..end], &s[end..]))
 }
 
 fn is_date_or_time(t: &str) -> bool {

@@ -263,6 +263,18 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
             }
         )?;
     }
+    if log.window_count() == 0
+        && log.lines.records > 0
+        && log.lines.records <= 3
+        && log.sessions.iter().all(|s| s.banner.is_none())
+    {
+        // PipeFill.cpp's trap: a log call after Close() re-opens the role's file with "w".
+        writeln!(
+            out,
+            "note: only {} late MobileGL line(s), no banner, no window: the log may have been re-opened (truncated) after Close(), not a run that logged nothing",
+            log.lines.records
+        )?;
+    }
     let Some(s) = log.reported_session() else {
         return writeln!(out, "no MobileGL session in this log");
     };

@@ -336,7 +336,8 @@ impl Window {
             return Err(WindowError::CutShort);
         }
         let b = body.as_bytes();
-        let mut fields = Vec::with_capacity(64);
+        // Exact capacity: one `=` per field (no growth, no shrink copy).
+        let mut fields = Vec::with_capacity(b.iter().filter(|&&c| c == b'=').count());
         let mut group: Option<Cow<'static, str>> = None;
         let mut i = 0;
         // One pass over the bytes: `name[` opens a group, `]` closes it, `key=value` tokens
@@ -388,7 +389,6 @@ impl Window {
         if group.is_some() {
             return Err(WindowError::CutShort);
         }
-        fields.shrink_to_fit();
         let int = |key: &'static str| -> Result<u64, WindowError> {
             match fields.iter().find(|f| f.group.is_none() && f.key == key) {
                 Some(Field {

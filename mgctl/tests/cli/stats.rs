@@ -865,3 +865,20 @@ fn driver_demo_log_summarises_cleanly() {
         has(&r.stdout, &["validity: same trace"]);
     }
 }
+
+#[test]
+fn a_log_reopened_after_close_is_named() {
+    let d = scratch();
+    write_tree(d.path(), &[("mobilegl.log", "[10:12:20] [Linux t/ERROR]: MGPipe: verify summary - 0 divergence(s) survived MOBILEGL_PIPE_VERIFY_FATAL=0\n")]);
+    let r = mgctl(&["stats", "summary", "mobilegl.log"], d.path()).expect(1);
+    has(
+        &r.stdout,
+        &["the log may have been re-opened (truncated) after Close()"],
+    );
+    assert!(
+        r.stderr
+            .contains("no `MGPipe stats:` window found in mobilegl.log"),
+        "{}",
+        r.dump()
+    );
+}
