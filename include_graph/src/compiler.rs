@@ -95,14 +95,21 @@ pub fn run_h(cxx: &str, flags: &[String], header: &Path, cwd: &Path) -> Result<C
     })?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let entries = parse_h(&stderr, cwd);
-    let diagnostics = stderr
+    // Error lines first (g++ prefixes them with "In file included from" context), then the rest.
+    let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| {
             !l.starts_with('.')
                 && !l.trim().is_empty()
-                && !l.starts_with('/')
                 && !l.starts_with("Multiple include guards")
+                && (l.contains(": ") || !l.starts_with('/'))
         })
+        .collect();
+    let (errors, rest): (Vec<&str>, Vec<&str>) =
+        lines.into_iter().partition(|l| l.contains("error"));
+    let diagnostics = errors
+        .into_iter()
+        .chain(rest)
         .take(20)
         .map(str::to_string)
         .collect();
@@ -206,15 +213,31 @@ impl Comparison {
 
 /// Compares the closures of `start` inside the workspace (external headers are not compared:
 /// the static graph treats them as leaves).
-pub fn compare(g: &Graph, start: NodeId, run: &CompilerRun) -> Comparison {
+///
+/// `walked`: the macro-aware walk of the same unit ([`crate::pp::walk`]); without it the static
+/// closure is everything the graph reaches, conditional includes included.
+pub fn compare(
+    g: &Graph,
+    start: NodeId,
+    run: &CompilerRun,
+    walked: Option<&crate::pp::Walk>,
+) -> Comparison {
     let all = reach(g, &[start], |_| true);
     let firm = reach(g, &[start], |e| !e.conditional);
-    let mut stat: Vec<NodeId> = all
-        .order
-        .iter()
-        .copied()
-        .filter(|&n| !g.nodes[n].external)
-        .collect();
+    let mut stat: Vec<NodeId> = match walked {
+        Some(w) => w
+            .entered
+            .iter()
+            .copied()
+            .filter(|&n| !g.nodes[n].external)
+            .collect(),
+        None => all
+            .order
+            .iter()
+            .copied()
+            .filter(|&n| !g.nodes[n].external)
+            .collect(),
+    };
     stat.sort_unstable();
     let comp_paths: Vec<&HEntry> = run.entries.iter().collect();
     let mut comp: Vec<NodeId> = Vec::new();
@@ -290,7 +313,25 @@ pub fn compare(g: &Graph, start: NodeId, run: &CompilerRun) -> Comparison {
         let Some(&n) = g.index.get(&e.path) else {
             continue;
         };
-        if g.nodes[n].external || all.reached(n) {
+        if g.nodes[n].external || stat.binary_search(&n).is_ok() {
+            continue;
+        }
+        if diffs
+            .iter()
+            .any(|d: &Difference| !d.static_only && d.path == g.rel(n))
+        {
+            continue;
+        }
+        if all.reached(n) && !firm.reached(n) {
+            // The walk decided a condition the other way than the compiler (macro state it
+            // cannot see, e.g. one defined by a header outside the workspace).
+            diffs.push(Difference {
+                path: g.rel(n).to_string(),
+                static_only: false,
+                explanation: Explanation::Conditional {
+                    chain: chain(g, &all, n),
+                },
+            });
             continue;
         }
         if diffs
@@ -393,6 +434,27 @@ pub fn probe_from_run(
         res.status = Status::Forbidden;
     }
     res
+}
+
+/// The compiler's predefined macros for these flags (`cxx flags -dM -E -x c++ /dev/null`), plus
+/// the flags' own `-D`/`-U`: the known macro set of the macro-aware walk.
+pub fn predefined(cxx: &str, flags: &[String]) -> Result<crate::pp::Macros> {
+    let out = Command::new(cxx)
+        .args(flags.iter().filter(|f| {
+            f.starts_with("-std")
+                || f.starts_with("-m")
+                || f.starts_with("--target")
+                || f.starts_with("-f")
+        }))
+        .args(["-dM", "-E", "-x", "c++", null_device()])
+        .output()
+        .map_err(|e| Error::Compiler {
+            compiler: cxx.to_string(),
+            source: e,
+        })?;
+    let mut m = crate::pp::parse_predefs(&String::from_utf8_lossy(&out.stdout));
+    crate::pp::apply_flags(&mut m, flags);
+    Ok(m)
 }
 
 /// The compiler to use: an explicit one, else `$CXX`, else the first of `c++`, `g++`, `clang++`

@@ -152,6 +152,16 @@ pub struct Graph {
     /// Includes inside dead `#if 0` groups: (file, line, spelling).
     pub skipped: Vec<(NodeId, u32, String)>,
     pub issues: Vec<Issue>,
+    /// Per node: its live directives and where each include resolved (for [`crate::pp`]).
+    pub files: Vec<FilePp>,
+}
+
+/// What the macro-aware walk replays for one file.
+#[derive(Debug, Clone, Default)]
+pub struct FilePp {
+    pub directives: Vec<lex::Directive>,
+    /// Per include (indexed by `Directive::Include`): kind, spelling, resolved node.
+    pub includes: Vec<(IncludeKind, String, Option<NodeId>)>,
 }
 
 struct FileResult {
@@ -295,6 +305,7 @@ impl Graph {
             scanned: false,
         });
         self.out.push(Vec::new());
+        self.files.push(FilePp::default());
         self.index.insert(p, n);
         n
     }
@@ -350,10 +361,18 @@ impl Graph {
                 });
             }
         }
+        let mut pp = FilePp {
+            directives: scan.directives,
+            includes: Vec::with_capacity(scan.includes.len()),
+        };
         for (inc, target) in scan.includes.into_iter().zip(res.targets) {
+            pp.includes.push((inc.kind, inc.spelling.clone(), None));
             match target {
                 Ok(p) => {
                     let t = self.intern(p);
+                    if let Some(last) = pp.includes.last_mut() {
+                        last.2 = Some(t);
+                    }
                     self.out[n].push(Edge {
                         to: t,
                         line: inc.line,
@@ -373,6 +392,7 @@ impl Graph {
                 }),
             }
         }
+        self.files[n] = pp;
     }
 
     pub fn id(&self, path: &Path) -> Option<NodeId> {

@@ -44,6 +44,27 @@ pub struct Scan {
     pub problems: Vec<(u32, String)>,
     /// Where the first byte of invalid UTF-8 sits: (line, column). Scanning works on bytes anyway.
     pub invalid_utf8: Option<(u32, u32)>,
+    /// Every live directive a macro-aware walk needs, in file order (see [`crate::pp`]).
+    pub directives: Vec<Directive>,
+}
+
+/// A directive outside dead groups, as the macro-aware walk replays it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Directive {
+    If(String),
+    Ifdef(String),
+    Ifndef(String),
+    Elif(String),
+    Elifdef(String),
+    Elifndef(String),
+    Else,
+    Endif,
+    /// The text after `#define`.
+    Define(String),
+    Undef(String),
+    PragmaOnce,
+    /// Index into [`Scan::includes`].
+    Include(usize),
 }
 
 /// The value of an `#if`/`#elif` expression when it is a plain literal.
@@ -353,6 +374,7 @@ pub fn scan(src: &[u8]) -> Scan {
                         if guard_cond && !conditional {
                             guard_dependent.push(out.includes.len());
                         }
+                        out.directives.push(Directive::Include(out.includes.len()));
                         out.includes.push(Include {
                             line,
                             kind,
@@ -366,6 +388,13 @@ pub fn scan(src: &[u8]) -> Scan {
                     }
                     b"if" | b"ifdef" | b"ifndef" => {
                         let rest = lx.rest_of_line();
+                        if !dead {
+                            out.directives.push(match name.as_slice() {
+                                b"if" => Directive::If(rest.clone()),
+                                b"ifdef" => Directive::Ifdef(rest.clone()),
+                                _ => Directive::Ifndef(rest.clone()),
+                            });
+                        }
                         if dead {
                             stack.push(Frame {
                                 parent_dead: true,
@@ -402,6 +431,14 @@ pub fn scan(src: &[u8]) -> Scan {
                     }
                     b"elif" | b"elifdef" | b"elifndef" | b"else" => {
                         let rest = lx.rest_of_line();
+                        if stack.last().is_some_and(|f| !f.parent_dead) {
+                            out.directives.push(match name.as_slice() {
+                                b"elif" => Directive::Elif(rest.clone()),
+                                b"elifdef" => Directive::Elifdef(rest.clone()),
+                                b"elifndef" => Directive::Elifndef(rest.clone()),
+                                _ => Directive::Else,
+                            });
+                        }
                         match stack.last_mut() {
                             None => out.problems.push((
                                 line,
@@ -446,20 +483,34 @@ pub fn scan(src: &[u8]) -> Scan {
                     }
                     b"endif" => {
                         let _ = lx.rest_of_line();
+                        if stack.last().is_some_and(|f| !f.parent_dead) {
+                            out.directives.push(Directive::Endif);
+                        }
                         match stack.pop() {
                             None => out.problems.push((line, "#endif without #if".to_string())),
                             Some(f) if f.guard => guard_closed = true,
                             Some(_) => {}
                         }
                     }
-                    b"define" if !dead && directives_seen == 2 => {
+                    b"define" if !dead => {
                         let rest = lx.rest_of_line();
                         let defined = rest
                             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                             .next()
                             .unwrap_or("");
-                        if guard_name.as_deref() == Some(defined) {
+                        if directives_seen == 2 && guard_name.as_deref() == Some(defined) {
                             guard_valid = true;
+                        }
+                        out.directives.push(Directive::Define(rest));
+                    }
+                    b"undef" if !dead => {
+                        let rest = lx.rest_of_line();
+                        out.directives.push(Directive::Undef(rest));
+                    }
+                    b"pragma" if !dead => {
+                        let rest = lx.rest_of_line();
+                        if rest.split_whitespace().next() == Some("once") {
+                            out.directives.push(Directive::PragmaOnce);
                         }
                     }
                     _ => {

@@ -2,13 +2,14 @@
 //! graph once, and answers closure, witness-chain, cycle, probe and layering questions from it.
 //!
 //! parse ([`lex`], [`compdb`], [`graph::Graph::build`]) → model ([`graph::Graph`]) → analyse
-//! ([`query`], [`probe`], [`rules`], [`compiler::compare`]) → report ([`report`]).
+//! ([`query`], [`probe`], [`rules`], [`pp::walk`], [`compiler::compare`]) → report ([`report`]).
 
 pub mod compdb;
 pub mod compiler;
 pub mod error;
 pub mod graph;
 pub mod lex;
+pub mod pp;
 pub mod probe;
 pub mod query;
 pub mod report;

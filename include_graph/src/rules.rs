@@ -139,7 +139,7 @@ fn decide<'a>(groups: &[&'a RuleGroup], header: &str) -> Option<(&'a Rule, usize
         for r in &g.rules {
             if header.starts_with(&r.target) {
                 let key = (r.target.len(), g.dir.len());
-                if best.as_ref().map_or(true, |b| key >= b.2) {
+                if best.as_ref().is_none_or(|b| key >= b.2) {
                     best = Some((r, gi, key));
                 }
             }
