@@ -199,22 +199,8 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
             message: "could not derive any RenderState setter (no `Set…` body)".into(),
         });
     }
-    let units: Vec<Unit<'_>> = ws
-        .write_units
-        .iter()
-        .map(|u| Unit {
-            rel: &u.rel,
-            text: &u.text,
-        })
-        .collect();
-    let outside_units: Vec<Unit<'_>> = ws
-        .outside_units
-        .iter()
-        .map(|u| Unit {
-            rel: &u.rel,
-            text: &u.text,
-        })
-        .collect();
+    let units: Vec<Unit<'_>> = nonrender::units(&ws.write_units);
+    let outside_units: Vec<Unit<'_>> = nonrender::units(&ws.outside_units);
     let (writers, outside) = rayon::join(
         || nonrender::writers(&units),
         || nonrender::outside_writers(&outside_units),

@@ -42,6 +42,17 @@ pub struct Unit<'a> {
     pub text: &'a str,
 }
 
+/// Borrow read sources as analysis units.
+pub fn units(sources: &[crate::tree::Source]) -> Vec<Unit<'_>> {
+    sources
+        .iter()
+        .map(|u| Unit {
+            rel: &u.rel,
+            text: &u.text,
+        })
+        .collect()
+}
+
 pub type TokenSet = BTreeSet<String>;
 
 /// The writer side: per function name, what it writes transitively.
@@ -135,24 +146,7 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
         let k = j - 1;
         match b.t(k) {
             "]" => {
-                let mut depth = 0;
-                let mut m = k;
-                loop {
-                    match b.t(m) {
-                        "]" => depth += 1,
-                        "[" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    if m <= b.lo {
-                        return None;
-                    }
-                    m -= 1;
-                }
+                let m = open_back(b, k, "[", "]")?;
                 path_rev.push(String::new());
                 j = m;
             }
@@ -189,24 +183,7 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
             }
             ")" => {
                 // `(*p).x` / `(*p) =`
-                let mut depth = 0;
-                let mut m = k;
-                loop {
-                    match b.t(m) {
-                        ")" => depth += 1,
-                        "(" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    if m <= b.lo {
-                        return None;
-                    }
-                    m -= 1;
-                }
+                let m = open_back(b, k, "(", ")")?;
                 if m + 3 == k && b.t(m + 1) == "*" && b.is_ident(m + 2) {
                     path_rev.reverse();
                     return Some((
@@ -223,14 +200,35 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
     }
 }
 
-/// `lvalue.method(...)` ending at the `)` at `close`: (root, path, through, method).
-fn call_result_lvalue(b: &Body<'_>, close: usize) -> Option<(usize, Vec<String>, bool, String)> {
+/// The `open` matching the `close` token at `from`, searching back to the body start.
+fn open_back(b: &Body<'_>, from: usize, open: &str, close: &str) -> Option<usize> {
     let mut depth = 0;
-    let mut m = close;
+    let mut m = from;
     loop {
-        match b.t(m) {
-            ")" => depth += 1,
-            "(" => {
+        let w = b.t(m);
+        if w == close {
+            depth += 1;
+        } else if w == open {
+            depth -= 1;
+            if depth == 0 {
+                return Some(m);
+            }
+        }
+        if m <= b.lo {
+            return None;
+        }
+        m -= 1;
+    }
+}
+
+/// The `]` matching the `[` at `from` (or `hi`).
+fn close_fwd<'a>(t: impl Fn(usize) -> &'a str, from: usize, hi: usize) -> usize {
+    let mut depth = 0;
+    let mut i = from;
+    while i < hi {
+        match t(i) {
+            "[" => depth += 1,
+            "]" => {
                 depth -= 1;
                 if depth == 0 {
                     break;
@@ -238,11 +236,14 @@ fn call_result_lvalue(b: &Body<'_>, close: usize) -> Option<(usize, Vec<String>,
             }
             _ => {}
         }
-        if m <= b.lo {
-            return None;
-        }
-        m -= 1;
+        i += 1;
     }
+    i
+}
+
+/// `lvalue.method(...)` ending at the `)` at `close`: (root, path, through, method).
+fn call_result_lvalue(b: &Body<'_>, close: usize) -> Option<(usize, Vec<String>, bool, String)> {
+    let m = open_back(b, close, "(", ")")?;
     if m < 2 || !b.is_ident(m - 1) || !matches!(b.t(m - 2), "." | "->") {
         return None;
     }
@@ -281,20 +282,7 @@ fn lvalue_after(b: &Body<'_>, start: usize, hi: usize) -> Option<(usize, Vec<Str
                 i += 2;
             }
             "[" => {
-                let mut depth = 0;
-                while i < hi {
-                    match b.t(i) {
-                        "[" => depth += 1,
-                        "]" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    i += 1;
-                }
+                i = close_fwd(|x| b.t(x), i, hi);
                 i += 1;
             }
             _ => break,
@@ -456,20 +444,7 @@ fn lvalue_after_end(b: &Body<'_>, lo: usize, hi: usize) -> usize {
         match b.t(i) {
             "." | "->" if b.is_ident(i + 1) => i += 2,
             "[" => {
-                let mut depth = 0;
-                while i < hi {
-                    match b.t(i) {
-                        "[" => depth += 1,
-                        "]" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    i += 1;
-                }
+                i = close_fwd(|x| b.t(x), i, hi);
                 i += 1;
             }
             ")" => i += 1,
@@ -1040,20 +1015,7 @@ fn plain_member_lvalue(arm: &[String]) -> Option<(String, Option<String>)> {
                 k += 2;
             }
             "[" => {
-                let mut depth = 0;
-                while k < end {
-                    match arm[k].as_str() {
-                        "[" => depth += 1,
-                        "]" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    k += 1;
-                }
+                k = close_fwd(|x| arm[x].as_str(), k, end);
                 k += 1;
             }
             _ => return None,

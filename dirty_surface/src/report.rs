@@ -36,6 +36,46 @@ pub struct TextOptions {
     pub summary: bool,
 }
 
+/// The first four backend names, as upstream prints them.
+fn first4(names: &[String]) -> String {
+    names
+        .iter()
+        .take(4)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Upstream's per-file listing: a blank line and the path per file, a head line per function,
+/// then `      %-44s :%d  %s` per call.
+fn listing<'a>(
+    s: &Surface,
+    answers: &BTreeMap<String, String>,
+    items: impl Iterator<Item = (&'a str, String, &'a [usize])>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut current = "";
+    for (path, head, calls) in items {
+        if path != current {
+            writeln!(out)?;
+            writeln!(out, "{path}")?;
+            current = path;
+        }
+        writeln!(out, "  {head}")?;
+        for &k in calls {
+            let site = &s.sites[k];
+            writeln!(
+                out,
+                "      {:<44} :{}  {}",
+                site.mutator,
+                site.line,
+                answer(answers, &site.mutator)
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// The human report (plain or `--summary`).
 pub fn text(
     s: &Surface,
@@ -47,32 +87,19 @@ pub fn text(
     if o.summary {
         writeln!(out, "{}", summary_line(s))?;
     } else {
-        let mut current = "";
-        for p in &s.points {
-            if p.path != current {
-                writeln!(out)?;
-                writeln!(out, "{}", p.path)?;
-                current = &p.path;
-            }
-            let b: Vec<&str> = p.backend.iter().take(4).map(String::as_str).collect();
-            writeln!(
-                out,
-                "  {} (line {}) -> backend: {}",
-                p.function,
-                p.line,
-                b.join(", ")
-            )?;
-            for &k in &p.calls {
-                let site = &s.sites[k];
-                writeln!(
-                    out,
-                    "      {:<44} :{}  {}",
-                    site.mutator,
-                    site.line,
-                    answer(answers, &site.mutator)
-                )?;
-            }
-        }
+        let items = s.points.iter().map(|p| {
+            (
+                p.path.as_str(),
+                format!(
+                    "{} (line {}) -> backend: {}",
+                    p.function,
+                    p.line,
+                    first4(&p.backend)
+                ),
+                p.calls.as_slice(),
+            )
+        });
+        listing(s, answers, items, out)?;
     }
     writeln!(out)?;
     writeln!(
@@ -159,33 +186,17 @@ fn call_graph(
         "{P} call graph: {} more call(s) in {} function(s) publish through a helper that reaches the backend (up to 4 calls deep, resolved by name; still counted as DEFERRED above, as upstream counts them)",
         c.helper_calls, c.helper_points
     )?;
-    let mut current = "";
-    for h in &s.helper_points {
-        if h.path != current {
-            writeln!(out)?;
-            writeln!(out, "{}", h.path)?;
-            current = &h.path;
-        }
-        let b: Vec<&str> = h.backend.iter().take(4).map(String::as_str).collect();
-        writeln!(
-            out,
-            "  {} (line {}) -> {} -> backend: {}",
+    let items = s.helper_points.iter().map(|h| {
+        let head = format!(
+            "{} (line {}) -> {} -> backend: {}",
             h.function,
             h.line,
             h.via.join(" -> "),
-            b.join(", ")
-        )?;
-        for &k in &h.calls {
-            let site = &s.sites[k];
-            writeln!(
-                out,
-                "      {:<44} :{}  {}",
-                site.mutator,
-                site.line,
-                answer(answers, &site.mutator)
-            )?;
-        }
-    }
+            first4(&h.backend)
+        );
+        (h.path.as_str(), head, h.calls.as_slice())
+    });
+    listing(s, answers, items, out)?;
     Ok(())
 }
 

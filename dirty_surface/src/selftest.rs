@@ -444,10 +444,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     neg("2", &|on| {
         let mut f = clean();
         if on {
-            f.def = f.def.replace(
-                "    X(RecordError,",
-                "    X(SetSomethingThatDoesNotExist, kImmediate) \\\n    X(RecordError,",
-            );
+            f = f.with_new_row("SetSomethingThatDoesNotExist", "kImmediate");
         }
         has(&f.check(&s), "STALE row SetSomethingThatDoesNotExist")
     });
@@ -535,7 +532,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             );
         }
         if marked {
-            f.def = f.def.replace("    X(UseProgram,                        NEW_SHADER)\n// clang-format on", "    X(UseProgram,                        NEW_SHADER) \\\n    X(SetCurrentVertexAttributeInt, NEW_PIXEL_PACK)\n// clang-format on");
+            f = f.with_mark("SetCurrentVertexAttributeInt", "NEW_PIXEL_PACK");
         }
         f.check(&s)
     };
@@ -608,14 +605,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
                      tracker: &str|
      -> (Option<Verdict>, nonrender::TokenSet) {
         let ws = clean().workspace();
-        let mut units: Vec<Unit<'_>> = ws
-            .write_units
-            .iter()
-            .map(|u| Unit {
-                rel: &u.rel,
-                text: &u.text,
-            })
-            .collect();
+        let mut units: Vec<Unit<'_>> = nonrender::units(&ws.write_units);
         units.push(Unit {
             rel: "MobileGL/MG_State/GLState/Synthetic.cpp",
             text: body,
@@ -746,7 +736,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     neg("18", &|on| {
         let mut f = clean();
         if on {
-            f.def = f.def.replace("    X(UseProgram,                        NEW_SHADER)\n// clang-format on", "    X(UseProgram,                        NEW_SHADER) \\\n    X(SetPixelStoreParam, NEW_PIXEL_PACK)\n// clang-format on");
+            f = f.with_mark("SetPixelStoreParam", "NEW_PIXEL_PACK");
         }
         has(
             &f.check(&s),
@@ -836,10 +826,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     neg("raw-string", &|on| {
         let mut f = clean();
         if on {
-            f.def = f.def.replace(
-                "    X(RecordError,",
-                "    X(SetFakeFromRawString, kImmediate) \\\n    X(RecordError,",
-            );
+            f = f.with_new_row("SetFakeFromRawString", "kImmediate");
         }
         has(&f.check(&s), "STALE row SetFakeFromRawString")
     });
@@ -895,14 +882,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         detail: pix.cloned().unwrap_or_else(|| "clean".into()),
     });
     let ws = clean().workspace();
-    let units: Vec<Unit<'_>> = ws
-        .write_units
-        .iter()
-        .map(|u| Unit {
-            rel: &u.rel,
-            text: &u.text,
-        })
-        .collect();
+    let units: Vec<Unit<'_>> = nonrender::units(&ws.write_units);
     let w = nonrender::writers(&units);
     let mut bad = Vec::new();
     for (m, field) in [
@@ -932,6 +912,22 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
 }
 
 impl Fixture {
+    /// A new map row, before `RecordError`'s.
+    fn with_new_row(mut self, mutator: &str, answer: &str) -> Fixture {
+        self.def = self.def.replace(
+            "    X(RecordError,",
+            &format!("    X({mutator}, {answer}) \\\n    X(RecordError,"),
+        );
+        self
+    }
+
+    /// A new undecided mark, after the fixture's only one.
+    fn with_mark(mut self, mutator: &str, bit: &str) -> Fixture {
+        let last = "    X(UseProgram,                        NEW_SHADER)\n// clang-format on";
+        self.def = self.def.replace(last, &format!("    X(UseProgram,                        NEW_SHADER) \\\n    X({mutator}, {bit})\n// clang-format on"));
+        self
+    }
+
     fn without_row(mut self, mutator: &str) -> Fixture {
         self.def = self
             .def
