@@ -7,7 +7,7 @@
 //! other feature-test operators read as 0, except `__has_include`, which is resolved.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::graph::{Graph, NodeId};
 use crate::lex::{Directive, IncludeKind};
@@ -288,52 +288,30 @@ impl Walker<'_> {
         }
     }
 
-    fn resolve(&self, from: NodeId, kind: IncludeKind, name: &str) -> Option<NodeId> {
+    /// The first existing candidate for a header name, and its node when the graph has one.
+    fn lookup(
+        &self,
+        from: NodeId,
+        kind: IncludeKind,
+        name: &str,
+    ) -> Option<(PathBuf, Option<NodeId>)> {
         let dir = self.g.nodes[from].path.parent().unwrap_or(Path::new("/"));
-        // The first candidate that exists wins, even when it is not a graph node (then: unknown).
         let hit = candidates(dir, kind, name, &self.g.search)
             .into_iter()
             .find(|c| self.g.index.contains_key(c) || c.is_file())?;
-        self.g.index.get(&hit).copied()
+        let node = self.g.index.get(&hit).copied();
+        Some((hit, node))
     }
 
     /// `#include MACRO`: expand, then resolve the resulting `"…"` or `<…>` name.
     fn computed(&self, from: NodeId, text: &str) -> Option<NodeId> {
         let toks = self.expand(tokenize(text), &mut Vec::new());
-        let joined: String = toks
-            .iter()
-            .map(|t| match t {
-                Tok::Ident(s) | Tok::Num(s) | Tok::Punct(s) | Tok::Str(s) => s.as_str(),
-            })
-            .collect();
-        if let Some(q) = joined.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
-            self.resolve(from, IncludeKind::Quoted, q)
-        } else if let Some(a) = joined.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
-            self.resolve(from, IncludeKind::Angle, a)
-        } else {
-            None
-        }
+        let (kind, name) = header_name_of(&toks)?;
+        self.lookup(from, kind, &name).and_then(|(_, node)| node)
     }
 
     fn has_include(&self, from: NodeId, toks: &[Tok]) -> bool {
-        let text: String = toks
-            .iter()
-            .map(|t| match t {
-                Tok::Ident(s) | Tok::Num(s) | Tok::Punct(s) | Tok::Str(s) => s.as_str(),
-            })
-            .collect();
-        let (kind, name) = if let Some(q) = text.strip_prefix('"').and_then(|x| x.strip_suffix('"'))
-        {
-            (IncludeKind::Quoted, q)
-        } else if let Some(a) = text.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
-            (IncludeKind::Angle, a)
-        } else {
-            return false;
-        };
-        let dir = self.g.nodes[from].path.parent().unwrap_or(Path::new("/"));
-        candidates(dir, kind, name, &self.g.search)
-            .iter()
-            .any(|c| self.g.index.contains_key(c) || c.is_file())
+        header_name_of(toks).is_some_and(|(kind, name)| self.lookup(from, kind, &name).is_some())
     }
 
     /// Macro-expands a token list (`defined` operands are protected by the caller).
@@ -449,6 +427,22 @@ impl Walker<'_> {
             macros: &self.macros,
         };
         p.ternary() != 0
+    }
+}
+
+/// Reads `"name"` or `<name>` back from tokens.
+fn header_name_of(toks: &[Tok]) -> Option<(IncludeKind, String)> {
+    let text: String = toks
+        .iter()
+        .map(|t| match t {
+            Tok::Ident(s) | Tok::Num(s) | Tok::Punct(s) | Tok::Str(s) => s.as_str(),
+        })
+        .collect();
+    if let Some(q) = text.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+        Some((IncludeKind::Quoted, q.to_string()))
+    } else {
+        let a = text.strip_prefix('<').and_then(|x| x.strip_suffix('>'))?;
+        Some((IncludeKind::Angle, a.to_string()))
     }
 }
 
