@@ -620,3 +620,32 @@ mod tests {
         assert_eq!(f.len(), 1);
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod shapes {
+    use super::*;
+    use crate::lex::lex;
+
+    fn names(src: &str) -> Vec<String> {
+        let lx = lex(src);
+        let (f, issues) = functions(src, &lx);
+        assert!(issues.is_empty(), "{issues:?}");
+        f.iter().map(|f| f.name.clone()).collect()
+    }
+
+    #[test]
+    fn templates_operators_attributes_and_linkage() {
+        let src = "extern \"C\" {\nMG_EXPORT void glFlush(void) { x(); }\n}\ntemplate <typename T, int N>\n[[nodiscard]] T Pick(const std::array<T, N>& a) { return a[0]; }\nbool Key::operator==(const Key& o) const { return a == o.a; }\nnamespace a::b { inline namespace v1 { void G() try { f(); } catch (...) { } } }\nFoo::~Foo() { }\n#define BODY(x) { x; }\nvoid H() { }\n";
+        assert_eq!(
+            names(src),
+            vec!["glFlush", "Pick", "Key::operator==", "G", "Foo::~Foo", "H"]
+        );
+    }
+
+    #[test]
+    fn brace_initialisers_and_enums_hold_no_functions() {
+        let src = "static const Entry kTable[] = { {1, 2}, {3, 4} };\nenum class E : int { A, B };\nstruct S { int a{0}; void M() { } };\nauto L = [](int x) { return x; };\nvoid F() { }\n";
+        assert_eq!(names(src), vec!["S::M", "F"]);
+    }
+}

@@ -659,4 +659,40 @@ mod tests {
             d[0].reason
         );
     }
+
+    #[test]
+    fn call_graph_finds_helpers_that_reach_the_backend() {
+        let src = "void Flush() { Publish(); }\nvoid Publish() { gBackendFunctionsTable.GL.Flush(); }\nvoid glA() { pGLContext->SetA(1); Flush(); }\nvoid glB() { pGLContext->SetB(1); Other(); }\n";
+        let s = Source {
+            rel: "a.cpp".into(),
+            text: src.into(),
+            bad_utf8: None,
+        };
+        let cfg = ScanConfig {
+            prefixes: upstream_prefixes("P5e").unwrap(),
+        };
+        let surf = analyse(
+            &[s],
+            &["x".into()],
+            &cfg,
+            Options {
+                mode: Mode::Accurate,
+                call_graph: true,
+                explain: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(surf.helper_points.len(), 1);
+        let h = &surf.helper_points[0];
+        assert_eq!(
+            (h.function.as_str(), h.via.clone(), h.backend.clone()),
+            (
+                "glA",
+                vec!["Flush".to_string(), "Publish".to_string()],
+                vec!["Flush".to_string()]
+            )
+        );
+        // The upstream-compatible counts stay intact.
+        assert_eq!(surf.counts().immediate_calls, 0);
+    }
 }
