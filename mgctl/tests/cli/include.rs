@@ -352,3 +352,83 @@ fn stale_rule_and_new_temporary_use_fail_with_config_lines() {
     );
     assert!(r.stdout.contains("STALE rule `+MobileGL/MG_Nowhere/X.h` at mgctl.toml:27: no include uses this allowance"), "{}", r.dump());
 }
+
+#[test]
+fn compiler_mode_agrees_on_the_driver_and_json_carries_schema() {
+    let (_g, root) = driver_copy();
+    let r = mgctl(
+        &["include", "probes", "--mode", "both", "--compiler", "g++"],
+        &root,
+    )
+    .expect(0);
+    assert!(
+        r.stdout.contains("include-closure: compiler: g++"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("value-header OK"), "{}", r.dump());
+    assert!(
+        r.stdout.contains("(mode=compiler, cxx=g++)"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout.contains("value-header modes agree"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(&["include", "probes", "--format", "json"], &root).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["ran"], 2);
+    let r = mgctl(&["include", "rules", "--format", "json"], &root).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["schema"], 1);
+}
+
+#[test]
+fn compiler_mode_sees_through_macros_and_flags_forbidden_reach() {
+    let d = scratch();
+    write_tree(
+        d.path(),
+        &[
+            (
+                "mgctl.toml",
+                "[include]\ndirs = [\"src\"]\n[[include.probe]]\nname = \"pure\"\nheader = \"src/Pure.h\"\nforbidden = [\"src/State/\"]\n",
+            ),
+            // A computed include and a dead #ifdef: the walk resolves the first and skips the second,
+            // as the compiler does.
+            (
+                "src/Pure.h",
+                "#pragma once\n#define VALUES \"Values.h\"\n#include VALUES\n#ifdef NEVER_DEFINED\n#include \"Other.h\"\n#endif\n",
+            ),
+            ("src/Values.h", "#pragma once\n#include \"State/Leak.h\"\n"),
+            ("src/Other.h", "#pragma once\n"),
+            ("src/State/Leak.h", "#pragma once\n"),
+        ],
+    );
+    let r = mgctl(
+        &["include", "probes", "--mode", "both", "--compiler", "g++"],
+        d.path(),
+    )
+    .expect(1);
+    assert!(r.stdout.contains("pure FORBIDDEN"), "{}", r.dump());
+    assert!(
+        r.stdout
+            .contains("forbidden: src/State/Leak.h (rule src/State/) reached by:"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("pure modes agree"), "{}", r.dump());
+}
+
+#[test]
+fn bench_prints_files_edges_and_milliseconds() {
+    let r = mgctl(
+        &["include", "bench", "--synthetic", "60", "--runs", "1"],
+        &scratch().path().to_path_buf(),
+    );
+    assert!(r.stdout.contains("graph: 60 files scanned"), "{}", r.dump());
+    assert!(r.stdout.contains("time: min "), "{}", r.dump());
+    assert!(r.code == 0 || r.code == 1, "{}", r.dump());
+}
