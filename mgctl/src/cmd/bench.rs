@@ -16,6 +16,7 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
+    about = "benchmark.json frame-time percentiles and DriverBench medians",
     long_about = "Benchmark files of MobileGL runs: the trace-replay harness's `benchmark.json` \
 (per-frame wall and CPU times; mean, median, p95, p99 by nearest rank, best-of-N as the retrace runner \
 picks it) and DriverBench output (median ns_per_op per case over repeats, the T1/T2 decomposition of push \
@@ -42,6 +43,7 @@ pub enum SeriesArg {
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Runner lines, best of N, mean/median/p95/p99 (nearest rank) of benchmark.json",
     long_about = "Reads `benchmark.json` files (or result directories holding `benchmark-run<i>.json`, \
 else `benchmark.json`) and prints, per repeat, the retrace runner's line byte for byte (`format_benchmark`: \
 device mean/median/p95/fps, host CPU p50/p99), the best of N (lowest wall meanFrameMs, <= 0 counts as +inf, \
@@ -65,12 +67,14 @@ pub struct FramesArgs {
     /// Which series the table shows.
     #[arg(long, value_enum, default_value_t = SeriesArg::Both)]
     pub series: SeriesArg,
+    /// Versioned JSON (`"schema": 1`, docs/stats.md).
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
 #[command(
+    about = "DriverBench median ns_per_op per case and arm, with the T1/T2 decomposition",
     long_about = "Reads DriverBench stdout captures (one file per arm, any number of repeats; repeated \
 CSV headers and stderr lines captured with 2>&1 are skipped, rows are found by the header) and prints per \
 case the median ns_per_op over repeats with n and min, per arm. Arms are named `NAME=PATH`, or after the \
@@ -86,6 +90,7 @@ pub struct DriverArgs {
     /// A Markdown table (MEASUREMENTS.md shape).
     #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
+    /// Versioned JSON (`"schema": 1`, docs/stats.md).
     #[arg(long)]
     pub json: bool,
 }

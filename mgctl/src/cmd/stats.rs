@@ -17,6 +17,7 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
+    about = "MobileGL device logs: MGPipe stats windows, verify arming, Fatal lines",
     long_about = "Reads MobileGL device logs: the periodic `MGPipe stats:` window lines (draws per frame, \
 accessor calls per draw, byte classes, CSO mints/binds, the six memo gates), the verify arming line and any \
 `Fatal{…}`. Every log envelope is understood: the library's own file sink, `adb logcat` in any format \
@@ -40,6 +41,7 @@ pub enum StatsCommand {
 
 #[derive(Debug, Args)]
 #[command(
+    about = "The last complete window, steady state, totals, verify and Fatals of each log",
     long_about = "Per log: the lines read and ignored (logcat markers, foreign tags, noise, a cut last \
 record), the sessions, the period, window lines and complete windows, then for the reported session (the \
 last one with windows) the LAST COMPLETE WINDOW (window == period, frames a multiple of it) with every \
@@ -72,6 +74,7 @@ pub struct SummaryArgs {
 
 #[derive(Debug, Args)]
 #[command(
+    about = "A/B of two arms: every field side by side, Δ and Δ %, same-trace validity check",
     long_about = "The A/B of two arms: every field of both last complete windows side by side with Δ and \
 Δ % (gates: the hit-rate difference), keys present in one arm only shown as absent (never as 0), the \
 steady-state draws/f and acc/draw of both, and a validity check: the same trace replays the same frames, \
@@ -84,6 +87,7 @@ pub struct DiffArgs {
     pub a: PathBuf,
     /// Arm B (e.g. push).
     pub b: PathBuf,
+    /// Versioned JSON (`"schema": 1`, docs/stats.md).
     #[arg(long)]
     pub json: bool,
     /// Print the comparison and exit 0 even when the draws per window differ.
@@ -96,6 +100,7 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Census of Fatal{…} lines; --verify also fails a log that never armed (G4)",
     long_about = "Lists every `Fatal{Kind, \"detail\", extras} tail` line of the logs (not libc's `Fatal \
 signal`, not `Admitted{…}`, not CMake error text in a transcript) and a census by kind and by kind and \
 detail. With --verify it is MobileGL's G4 gate: every log must carry the library's `MGPipe: verify armed` \
@@ -109,12 +114,14 @@ pub struct FatalsArgs {
     /// Also fail a log that never armed verify.
     #[arg(long)]
     pub verify: bool,
+    /// Versioned JSON (`"schema": 1`, docs/stats.md).
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Parser throughput on a generated logcat capture vs the 1,000,000 lines/s target",
     long_about = "Generates a large realistic `adb logcat -v threadtime` capture in memory (MobileGL \
 push-build window lines among other tags' noise) and parses and builds it into sessions on one core, \
 streaming in 64 KiB chunks as a file is read: prints lines/s and MB/s against the 1,000,000 lines/s \
