@@ -49,10 +49,24 @@ pub struct IncludeConfig {
     pub require_all: bool,
     /// Fail unless exactly this many probes actually ran (SKIPs do not count).
     pub expect_probes: Option<usize>,
+    /// `text` (the static graph) or `both` (also the real preprocessor per probe, failing on any
+    /// disagreement the macro-aware walk cannot explain), like upstream's CI `--mode both`.
+    #[serde(default)]
+    pub mode: ProbeMode,
+    /// Compiler for `mode = "both"` (default: $CXX, then c++, g++, clang++).
+    pub compiler: Option<String>,
     #[serde(default, rename = "probe")]
     pub probes: Vec<ProbeConfig>,
     #[serde(default, rename = "layer")]
     pub layers: Vec<LayerConfig>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeMode {
+    #[default]
+    Text,
+    Both,
 }
 
 /// `[[include.probe]]`.
@@ -478,6 +492,100 @@ pub fn layering_findings(gate: &'static str, rep: &LayeringReport, cfg_file: &st
     out
 }
 
+/// `mode = "both"`: the preprocessor's closure of every probe that ran, its violations (INC001,
+/// mode compiler) and every difference from the macro-aware walk (INC015 unexplained, INC016 explained).
+fn compiler_findings(
+    g: &Graph,
+    cfg: &IncludeConfig,
+    probes: &[Probe],
+    results: &[ProbeResult],
+) -> Vec<Finding> {
+    use include_graph::compiler;
+    let Some(cxx) = compiler::pick_compiler(cfg.compiler.as_deref()) else {
+        return vec![Finding::error(
+            PROBES,
+            "INC015",
+            "mode = \"both\" but no C++ preprocessor found (tried $CXX, c++, g++, clang++)",
+        )];
+    };
+    let mut flags = cfg.compiler_flags.clone();
+    flags.extend(compiler::search_flags(&g.search));
+    let predefs = match compiler::predefined(&cxx, &flags) {
+        Ok(m) => m,
+        Err(e) => return vec![Finding::error(PROBES, "INC015", e.to_string())],
+    };
+    let mut out = Vec::new();
+    for (p, _) in probes
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| r.status != Status::Skip)
+    {
+        let Some(start) = g.id(Path::new(&p.header)) else {
+            continue;
+        };
+        let run = match compiler::run_h(&cxx, &flags, &g.root.join(&p.header), &g.root) {
+            Ok(run) => run,
+            Err(e) => {
+                out.push(Finding::error(PROBES, "INC015", e.to_string()).in_unit(p.name.clone()));
+                continue;
+            }
+        };
+        if !run.success {
+            let why = run.diagnostics.first().cloned().unwrap_or_default();
+            out.push(
+                Finding::error(
+                    PROBES,
+                    "INC015",
+                    format!("probe `{}`: {cxx} preprocessing failed: {why}", p.name),
+                )
+                .at(Location::file(p.header.clone()))
+                .in_unit(p.name.clone()),
+            );
+            continue;
+        }
+        let cr = compiler::probe_from_run(&g.root, p, &run);
+        for v in &cr.violations {
+            out.push(
+                Finding::error(
+                    PROBES,
+                    "INC001",
+                    format!("probe `{}` (mode=compiler, cxx={cxx}): {} reaches forbidden {} (rule {}): {}", p.name, p.header, v.path, v.rule, chain_text(&v.chain)),
+                )
+                .at(Location::file(p.header.clone()))
+                .in_unit(p.name.clone()),
+            );
+        }
+        let walked = include_graph::pp::walk(g, start, predefs.clone());
+        let cmp = compiler::compare(g, start, &run, Some(&walked));
+        for d in &cmp.differences {
+            let side = if d.static_only {
+                "static only"
+            } else {
+                "compiler only"
+            };
+            let (code, sev) = if d.explanation.explained() {
+                ("INC016", Severity::Note)
+            } else {
+                ("INC015", Severity::Error)
+            };
+            out.push(
+                Finding::new(
+                    PROBES,
+                    code,
+                    sev,
+                    format!(
+                        "probe `{}`: {} ({side}) - {}",
+                        p.name, d.path, d.explanation
+                    ),
+                )
+                .at(Location::file(p.header.clone()))
+                .in_unit(p.name.clone()),
+            );
+        }
+    }
+    out
+}
+
 fn probes_of(cfg: &IncludeConfig) -> Vec<Probe> {
     cfg.probes.iter().map(ProbeConfig::to_probe).collect()
 }
@@ -539,6 +647,9 @@ impl Gate for IncludeProbesGate {
                 .into_iter()
                 .filter(|f| f.code != "INC012"),
         );
+        if cfg.mode == ProbeMode::Both {
+            fs.extend(compiler_findings(&g, cfg, &probes, &results));
+        }
         let ran = results.iter().filter(|r| r.status != Status::Skip).count();
         let forbidden: usize = results.iter().map(|r| r.violations.len()).sum();
         let mut rep = GateReport::from_findings(
