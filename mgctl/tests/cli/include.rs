@@ -432,3 +432,24 @@ fn bench_prints_files_edges_and_milliseconds() {
     assert!(r.stdout.contains("time: min "), "{}", r.dump());
     assert!(r.code == 0 || r.code == 1, "{}", r.dump());
 }
+
+#[test]
+fn gate_mode_both_runs_the_compiler_and_trips_on_a_planted_reach() {
+    let (_g, root) = copy_driver();
+    let section = SECTION.replace(
+        "expect_probes = 2\n",
+        "expect_probes = 2\nmode = \"both\"\ncompiler = \"g++\"\n",
+    );
+    std::fs::write(root.join("mgctl.toml"), section).unwrap();
+    mgctl(&["check", ".", "--only", "include-probes"], &root).expect(0);
+    append(
+        &root.join("MobileGL/MG_Pipe/MGPipeValueTypes.h"),
+        "#include \"MG_State/GLState/Core.h\"\n",
+    );
+    let r = mgctl(&["check", ".", "--only", "include-probes"], &root).expect(1);
+    assert!(
+        r.stdout.contains("(mode=compiler, cxx=g++)"),
+        "{}",
+        r.dump()
+    );
+}
