@@ -296,7 +296,7 @@ fn compile_commands_supplies_search_dirs() {
 
 #[test]
 fn self_test_passes_and_a_neutered_control_fails_it() {
-    let r = mgctl(&["include", "self-test"], &scratch().path().to_path_buf()).expect(0);
+    let r = mgctl(&["include", "self-test"], scratch().path()).expect(0);
     assert!(
         r.stdout.contains("include-layering: self-test OK"),
         "{}",
@@ -315,7 +315,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
             "--neuter",
             "include-layering/three-hop-transitive",
         ],
-        &scratch().path().to_path_buf(),
+        scratch().path(),
     )
     .expect(1);
     assert!(
@@ -426,7 +426,7 @@ fn compiler_mode_sees_through_macros_and_flags_forbidden_reach() {
 fn bench_prints_files_edges_and_milliseconds() {
     let r = mgctl(
         &["include", "bench", "--synthetic", "60", "--runs", "1"],
-        &scratch().path().to_path_buf(),
+        scratch().path(),
     );
     assert!(r.stdout.contains("graph: 60 files scanned"), "{}", r.dump());
     assert!(r.stdout.contains("time: min "), "{}", r.dump());
