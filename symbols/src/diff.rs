@@ -1,7 +1,8 @@
 //! Analyse: normalise, fold and bucket two sides' symbols (spec §1.4), then apply the gates.
 //! Pure functions over the model; no I/O.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -34,35 +35,9 @@ pub struct Side {
 impl Side {
     /// Build a side from a library, demangling all names in parallel.
     pub fn from_library(lib: &Library, keep_versions: bool) -> Side {
-        let rows = lib
-            .defined
-            .par_iter()
-            .with_min_len(256)
-            .map(|s| {
-                let demangled = demangle(&s.name);
-                let (mangled, demangled) = if keep_versions && s.version.is_some() {
-                    let v = s.versioned_name();
-                    let suffix = &v[s.name.len()..];
-                    (v.clone(), format!("{demangled}{suffix}"))
-                } else {
-                    (s.name.clone(), demangled.into_owned())
-                };
-                SymRow {
-                    mangled,
-                    demangled,
-                    kind: s.kind,
-                    size: s.size,
-                    address: s.address,
-                    version: s.version.clone(),
-                }
-            })
-            .collect();
-        Side {
-            identity: Some(lib.identity.clone()),
-            table: Some(lib.table),
-            rows,
-            sections: lib.sections.clone(),
-        }
+        let names = distinct_names(&[lib]);
+        let texts = demangle_distinct(&names);
+        side(lib, keep_versions, &names, &texts)
     }
 
     /// Size of a section; a missing section counts as 0 (upstream rule).
@@ -78,6 +53,73 @@ impl Side {
 
     pub fn has_section(&self, name: &str) -> bool {
         name == "Total" || self.sections.iter().any(|s| s.name == name)
+    }
+}
+
+/// Both sides of a diff; every distinct name is demangled once (most names are shared).
+pub fn sides_from_libraries(
+    before: &Library,
+    after: &Library,
+    keep_versions: bool,
+) -> (Side, Side) {
+    let names = distinct_names(&[before, after]);
+    let texts = demangle_distinct(&names);
+    rayon::join(
+        || side(before, keep_versions, &names, &texts),
+        || side(after, keep_versions, &names, &texts),
+    )
+}
+
+fn distinct_names<'a>(libs: &[&'a Library]) -> Vec<&'a str> {
+    let mut names: Vec<&str> = libs
+        .iter()
+        .flat_map(|l| l.defined.iter().map(|s| s.name.as_str()))
+        .collect();
+    names.par_sort_unstable();
+    names.dedup();
+    names
+}
+
+fn demangle_distinct(names: &[&str]) -> Vec<String> {
+    names
+        .par_iter()
+        .with_min_len(256)
+        .map(|n| demangle(n).into_owned())
+        .collect()
+}
+
+fn side(lib: &Library, keep_versions: bool, names: &[&str], texts: &[String]) -> Side {
+    let rows = lib
+        .defined
+        .par_iter()
+        .with_min_len(512)
+        .map(|s| {
+            let demangled = match names.binary_search(&s.name.as_str()) {
+                Ok(i) => texts[i].clone(),
+                Err(_) => demangle(&s.name).into_owned(),
+            };
+            let (mangled, demangled) = if keep_versions && s.version.is_some() {
+                let v = s.versioned_name();
+                let suffix = v[s.name.len()..].to_string();
+                (v, format!("{demangled}{suffix}"))
+            } else {
+                (s.name.clone(), demangled)
+            };
+            SymRow {
+                mangled,
+                demangled,
+                kind: s.kind,
+                size: s.size,
+                address: s.address,
+                version: s.version.clone(),
+            }
+        })
+        .collect();
+    Side {
+        identity: Some(lib.identity.clone()),
+        table: Some(lib.table),
+        rows,
+        sections: lib.sections.clone(),
     }
 }
 
@@ -128,49 +170,84 @@ pub fn normalise(name: &str, opts: &DiffOptions) -> String {
 
 /// Several mangled symbols folded under one normalised name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Folded {
+pub struct Folded<'a> {
+    pub name: Cow<'a, str>,
     pub size: u64,
     pub count: usize,
     /// Sorted mangled names.
-    pub mangled: Vec<String>,
+    pub mangled: Vec<&'a str>,
     /// Type letter of the first row in table order.
     pub kind: char,
 }
 
-/// Fold rows by normalised name. A mangled name that occurs more than once (file-local statics
-/// of the same name in different objects) keeps each copy apart: copy k ≥ 2 (in address order)
-/// is folded as `<name> [copy k]`, so a removed copy is a removal, not a resize (upstream bug).
-pub fn fold(rows: &[SymRow], opts: &DiffOptions) -> BTreeMap<String, Folded> {
-    let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        seen.entry(r.mangled.as_str()).or_default().push(i);
+/// Fold rows by normalised name, sorted by name. A mangled name that occurs more than once
+/// (file-local statics of the same name in different objects) keeps each copy apart: copy
+/// k >= 2 (in address order) is folded as `<name> [copy k]`, so a removed copy is a removal,
+/// not a resize (upstream bug).
+pub fn fold<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Vec<Folded<'a>> {
+    let mut counts: HashMap<&str, u32> = HashMap::with_capacity(rows.len());
+    for r in rows {
+        *counts.entry(r.mangled.as_str()).or_insert(0) += 1;
     }
     let mut copy_of = vec![1usize; rows.len()];
-    for idx in seen.values_mut().filter(|v| v.len() > 1) {
-        idx.sort_by_key(|&i| (rows[i].address, i));
-        for (k, &i) in idx.iter().enumerate() {
-            copy_of[i] = k + 1;
+    let mut dups: Vec<usize> = (0..rows.len())
+        .filter(|&i| counts.get(rows[i].mangled.as_str()).is_some_and(|&c| c > 1))
+        .collect();
+    dups.sort_by(|&x, &y| {
+        rows[x]
+            .mangled
+            .cmp(&rows[y].mangled)
+            .then(rows[x].address.cmp(&rows[y].address))
+            .then(x.cmp(&y))
+    });
+    for w in 1..dups.len() {
+        if rows[dups[w]].mangled == rows[dups[w - 1]].mangled {
+            copy_of[dups[w]] = copy_of[dups[w - 1]] + 1;
         }
     }
-    let mut out: BTreeMap<String, Folded> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        let mut key = normalise(&r.demangled, opts);
-        if copy_of[i] > 1 {
-            key = format!("{key} [copy {}]", copy_of[i]);
+    let plain = opts.strip_scopes.is_empty() && opts.rename_map.is_empty();
+    let mut keyed: Vec<(Cow<'a, str>, usize)> = rows
+        .par_iter()
+        .enumerate()
+        .with_min_len(512)
+        .map(|(i, r)| {
+            let key: Cow<'a, str> = if plain {
+                Cow::Borrowed(r.demangled.as_str())
+            } else {
+                Cow::Owned(normalise(&r.demangled, opts))
+            };
+            let key = if copy_of[i] > 1 {
+                Cow::Owned(format!("{key} [copy {}]", copy_of[i]))
+            } else {
+                key
+            };
+            (key, i)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    let mut out: Vec<Folded<'a>> = Vec::with_capacity(keyed.len());
+    for (key, i) in keyed {
+        let r = &rows[i];
+        match out.last_mut() {
+            Some(f) if f.name == key => {
+                f.size += r.size;
+                f.count += 1;
+                f.mangled.push(r.mangled.as_str());
+            }
+            _ => out.push(Folded {
+                name: key,
+                size: r.size,
+                count: 1,
+                mangled: vec![r.mangled.as_str()],
+                kind: r.kind,
+            }),
         }
-        let e = out.entry(key).or_insert_with(|| Folded {
-            size: 0,
-            count: 0,
-            mangled: Vec::new(),
-            kind: r.kind,
-        });
-        e.size += r.size;
-        e.count += 1;
-        e.mangled.push(r.mangled.clone());
     }
-    for e in out.values_mut() {
-        e.mangled.sort();
-    }
+    out.par_iter_mut().with_min_len(512).for_each(|f| {
+        if f.mangled.len() > 1 {
+            f.mangled.sort_unstable();
+        }
+    });
     out
 }
 
@@ -258,67 +335,73 @@ fn delta(a: u64, b: u64) -> i64 {
     (i128::from(b) - i128::from(a)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
-/// Bucket two folded maps (spec §1.4 step 2). `only` filters which names are listed; the
-/// unchanged counter is never filtered.
+/// Bucket two folded, name-sorted lists (spec §1.4 step 2). `only` filters which names are
+/// listed; the unchanged counter is never filtered.
 pub fn bucket(
-    before: &BTreeMap<String, Folded>,
-    after: &BTreeMap<String, Folded>,
+    before: &[Folded<'_>],
+    after: &[Folded<'_>],
     threshold: u64,
     only: &[String],
 ) -> Buckets {
     let listed = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
     let mut b = Buckets::default();
-    let first = |f: &Folded| f.mangled.first().cloned().unwrap_or_default();
-    let push = |bucket: &mut Vec<Change>, c: Change| {
-        if listed(&c.name) {
-            bucket.push(c);
-        }
-    };
-    let mut ia = before.iter().peekable();
-    let mut ib = after.iter().peekable();
-    loop {
-        let order = match (ia.peek(), ib.peek()) {
-            (None, None) => break,
+    let first = |f: &Folded<'_>| f.mangled.first().map(|s| s.to_string()).unwrap_or_default();
+    let (mut i, mut j) = (0, 0);
+    while i < before.len() || j < after.len() {
+        let order = match (before.get(i), after.get(j)) {
+            (Some(x), Some(y)) => x.name.cmp(&y.name),
             (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
+            _ => std::cmp::Ordering::Greater,
         };
         match order {
             std::cmp::Ordering::Less => {
-                let Some((name, f)) = ia.next() else { break };
-                let c = Change {
-                    name: name.clone(),
-                    delta: delta(f.size, 0),
-                    before: f.size,
-                    after: 0,
-                    before_mangled: first(f),
-                    after_mangled: String::new(),
-                    kind_before: Some(f.kind),
-                    kind_after: None,
-                };
-                push(&mut b.removed, c);
+                let f = &before[i];
+                i += 1;
+                if listed(&f.name) {
+                    b.removed.push(Change {
+                        name: f.name.to_string(),
+                        delta: delta(f.size, 0),
+                        before: f.size,
+                        after: 0,
+                        before_mangled: first(f),
+                        after_mangled: String::new(),
+                        kind_before: Some(f.kind),
+                        kind_after: None,
+                    });
+                }
             }
             std::cmp::Ordering::Greater => {
-                let Some((name, f)) = ib.next() else { break };
-                let c = Change {
-                    name: name.clone(),
-                    delta: delta(0, f.size),
-                    before: 0,
-                    after: f.size,
-                    before_mangled: String::new(),
-                    after_mangled: first(f),
-                    kind_before: None,
-                    kind_after: Some(f.kind),
-                };
-                push(&mut b.added, c);
+                let f = &after[j];
+                j += 1;
+                if listed(&f.name) {
+                    b.added.push(Change {
+                        name: f.name.to_string(),
+                        delta: delta(0, f.size),
+                        before: 0,
+                        after: f.size,
+                        before_mangled: String::new(),
+                        after_mangled: first(f),
+                        kind_before: None,
+                        kind_after: Some(f.kind),
+                    });
+                }
             }
             std::cmp::Ordering::Equal => {
-                let (Some((name, fa)), Some((_, fb))) = (ia.next(), ib.next()) else {
-                    break;
-                };
+                let (fa, fb) = (&before[i], &after[j]);
+                i += 1;
+                j += 1;
+                let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
+                let renamed = !resized && fa.mangled != fb.mangled;
+                if !resized && !renamed {
+                    b.unchanged += 1;
+                    continue;
+                }
+                if !listed(&fa.name) {
+                    continue;
+                }
                 let c = Change {
-                    name: name.clone(),
-                    delta: delta(fa.size, fb.size),
+                    name: fa.name.to_string(),
+                    delta: if resized { delta(fa.size, fb.size) } else { 0 },
                     before: fa.size,
                     after: fb.size,
                     before_mangled: first(fa),
@@ -326,12 +409,10 @@ pub fn bucket(
                     kind_before: Some(fa.kind),
                     kind_after: Some(fb.kind),
                 };
-                if fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold {
-                    push(&mut b.resized, c);
-                } else if fa.mangled != fb.mangled {
-                    push(&mut b.renamed, Change { delta: 0, ..c });
+                if resized {
+                    b.resized.push(c);
                 } else {
-                    b.unchanged += 1;
+                    b.renamed.push(c);
                 }
             }
         }
@@ -414,19 +495,31 @@ pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
         }
     }
     let mut kind_changes = Vec::new();
-    for (name, x) in &fa {
-        if let Some(y) = fb.get(name) {
-            if x.kind != y.kind {
-                kind_changes.push(Change {
-                    name: name.clone(),
-                    delta: delta(x.size, y.size),
-                    before: x.size,
-                    after: y.size,
-                    before_mangled: x.mangled.first().cloned().unwrap_or_default(),
-                    after_mangled: y.mangled.first().cloned().unwrap_or_default(),
-                    kind_before: Some(x.kind),
-                    kind_after: Some(y.kind),
-                });
+    let (mut i, mut j) = (0, 0);
+    while i < fa.len() && j < fb.len() {
+        match fa[i].name.cmp(&fb[j].name) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                let (x, y) = (&fa[i], &fb[j]);
+                if x.kind != y.kind {
+                    kind_changes.push(Change {
+                        name: x.name.to_string(),
+                        delta: delta(x.size, y.size),
+                        before: x.size,
+                        after: y.size,
+                        before_mangled: x
+                            .mangled
+                            .first()
+                            .map(|s| s.to_string())
+                            .unwrap_or_default(),
+                        after_mangled: y.mangled.first().map(|s| s.to_string()).unwrap_or_default(),
+                        kind_before: Some(x.kind),
+                        kind_after: Some(y.kind),
+                    });
+                }
+                i += 1;
+                j += 1;
             }
         }
     }

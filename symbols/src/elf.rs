@@ -403,13 +403,16 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
     } else {
         Vec::new()
     };
-    let chosen = match table {
-        Table::Symtab => read_table(&cx, &symtab, None, ".symtab")?,
-        Table::Dynsym => dyn_syms.clone(),
+    let (chosen, dynamic) = match table {
+        Table::Symtab => {
+            let mut d = dyn_syms;
+            d.retain(|s| s.defined);
+            (read_table(&cx, &symtab, None, ".symtab")?, d)
+        }
+        Table::Dynsym => (dyn_syms, Vec::new()),
     };
     let (defined, undefined): (Vec<Symbol>, Vec<Symbol>) =
         chosen.into_iter().partition(|s| s.defined);
-    let exported = dyn_syms.into_iter().filter(Symbol::is_exported).collect();
 
     let section_rows = sysv_sections(&cx, header, data, &symtab)?;
     let build_id = build_id(&cx, data);
@@ -428,7 +431,7 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
         table,
         defined,
         undefined,
-        exported,
+        dynamic,
         sections: section_rows,
     })
 }

@@ -132,8 +132,9 @@ pub struct Library {
     pub defined: Vec<Symbol>,
     /// Undefined symbols of `table`.
     pub undefined: Vec<Symbol>,
-    /// Exported symbols (from `.dynsym`, whatever `table` is).
-    pub exported: Vec<Symbol>,
+    /// Defined `.dynsym` symbols when `table` is `.symtab` (empty otherwise: then `defined`
+    /// already is the dynamic table). Read through [`Library::exported`].
+    pub dynamic: Vec<Symbol>,
     /// Every section `size --format=sysv` lists, in header order, plus nothing else.
     pub sections: Vec<SectionSize>,
 }
@@ -145,6 +146,16 @@ impl Library {
             .iter()
             .find(|s| s.name == name)
             .map(|s| s.size)
+    }
+
+    /// Exported symbols: defined in `.dynsym`, global/weak, default or protected visibility.
+    pub fn exported(&self) -> Vec<&Symbol> {
+        let src = if self.table == Table::Dynsym {
+            &self.defined
+        } else {
+            &self.dynamic
+        };
+        src.iter().filter(|s| s.is_exported()).collect()
     }
 
     /// The `Total` row of `size --format=sysv`.

@@ -68,11 +68,11 @@ pub struct Violation {
     pub mangled: String,
 }
 
-fn symbols_of(lib: &Library, scope: Scope) -> &[Symbol] {
+fn symbols_of(lib: &Library, scope: Scope) -> Vec<&Symbol> {
     match scope {
-        Scope::Defined => &lib.defined,
-        Scope::Undefined => &lib.undefined,
-        Scope::Exported => &lib.exported,
+        Scope::Defined => lib.defined.iter().collect(),
+        Scope::Undefined => lib.undefined.iter().collect(),
+        Scope::Exported => lib.exported(),
     }
 }
 

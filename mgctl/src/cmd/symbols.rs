@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
-use symbols::diff::{self, DiffOptions, Side};
+use symbols::diff::{self, DiffOptions};
 use symbols::gate::{self as sgate, AllowEntry, GateOptions};
 use symbols::listing::{self, ListSort};
 use symbols::report::{self, ReportInput, SortOrder};
@@ -310,10 +310,7 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     };
     let (lb, la) = rayon::join(|| read(&a.before, a.table), || read(&a.after, a.table));
     let (lb, la) = (lb?, la?);
-    let (before, after) = rayon::join(
-        || Side::from_library(&lb, a.keep_versions),
-        || Side::from_library(&la, a.keep_versions),
-    );
+    let (before, after) = diff::sides_from_libraries(&lb, &la, a.keep_versions);
     drop((lb, la));
     let d = diff::diff(&before, &after, &opts);
     let outcome = sgate::evaluate(&d, &gates);
@@ -516,10 +513,7 @@ fn mgctl_once(before: &Path, after: &Path) -> anyhow::Result<usize> {
         || read(after, TableArg::Auto),
     );
     let (lb, la) = (lb?, la?);
-    let (b, a) = rayon::join(
-        || Side::from_library(&lb, false),
-        || Side::from_library(&la, false),
-    );
+    let (b, a) = diff::sides_from_libraries(&lb, &la, false);
     let opts = DiffOptions::default();
     let d = diff::diff(&b, &a, &opts);
     let gates = GateOptions {

@@ -428,10 +428,7 @@ impl Gate for SymbolsGate {
                 )
             }
         };
-        let (before, after) = rayon::join(
-            || Side::from_library(&lb, cfg.keep_versions),
-            || Side::from_library(&la, cfg.keep_versions),
-        );
+        let (before, after) = diff::sides_from_libraries(&lb, &la, cfg.keep_versions);
         let (findings, headline, figures) = diff_findings(&before, &after, cfg, allow, &cfg.after);
         let mut r = GateReport::from_findings(GATE, findings, headline);
         r.figures = figures;
@@ -730,7 +727,7 @@ impl Gate for SymbolRulesGate {
                 has_dynsym: true,
             },
             table: Table::Dynsym,
-            exported: defined.clone(),
+            dynamic: Vec::new(),
             defined,
             undefined,
             sections: Vec::new(),
