@@ -623,7 +623,7 @@ fn layering(
         );
     }
     let rep = rules::check(g, &groups);
-    let findings = gate::layering_findings(gate::LAYERING, &rep, src.path.as_deref().unwrap_or(""));
+    let findings = gate::layering_findings(gate::LAYERING, &rep);
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     if a.format == OutFormat::Json {
         let v = json!({"schema": 1, "files_checked": rep.files_checked, "violations": rep.violations, "temporary": rep.temporary, "stale": rep.stale, "gone": rep.gone, "failed": failed});

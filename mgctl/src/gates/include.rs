@@ -420,7 +420,7 @@ pub fn probe_findings(
 }
 
 /// Layering results as findings (INC005–INC009, INC013 cycles).
-pub fn layering_findings(gate: &'static str, rep: &LayeringReport, cfg_file: &str) -> Vec<Finding> {
+pub fn layering_findings(gate: &'static str, rep: &LayeringReport) -> Vec<Finding> {
     let at_origin = |o: &Origin| {
         if o.line == 0 {
             Location::file(o.file.clone())
@@ -428,7 +428,6 @@ pub fn layering_findings(gate: &'static str, rep: &LayeringReport, cfg_file: &st
             Location::at(o.file.clone(), o.line as u32, None)
         }
     };
-    let _ = cfg_file;
     let mut out = Vec::new();
     for v in &rep.violations {
         let first = v.chain.first().and_then(|h| h.line).unwrap_or(0);
@@ -711,7 +710,7 @@ impl Gate for IncludeLayeringGate {
             Err(e) => return GateReport::could_not_run(LAYERING, "INC014", e, None),
         };
         let rep = rules::check(&g, &groups);
-        let mut fs = layering_findings(LAYERING, &rep, src.path.as_deref().unwrap_or(""));
+        let mut fs = layering_findings(LAYERING, &rep);
         fs.extend(issue_findings(LAYERING, &g));
         for c in include_graph::query::cycles(&g) {
             let loc = c
@@ -837,7 +836,7 @@ pub mod selftest {
     ) -> Result<Vec<Finding>, String> {
         let (g, _guard) = build(files, dirs)?;
         let rep = rules::check(&g, groups);
-        Ok(layering_findings(LAYERING, &rep, "self-test.toml"))
+        Ok(layering_findings(LAYERING, &rep))
     }
 
     const TEX: (&str, &str) = ("State/GLState/Tex.h", "#pragma once\n");
