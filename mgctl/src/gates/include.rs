@@ -41,6 +41,9 @@ pub struct IncludeConfig {
     /// Workspace-relative prefixes not walked (still scanned when included).
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Also scan headers found outside the workspace (normally they are leaves, recorded only).
+    #[serde(default)]
+    pub walk_external: bool,
     /// Extra flags for `--mode compiler|both` (e.g. `-std=gnu++17`, `-DFOO`).
     #[serde(default)]
     pub compiler_flags: Vec<String>,
@@ -249,6 +252,7 @@ pub fn graph_options(
     o.search.system = p(&cfg.system_dirs);
     o.scan = p(&cfg.scan);
     o.exclude = cfg.exclude.clone();
+    o.walk_external = cfg.walk_external;
     let cc = compile_commands
         .map(Path::to_path_buf)
         .or_else(|| cfg.compile_commands.as_ref().map(|c| root.join(c)));
