@@ -453,3 +453,48 @@ fn gate_mode_both_runs_the_compiler_and_trips_on_a_planted_reach() {
         r.dump()
     );
 }
+
+/// Copies `src` over `dst` (an overlay of driver/fixtures/violations).
+fn overlay(src: &std::path::Path, dst: &std::path::Path) {
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+            overlay(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn planted_two_hop_overlay_turns_layering_red() {
+    let (_g, root) = copy_driver();
+    overlay(
+        &driver().join("fixtures/violations/include-backend-two-hops"),
+        &root,
+    );
+    let r = mgctl(
+        &["check", ".", "--only", "include-layering,include-probes"],
+        &root,
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("error[INC005] MobileGL/MG_Backend/DirectGLES/StateMirror.h:"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("-> MobileGL/MG_Backend/Common/FrontendBridge.h:"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        !r.stdout.contains("INC001"),
+        "the probes stay green: {}",
+        r.dump()
+    );
+}
