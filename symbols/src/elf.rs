@@ -191,6 +191,8 @@ struct Ctx<'a, Elf: FileHeader<Endian = Endianness>> {
     endian: Endianness,
     machine: u16,
     sections: &'a SectionTable<'a, Elf, &'a [u8]>,
+    /// nm's section letter per section index, computed once.
+    letters: Vec<char>,
 }
 
 fn read_table<'a, Elf: FileHeader<Endian = Endianness>>(
@@ -273,17 +275,7 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
             'a'
         } else {
             match table.symbol_section(endian, sym, index) {
-                Ok(Some(sec)) => match cx.sections.section(sec) {
-                    Ok(hdr) => {
-                        let name = cx.sections.section_name(endian, hdr).unwrap_or(b"");
-                        section_letter(sec_flags(
-                            hdr.sh_type(endian),
-                            hdr.sh_flags(endian).into(),
-                            name,
-                        ))
-                    }
-                    Err(_) => 'a',
-                },
+                Ok(Some(sec)) => cx.letters.get(sec.0).copied().unwrap_or('a'),
                 // Reserved indices BFD does not map land in its absolute section.
                 Ok(None) => 'a',
                 Err(e) => return Err(malformed(cx.path, format!("{what} symbol {}", index.0), e)),
@@ -355,11 +347,19 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
         )
     })?;
     let machine = header.e_machine(endian);
+    let letters: Vec<char> = sections
+        .iter()
+        .map(|hdr| {
+            let name = sections.section_name(endian, hdr).unwrap_or(b"");
+            section_letter(sec_flags(hdr.sh_type(endian), hdr.sh_flags(endian).into(), name))
+        })
+        .collect();
     let cx = Ctx {
         path,
         endian,
         machine,
         sections: &sections,
+        letters,
     };
 
     let symtab = sections
