@@ -281,7 +281,7 @@ pub fn check(inp: &CheckInput<'_>) -> CheckResult {
         green.extend(undecided_lines);
         let s = &inp.verdicts.stats;
         green.push(format!(
-            "the under-firing half read {} function bodies across {} files under {}, function-like macros not expanded (a body that invokes one is tainted), both sides resolved to MEM:<member> + FIELD:<member>.<leaf>; {} of those bodies carry a write it could not attribute and taint whatever reaches them, {} of the {} mutators reach one; {} members are written outside those roots and any absence claim over one is undecided; a mutating call on a member-rooted lvalue and a call resolved by name both only WIDEN what a mutator is credited with, and a FIELD token is not scoped to a type",
+            "the under-firing half read {} function bodies across {} files under {}, macros expanded first, both sides resolved to MEM:<member> + FIELD:<member>.<leaf>; {} of those bodies carry a write it could not attribute and taint whatever reaches them, {} of the {} mutators reach one; {} members are written outside those roots and any absence claim over one is undecided; a mutating call on a member-rooted lvalue and a call resolved by name both only WIDEN what a mutator is credited with, and a FIELD token is not scoped to a type",
             s.bodies, s.files, inp.write_roots, s.tainted_names, s.tainted_mutators, map.len(), s.outside_members
         ));
     }

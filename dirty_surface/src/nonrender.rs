@@ -3,8 +3,8 @@
 //! bit's shutter in `Tracker.h` reads? An absence claim that only ever fails on under-firing.
 //!
 //! Token model as upstream: `MEM:m_x` and `FIELD:m_x.<first name below the member, or *>`.
-//! Differences from upstream, all in the "undecided" direction: function-like macros are not
-//! expanded — a body that invokes one defined in the analysed files is tainted instead.
+//! Function-like macros of the analysed files are expanded first (4 rounds, `##` pasted), as
+//! upstream does; a call to a refused token-pasting macro taints the body.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -111,25 +111,287 @@ fn parse(src: &str) -> Parsed<'_> {
     Parsed { src, lx, funcs }
 }
 
-struct Body<'p> {
-    p: &'p Parsed<'p>,
+/// One token of a (macro-expanded) function: text, whether it is an identifier, and the source
+/// span it came from (an expansion keeps its invocation's span).
+#[derive(Debug, Clone)]
+struct Tok {
+    text: String,
+    ident: bool,
+    start: u32,
+    end: u32,
+}
+
+/// A function's parameter list and body as one token sequence: `params` is the parameter
+/// range, `lo` the body's `{`, `hi` its closing `}` (excluded from scans).
+struct Body<'a> {
+    toks: Vec<Tok>,
+    src: &'a str,
+    params: (usize, usize),
     lo: usize,
     hi: usize,
 }
 
 impl Body<'_> {
     fn t(&self, i: usize) -> &str {
-        if i < self.p.lx.tokens.len() {
-            text(self.p.src, &self.p.lx.tokens[i])
-        } else {
-            ""
-        }
-    }
-    fn tok(&self, i: usize) -> Token {
-        self.p.lx.tokens[i]
+        self.toks.get(i).map_or("", |t| t.text.as_str())
     }
     fn is_ident(&self, i: usize) -> bool {
-        i < self.p.lx.tokens.len() && self.tok(i).kind == Kind::Ident
+        self.toks.get(i).is_some_and(|t| t.ident)
+    }
+    /// Source text of tokens `lo..hi`, for messages.
+    fn snippet(&self, lo: usize, hi: usize) -> String {
+        let (Some(a), Some(b)) = (
+            self.toks.get(lo),
+            self.toks.get(hi.saturating_sub(1).max(lo)),
+        ) else {
+            return String::new();
+        };
+        self.src
+            .get(a.start as usize..b.end.max(a.start) as usize)
+            .unwrap_or("")
+            .to_string()
+    }
+}
+
+/// A function-like macro the analysis expands.
+struct Macro {
+    params: Vec<String>,
+    body: Vec<Tok>,
+}
+
+#[derive(Default)]
+struct Macros {
+    ok: HashMap<String, Macro>,
+    /// Refused macros whose body pastes tokens: a call to one taints the body.
+    refused_pasting: BTreeSet<String>,
+}
+
+fn tok_of(src: &str, t: &Token) -> Tok {
+    Tok {
+        text: text(src, t).to_string(),
+        ident: t.kind == Kind::Ident,
+        start: t.start,
+        end: t.end,
+    }
+}
+
+/// Collect the function-like `#define`s of the analysed files; refuse the ones upstream refuses
+/// (the MGP_NOTE_* markers, several distinct bodies, a body over 4000 characters, unbalanced
+/// brackets, a variadic or non-identifier parameter).
+fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
+    // name → every definition: (parameters, body tokens, body text)
+    type Defs = Vec<(Vec<String>, Vec<Tok>, String)>;
+    let mut seen: HashMap<String, Defs> = HashMap::new();
+    let mut bad_params: BTreeSet<String> = BTreeSet::new();
+    for p in parsed {
+        let toks = &p.lx.tokens;
+        let n = toks.len();
+        for k in 0..n.saturating_sub(3) {
+            if toks[k].kind != Kind::Hash
+                || text(p.src, &toks[k + 1]) != "define"
+                || !toks[k + 2].directive
+            {
+                continue;
+            }
+            let name = text(p.src, &toks[k + 2]).to_string();
+            if toks[k + 3].start != toks[k + 2].end
+                || text(p.src, &toks[k + 3]) != "("
+                || !toks[k + 3].directive
+            {
+                continue;
+            }
+            let mut j = k + 4;
+            let mut params = Vec::new();
+            let mut ok = true;
+            while j < n && toks[j].directive && text(p.src, &toks[j]) != ")" {
+                let w = text(p.src, &toks[j]);
+                if w != "," {
+                    if toks[j].kind == Kind::Ident {
+                        params.push(w.to_string());
+                    } else {
+                        ok = false;
+                    }
+                }
+                j += 1;
+            }
+            let body: Vec<Tok> = (j + 1..n)
+                .take_while(|&b| toks[b].directive && toks[b].kind != Kind::Hash)
+                .map(|b| tok_of(p.src, &toks[b]))
+                .collect();
+            let body_text: String = body
+                .iter()
+                .map(|t| t.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            if !ok {
+                bad_params.insert(name.clone());
+            }
+            seen.entry(name)
+                .or_default()
+                .push((params, body, body_text));
+        }
+    }
+    let mut out = Macros::default();
+    for (name, defs) in seen {
+        let bodies: BTreeSet<&str> = defs.iter().map(|d| d.2.as_str()).collect();
+        let (params, body, body_text) = &defs[0];
+        let balanced = ["()", "[]", "{}"].iter().all(|pair| {
+            let (o, c) = (&pair[..1], &pair[1..]);
+            body.iter().filter(|t| t.text == o).count()
+                == body.iter().filter(|t| t.text == c).count()
+        });
+        let refused = name == "MGP_NOTE_AGGREGATE"
+            || name == "MGP_NOTE_MUTATION"
+            || bodies.len() > 1
+            || body_text.len() > 4000
+            || !balanced
+            || bad_params.contains(&name);
+        if refused {
+            if defs.iter().any(|d| d.1.iter().any(|t| t.text == "##")) {
+                out.refused_pasting.insert(name);
+            }
+        } else {
+            out.ok.insert(
+                name,
+                Macro {
+                    params: params.clone(),
+                    body: body.clone(),
+                },
+            );
+        }
+    }
+    out
+}
+
+/// Expand the expandable macros in `toks`, up to 4 rounds: arguments split at depth-0 commas
+/// (the count must match), parameters replaced as whole tokens, `##` pasted.
+fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
+    if m.ok.is_empty() {
+        return toks;
+    }
+    for _ in 0..4 {
+        let mut out = Vec::with_capacity(toks.len());
+        let mut changed = false;
+        let mut i = 0;
+        while i < toks.len() {
+            let t = &toks[i];
+            let Some(mac) =
+                m.ok.get(&t.text)
+                    .filter(|_| t.ident && toks.get(i + 1).is_some_and(|x| x.text == "("))
+            else {
+                out.push(toks[i].clone());
+                i += 1;
+                continue;
+            };
+            // Arguments.
+            let mut args: Vec<Vec<Tok>> = vec![Vec::new()];
+            let mut depth = 0;
+            let mut j = i + 1;
+            let mut closed = None;
+            while j < toks.len() {
+                let w = toks[j].text.as_str();
+                let keep = match w {
+                    "(" | "[" | "{" => {
+                        depth += 1;
+                        depth > 1
+                    }
+                    ")" | "]" | "}" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            closed = Some(j);
+                            break;
+                        }
+                        true
+                    }
+                    "," if depth == 1 => {
+                        args.push(Vec::new());
+                        false
+                    }
+                    _ => true,
+                };
+                if keep {
+                    if let Some(a) = args.last_mut() {
+                        a.push(toks[j].clone());
+                    }
+                }
+                j += 1;
+            }
+            if args.len() == 1 && args[0].is_empty() && mac.params.is_empty() {
+                args.clear();
+            }
+            let Some(close) = closed.filter(|_| args.len() == mac.params.len()) else {
+                out.push(toks[i].clone());
+                i += 1;
+                continue;
+            };
+            let (start, end) = (toks[i].start, toks[close].end);
+            let mut body: Vec<Tok> = Vec::new();
+            for bt in &mac.body {
+                match mac.params.iter().position(|p| bt.ident && *p == bt.text) {
+                    Some(k) => body.extend(args[k].iter().map(|a| Tok {
+                        start,
+                        end,
+                        ..a.clone()
+                    })),
+                    None => body.push(Tok {
+                        start,
+                        end,
+                        ..bt.clone()
+                    }),
+                }
+            }
+            // `a ## b` pastes into one token.
+            let mut pasted: Vec<Tok> = Vec::with_capacity(body.len());
+            let mut k = 0;
+            while k < body.len() {
+                if body[k].text == "##" && !pasted.is_empty() && k + 1 < body.len() {
+                    if let Some(prev) = pasted.last_mut() {
+                        prev.text.push_str(&body[k + 1].text);
+                        prev.ident = is_ident_text(&prev.text);
+                    }
+                    k += 2;
+                    continue;
+                }
+                pasted.push(body[k].clone());
+                k += 1;
+            }
+            out.extend(pasted);
+            changed = true;
+            i = close + 1;
+        }
+        toks = out;
+        if !changed {
+            break;
+        }
+    }
+    toks
+}
+
+/// The function's parameters and body as tokens, directives dropped, macros expanded.
+fn body_of<'a>(p: &'a Parsed<'a>, f: &Function, m: &Macros) -> Body<'a> {
+    let toks = &p.lx.tokens;
+    let params: Vec<Tok> = (f.params.0..f.params.1.min(toks.len()))
+        .map(|k| tok_of(p.src, &toks[k]))
+        .collect();
+    let raw: Vec<Tok> = (f.open..=f.close.min(toks.len().saturating_sub(1)))
+        .filter(|&k| !toks[k].directive)
+        .map(|k| tok_of(p.src, &toks[k]))
+        .collect();
+    let body = expand(raw, m);
+    let np = params.len();
+    let mut all = params;
+    all.extend(body);
+    let hi = if all.last().is_some_and(|t| t.text == "}") {
+        all.len() - 1
+    } else {
+        all.len()
+    };
+    Body {
+        toks: all,
+        src: p.src,
+        params: (0, np),
+        lo: np,
+        hi,
     }
 }
 
@@ -304,7 +566,8 @@ struct Locals {
     aliases: HashMap<String, Vec<(Vec<usize>, bool)>>,
 }
 
-fn declared_locals(b: &Body<'_>, params: (usize, usize)) -> Locals {
+fn declared_locals(b: &Body<'_>) -> Locals {
+    let params = b.params;
     let mut l = Locals {
         values: BTreeSet::new(),
         ref_params: BTreeSet::new(),
@@ -512,13 +775,8 @@ fn credit(
     }
 }
 
-fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<String>) -> Own {
-    let b = Body {
-        p,
-        lo: f.open,
-        hi: f.close.min(p.lx.tokens.len()),
-    };
-    let l = declared_locals(&b, f.params);
+fn analyse_body(b: &Body<'_>, f: &Function, rel: &str, macros: &Macros) -> Own {
+    let l = declared_locals(b);
     let site = format!("{}()", f.short());
     let mut own = Own {
         tokens: TokenSet::new(),
@@ -529,10 +787,6 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
     let mut k = b.lo + 1;
     while k < b.hi {
         let w = b.t(k);
-        if b.tok(k).directive {
-            k += 1;
-            continue;
-        }
         if ASSIGN_OPS.contains(&w) {
             // A declaration initialiser (`int a = 1`, `auto& r = m_x`) is not a write.
             let is_decl = k >= 2
@@ -548,7 +802,7 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
                 k >= 2 && b.t(k - 2) == "." && matches!(b.t(k.saturating_sub(3)), "{" | ",");
             if is_decl || designated {
                 claimed.insert(k);
-            } else if let Some((root, path, through, _)) = lvalue_before(&b, k) {
+            } else if let Some((root, path, through, _)) = lvalue_before(b, k) {
                 claimed.insert(k);
                 // A pointer alias rebinding (`p = &m_x;`) is a new binding, not a write.
                 if !(path.is_empty()
@@ -558,14 +812,14 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
                         .is_some_and(|v| v.iter().any(|_| true))
                     && w == "=")
                 {
-                    credit(&b, &l, &site, "writes", root, &path, through, &mut own);
+                    credit(b, &l, &site, "writes", root, &path, through, &mut own);
                 }
             } else if b.t(k - 1) == ")" {
                 // `m_x.method(...) = v`: a write through what a method of the lvalue returns.
-                if let Some((root, path, through, m)) = call_result_lvalue(&b, k - 1) {
+                if let Some((root, path, through, m)) = call_result_lvalue(b, k - 1) {
                     claimed.insert(k);
                     credit(
-                        &b,
+                        b,
                         &l,
                         &site,
                         &format!("writes through {m}()"),
@@ -578,52 +832,48 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
             }
         } else if matches!(w, "++" | "--") {
             if let Some((root, path, through, _)) =
-                lvalue_before(&b, k).filter(|_| b.is_ident(k - 1) || b.t(k - 1) == "]")
+                lvalue_before(b, k).filter(|_| b.is_ident(k - 1) || b.t(k - 1) == "]")
             {
-                credit(&b, &l, &site, "writes", root, &path, through, &mut own);
-            } else if let Some((root, path, through)) = lvalue_after(&b, k + 1, b.hi) {
-                credit(&b, &l, &site, "writes", root, &path, through, &mut own);
+                credit(b, &l, &site, "writes", root, &path, through, &mut own);
+            } else if let Some((root, path, through)) = lvalue_after(b, k + 1, b.hi) {
+                credit(b, &l, &site, "writes", root, &path, through, &mut own);
             }
         } else if b.is_ident(k) && b.t(k + 1) == "(" {
             if matches!(w, "memcpy" | "memmove" | "memset" | "swap") {
-                let args = split_args(&b, k + 1);
+                let args = split_args(b, k + 1);
                 let which: Vec<&(usize, usize)> = if w == "swap" {
                     args.iter().take(2).collect()
                 } else {
                     args.iter().take(1).collect()
                 };
                 for &&(lo, hi) in &which {
-                    match lvalue_after(&b, lo, hi) {
-                        Some((root, path, through)) if lvalue_after_end(&b, lo, hi) >= hi => {
-                            credit(
-                                &b,
-                                &l,
-                                &site,
-                                &format!("passes to {w}()"),
-                                root,
-                                &path,
-                                through || b.t(lo) == "&",
-                                &mut own,
-                            )
-                        }
+                    match lvalue_after(b, lo, hi) {
+                        Some((root, path, through)) if lvalue_after_end(b, lo, hi) >= hi => credit(
+                            b,
+                            &l,
+                            &site,
+                            &format!("passes to {w}()"),
+                            root,
+                            &path,
+                            through || b.t(lo) == "&",
+                            &mut own,
+                        ),
                         _ => {
-                            let s = &p.src[b.tok(lo).start as usize
-                                ..b.tok(hi.saturating_sub(1).max(lo)).end as usize];
-                            let s: String = s.chars().take(40).collect();
+                            let s: String = b.snippet(lo, hi).chars().take(40).collect();
                             own.taints.push(format!("{site} passes '{s}' to {w}(), which this script cannot resolve to an lvalue"));
                         }
                     }
                 }
             } else if k > b.lo && matches!(b.t(k - 1), "." | "->") {
                 if !CONST_METHODS.contains(&w) {
-                    if let Some((root, path, through, _)) = lvalue_before(&b, k - 1) {
+                    if let Some((root, path, through, _)) = lvalue_before(b, k - 1) {
                         let r = b.t(root);
                         if r.starts_with("m_")
                             || l.aliases.contains_key(r)
                             || l.ref_params.contains(r)
                         {
                             credit(
-                                &b,
+                                b,
                                 &l,
                                 &site,
                                 &format!("calls {w}()"),
@@ -638,9 +888,9 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
                 own.callees.insert(w.to_string());
             } else if w == "MGP_NOTE_AGGREGATE" && b.is_ident(k + 2) {
                 own.tokens.insert(format!("AGG:{}", b.t(k + 2)));
-            } else if macros.contains(w) {
+            } else if macros.refused_pasting.contains(w) {
                 own.taints.push(format!(
-                    "{rel}: {w}(), a function-like macro mgctl does not expand"
+                    "{rel}: {w}(), a token-pasting macro this script refused to expand"
                 ));
             } else if !NOT_CALLEES.contains(&w) {
                 own.callees.insert(w.to_string());
@@ -654,13 +904,13 @@ fn analyse_body(p: &Parsed<'_>, f: &Function, rel: &str, macros: &BTreeSet<Strin
     }
     // Coverage: an assignment no rule claimed taints the body once.
     if let Some(k) = (b.lo..b.hi)
-        .filter(|&k| ASSIGN_OPS.contains(&b.t(k)) && !b.tok(k).directive)
+        .filter(|&k| ASSIGN_OPS.contains(&b.t(k)))
         .find(|k| !claimed.contains(k))
     {
-        let off = b.tok(k).start as usize;
-        let lo = p.src.floor_char_boundary_compat(off.saturating_sub(24));
-        let hi = p.src.floor_char_boundary_compat((off + 8).min(p.src.len()));
-        let snippet = p.src[lo..hi].replace('\n', " ");
+        let off = b.toks[k].start as usize;
+        let lo = b.src.floor_char_boundary_compat(off.saturating_sub(24));
+        let hi = b.src.floor_char_boundary_compat((off + 8).min(b.src.len()));
+        let snippet = b.src[lo..hi].replace('\n', " ");
         own.taints.push(format!("{site} has an assignment at offset {off} this script could not attribute to any lvalue ({snippet})"));
     }
     own
@@ -708,31 +958,10 @@ fn split_args(b: &Body<'_>, open: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// Names of the function-like macros defined in the files (other than the MGP_NOTE_* markers).
-fn macro_names(parsed: &[Parsed<'_>]) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for p in parsed {
-        let toks = &p.lx.tokens;
-        for k in 0..toks.len().saturating_sub(3) {
-            if toks[k].kind == Kind::Hash
-                && text(p.src, &toks[k + 1]) == "define"
-                && toks[k + 3].start == toks[k + 2].end
-                && text(p.src, &toks[k + 3]) == "("
-            {
-                let name = text(p.src, &toks[k + 2]);
-                if !name.starts_with("MGP_NOTE_") {
-                    out.insert(name.to_string());
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Analyse the write-analysis files: own tokens, taints, call graph fixed point, aggregates.
 pub fn writers(units: &[Unit<'_>]) -> Writers {
     let parsed: Vec<Parsed<'_>> = units.iter().map(|u| parse(u.text)).collect();
-    let macros = macro_names(&parsed);
+    let macros = collect_macros(&parsed);
     let mut w = Writers::default();
     let mut own: HashMap<String, TokenSet> = HashMap::new();
     let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
@@ -741,7 +970,8 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
         for f in &p.funcs {
             w.bodies += 1;
             let name = f.short().to_string();
-            let o = analyse_body(p, f, u.rel, &macros);
+            let b = body_of(p, f, &macros);
+            let o = analyse_body(&b, f, u.rel, &macros);
             let e = own.entry(name.clone()).or_default();
             e.extend(o.tokens);
             if !o.taints.is_empty() {
@@ -750,11 +980,6 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
             e.extend(o.taints.into_iter().map(|t| format!("TAINT:{t}")));
             calls.entry(name.clone()).or_default().extend(o.callees);
             // Accessor returns.
-            let b = Body {
-                p,
-                lo: f.open,
-                hi: f.close.min(p.lx.tokens.len()),
-            };
             let mut k = b.lo;
             while k < b.hi {
                 if b.t(k) == "return" {
@@ -1327,6 +1552,26 @@ mod tests {
                 o => o,
             }
         }
+    }
+
+    #[test]
+    fn macros_are_expanded_and_pasted_and_refused_pasters_taint() {
+        let text = "#define SET_FIELD(dir, name, v) m_store.dir##name = v\n#define TWICE(a) SET_FIELD(Pack, a, 1); SET_FIELD(Unpack, a, 2)\n#define PASTE2(x) m_##x = 0\n#define PASTE2(x) m_##x = 1\nvoid SetA() { TWICE(Alignment); }\nvoid SetB() { PASTE2(y); }\n";
+        let w = writers(&[Unit { rel: "M.h", text }]);
+        let a = &w.tokens["SetA"];
+        assert!(
+            a.contains("FIELD:m_store.PackAlignment")
+                && a.contains("FIELD:m_store.UnpackAlignment"),
+            "{a:?}"
+        );
+        assert!(!a.iter().any(|t| t.starts_with("TAINT:")), "{a:?}");
+        let b = &w.tokens["SetB"];
+        assert!(
+            b.iter().any(
+                |t| t.contains("PASTE2(), a token-pasting macro this script refused to expand")
+            ),
+            "{b:?}"
+        );
     }
 
     #[test]

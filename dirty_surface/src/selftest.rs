@@ -682,31 +682,41 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         )
     });
     neg("15", &|on| {
+        // Every write of the setter exists only after token pasting; the pasted fields must be
+        // read at field level (never a macro parameter as a field, never a silent UNDER-FIRING).
         let mut f = clean();
         if on {
-            f.glcontext = f.glcontext.replace(
-                "        m_pixelStore.PackAlignment = v;",
-                "        MG_SET_PIXEL_STORE(Pack, Alignment, v);",
-            );
+            f.glcontext = f
+                .glcontext
+                .replace(
+                    "        m_pixelStore.PackAlignment = v;",
+                    "        MG_SET_PIXEL_STORE(Pack, Alignment, v);",
+                )
+                .replace(
+                    "        m_pixelStore.UnpackAlignment = v;",
+                    "        MG_SET_PIXEL_STORE(Unpack, Alignment, v);",
+                );
             f.glcontext = format!(
-                "#define MG_SET_PIXEL_STORE(dir, name, v) m_pixelStore.dir##name = v\n{}",
+                "#define MG_SET_PIXEL_STORE(dir, paramNameTail, v) m_pixelStore.dir##paramNameTail = v\n{}",
                 f.glcontext
             );
         }
-        let r = f.check(&s);
-        let v = verdict_of(&r, "SetPixelStoreParam", "NEW_PIXEL_PACK");
-        let bad_field = r.as_ref().ok().is_some_and(|run| {
-            run.result
-                .problems
-                .iter()
-                .any(|p| p.text.contains("paramNameTail"))
-        });
-        // Token-pasted writes must never read as UNDER-FIRING: either resolved or tainted.
+        let ws = f.workspace();
+        let w = nonrender::writers(&nonrender::units(&ws.write_units));
+        let t = w
+            .tokens
+            .get("SetPixelStoreParam")
+            .cloned()
+            .unwrap_or_default();
+        let v = verdict_of(&f.check(&s), "SetPixelStoreParam", "NEW_PIXEL_PACK");
+        let pasted = t.contains("FIELD:m_pixelStore.PackAlignment")
+            && t.contains("FIELD:m_pixelStore.UnpackAlignment");
+        let leaked = t
+            .iter()
+            .any(|x| x.contains("paramNameTail") || x.starts_with("TAINT:"));
         (
-            on && !matches!(v, Some(Verdict::UnderFiring(_)))
-                && !bad_field
-                && matches!(v, Some(Verdict::Undecided(_))),
-            format!("verdict {v:?}"),
+            on && pasted && !leaked && v == Some(Verdict::Supported),
+            format!("verdict {v:?}, tokens {t:?}"),
         )
     });
     neg(
