@@ -245,7 +245,14 @@ pub fn drift(
     };
     // the common case reads only the cited lines and their scopes
     let direct_mask = |l: u64| anchor_mask(&text.lines[(l - 1) as usize], &needles);
-    if lead == 0 || score_with(first, &direct_mask).0 {
+    let (lo, hi) = (
+        first.saturating_sub(slack).max(1),
+        last.saturating_add(slack).min(n),
+    );
+    if lead == 0
+        || (lo..=hi).any(|l| direct_mask(l) & lead != 0)
+        || score_with(first, &direct_mask).0
+    {
         return Drift::Ok;
     }
     // drifted: look at every line once
