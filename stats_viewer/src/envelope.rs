@@ -233,7 +233,10 @@ fn transcript(rest: &str) -> Line<'_> {
 fn token(s: &str) -> Option<(&str, &str)> {
     let b = s.as_bytes();
     let start = b.iter().position(|&c| c != b' ')?;
-    let end = b[start..].iter().position(|&c| c == b' ').map_or(b.len(), |p| start + p);
+    let end = b[start..]
+        .iter()
+        .position(|&c| c == b' ')
+        .map_or(b.len(), |p| start + p);
     Some((&s[start..end], &s[end..]))
 }
 

@@ -318,6 +318,29 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
         }
         None => writeln!(out, "  last complete window: none")?,
     }
+    if let Some(w) = s.last_complete() {
+        let inv = w.item.invariants();
+        let broken: Vec<String> = inv
+            .iter()
+            .filter(|i| !i.1)
+            .map(|(n, _, d)| format!("{n} ({d})"))
+            .collect();
+        if broken.is_empty() {
+            writeln!(
+                out,
+                "  invariants (last complete window): {} checked, all hold",
+                inv.len()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "  invariants (last complete window): {} of {} BROKEN: {}",
+                broken.len(),
+                inv.len(),
+                broken.join("; ")
+            )?;
+        }
+    }
     if let Some(t) = s.teardown() {
         writeln!(
             out,
@@ -538,6 +561,7 @@ pub fn session_json(s: &Session, steady: SteadyRange) -> Json {
         "period": period.map(|p| p.frames), "period_source": period.map(|p| p.source),
         "window_lines": s.windows.len(), "complete_windows": s.complete_windows().len(),
         "last_complete": s.last_complete().map(|w| { let mut j = window_json(&w.item); j["line"] = json!(w.line); j }),
+        "invariants": s.last_complete().map(|w| w.item.invariants().iter().map(|(n, ok, d)| json!({"name": n, "holds": ok, "detail": d})).collect::<Vec<_>>()),
         "teardown": s.teardown().map(|w| { let mut j = window_json(&w.item); j["line"] = json!(w.line); j }),
         "steady": steady_json,
         "totals": {

@@ -504,6 +504,52 @@ impl Window {
         out
     }
 
+    /// Relations the producer's counters imply (spec §13): `(name, holds, detail)` for each one
+    /// this line carries the fields for.
+    pub fn invariants(&self) -> Vec<(&'static str, bool, String)> {
+        let int = |k: &str| self.get(k).and_then(Value::as_int);
+        let mut out = Vec::new();
+        if let (Some(ctu), Some(emit)) = (int("emit.ctu"), int("tex.emit")) {
+            out.push((
+                "emit.ctu == tex.emit",
+                ctu == emit,
+                format!("{ctu} vs {emit}"),
+            ));
+        }
+        if let (Some(jobs), Some(bx), Some(rect)) =
+            (int("tex.jobs"), int("tex.box"), int("tex.rect"))
+        {
+            out.push((
+                "tex.jobs >= tex.box + tex.rect",
+                jobs >= bx.saturating_add(rect),
+                format!("{jobs} vs {bx} + {rect}"),
+            ));
+        }
+        if let (Some(maxrec), Some(maxcap)) = (int("emit.maxrec"), int("emit.maxcap")) {
+            if maxcap > 0 {
+                out.push((
+                    "emit.maxrec <= emit.maxcap",
+                    maxrec <= maxcap,
+                    format!("{maxrec} vs {maxcap}"),
+                ));
+            }
+        }
+        let used = |gs: [&str; 3]| {
+            gs.iter()
+                .any(|g| self.gate(g).is_some_and(|(h, m)| h + m > 0))
+        };
+        if self.gate("ers").is_some() && self.gate("mfp").is_some() {
+            let espryt = used(["ers", "etl", "eub"]);
+            let magma = used(["mfp", "mpm", "mdt"]);
+            out.push((
+                "one backend's gates only",
+                !(espryt && magma),
+                format!("DirectGLES gates used: {espryt}, DirectVulkan gates used: {magma}"),
+            ));
+        }
+        out
+    }
+
     /// Hit rate of a gate (`ers`…), `None` for `0/0` or an absent gate.
     pub fn gate(&self, name: &str) -> Option<(u64, u64)> {
         match self
@@ -591,6 +637,26 @@ mod tests {
         assert_eq!(w.bytes_group(), "bytes");
         assert_eq!(w.get("bytes.buf"), Some(&Value::Int(100)));
         assert!(w.rederive().is_empty());
+    }
+
+    #[test]
+    fn invariants_hold_and_break() {
+        let w = Window::parse(PULL).unwrap();
+        assert!(w.invariants().iter().all(|i| i.1), "{:?}", w.invariants());
+        let bad = PULL
+            .replace("jobs=2]", "jobs=1]")
+            .replace("mfp=0/0", "mfp=1/0");
+        let w = Window::parse(&bad).unwrap();
+        let broken: Vec<_> = w
+            .invariants()
+            .into_iter()
+            .filter(|i| !i.1)
+            .map(|i| i.0)
+            .collect();
+        assert_eq!(
+            broken,
+            vec!["tex.jobs >= tex.box + tex.rect", "one backend's gates only"]
+        );
     }
 
     #[test]

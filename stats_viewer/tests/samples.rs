@@ -286,3 +286,42 @@ fn every_window_line_rederives() {
         }
     }
 }
+
+/// Every prefix of every sample line, and every line with one byte flipped, parses without a panic
+/// (a cut record is a bad window or noise, never a crash).
+#[test]
+fn truncated_and_corrupted_lines_never_panic() {
+    for name in [
+        "abA-pull-DirectGLES.mobilegl.log",
+        "abB-push-DirectGLES.logcat.txt",
+        "fatal-lines.txt",
+        "ctest-verify-transcript.txt",
+    ] {
+        let bytes = std::fs::read(data(name)).unwrap();
+        for line in bytes.split(|&b| b == b'\n') {
+            for cut in 0..=line.len() {
+                let mut p = stats_viewer::LogParser::new(stats_viewer::Role::Main);
+                let _ = p.push_line(&line[..cut]);
+            }
+            for (i, flip) in [
+                (0usize, b'['),
+                (7, b']'),
+                (40, b'='),
+                (60, b' '),
+                (100, b'/'),
+                (150, 0xff),
+            ] {
+                if i < line.len() {
+                    let mut l = line.to_vec();
+                    l[i] = flip;
+                    let mut p = stats_viewer::LogParser::new(stats_viewer::Role::Main);
+                    let _ = p.push_line(&l);
+                }
+            }
+        }
+        // The whole file cut at every 97th byte still builds a log.
+        for cut in (0..bytes.len()).step_by(97) {
+            let _ = Log::parse(&data(name), &bytes[..cut]).unwrap();
+        }
+    }
+}
