@@ -33,6 +33,9 @@ pub struct GraphOptions {
     pub extensions: Vec<String>,
     /// Scan headers found outside the root too (normally they are leaves).
     pub walk_external: bool,
+    /// Per translation unit (absolute, normalised source path): its own search path and forced
+    /// includes, from a compile_commands.json. Other files use `search`.
+    pub units: HashMap<PathBuf, SearchPath>,
 }
 
 impl GraphOptions {
@@ -44,6 +47,7 @@ impl GraphOptions {
             search: SearchPath::default(),
             extensions: Vec::new(),
             walk_external: false,
+            units: HashMap::new(),
         }
     }
 }
@@ -219,6 +223,15 @@ impl Graph {
         walked.sort();
         walked.dedup();
         let known: HashSet<PathBuf> = walked.iter().cloned().collect();
+        let units: HashMap<PathBuf, SearchPath> = opts
+            .units
+            .iter()
+            .map(|(p, sp)| {
+                let mut sp = sp.clone();
+                sp.absolutize(&root);
+                (normalize(&root.join(p)), sp)
+            })
+            .collect();
         let mut pending: Vec<NodeId> = walked.into_iter().map(|p| g.intern(p)).collect();
         let forced: Vec<NodeId> = search.forced.iter().map(|p| g.intern(p.clone())).collect();
         let mut queued: HashSet<NodeId> = pending.iter().copied().collect();
@@ -230,14 +243,27 @@ impl Graph {
                 .collect();
             let results: Vec<(NodeId, FileResult)> = jobs
                 .into_par_iter()
-                .map(|(n, p)| (n, scan_file(&p, &search, &known)))
+                .map(|(n, p)| {
+                    let sp = units.get(&p).unwrap_or(&search);
+                    (n, scan_file(&p, sp, &known))
+                })
                 .collect();
             pending.clear();
             for (n, res) in results {
+                // A unit of the compile database gets its own `-include` headers.
+                let unit_forced: Option<Vec<NodeId>> = units.get(&g.nodes[n].path).map(|sp| {
+                    let ids: Vec<NodeId> = sp.forced.iter().map(|p| g.intern(p.clone())).collect();
+                    for &f in &ids {
+                        if queued.insert(f) {
+                            pending.push(f);
+                        }
+                    }
+                    ids
+                });
                 g.absorb(
                     n,
                     res,
-                    &forced,
+                    unit_forced.as_deref().unwrap_or(&forced),
                     opts.walk_external,
                     &mut queued,
                     &mut pending,
@@ -521,6 +547,34 @@ pub(crate) mod tests {
             reasons,
             vec![Unresolvable::NotFound, Unresolvable::Computed]
         );
+    }
+
+    #[test]
+    fn each_unit_resolves_with_its_own_flags() {
+        let d = tree(&[
+            ("a.cpp", "#include <cfg.h>\n"),
+            ("b.cpp", "#include <cfg.h>\n"),
+            ("one/cfg.h", ""),
+            ("two/cfg.h", ""),
+            ("pre.h", ""),
+        ]);
+        let mut o = GraphOptions::new(d.path());
+        o.search.user = vec!["one".into(), "two".into()];
+        let unit = |dir: &str| SearchPath {
+            user: vec![dir.into()],
+            forced: vec!["pre.h".into()],
+            ..Default::default()
+        };
+        o.units.insert("b.cpp".into(), unit("two"));
+        let g = Graph::build(&o).unwrap();
+        let tos = |f: &str| {
+            g.out[g.find(f).unwrap()]
+                .iter()
+                .map(|e| g.rel(e.to).to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tos("a.cpp"), vec!["one/cfg.h"]);
+        assert_eq!(tos("b.cpp"), vec!["pre.h", "two/cfg.h"]);
     }
 
     #[test]

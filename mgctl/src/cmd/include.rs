@@ -442,7 +442,27 @@ fn probes(
         None
     };
     let mut flags = ws.cfg.compiler_flags.clone();
-    flags.extend(compiler::search_flags(&g.search));
+    // Upstream borrows the flags of the first database entry under MobileGL/; so do we (its
+    // defines, language and target flags and all include flags, made absolute).
+    let units = gate::compile_units(&ws.root, &ws.cfg, ws.compile_commands.as_deref())
+        .map_err(anyhow::Error::msg)?;
+    match units.as_ref().and_then(|(cc, us)| {
+        us.iter()
+            .find(|u| u.file.to_string_lossy().contains("MobileGL/"))
+            .or(us.first())
+            .map(|u| (cc, u))
+    }) {
+        Some((cc, u)) if use_cc => {
+            lines.push(format!(
+                "{P}flags from {} ({} tokens), cwd={}",
+                cc.display(),
+                u.flags.len(),
+                u.directory.display()
+            ));
+            flags.extend(u.flags.iter().cloned());
+        }
+        _ => flags.extend(compiler::search_flags(&g.search)),
+    }
     // The known macro set of the macro-aware static walk that `both` compares with the compiler.
     let predefs = match (&cxx, a.mode) {
         (Some(c), Mode::Both) => Some(compiler::predefined(c, &flags)?),

@@ -253,18 +253,31 @@ pub fn graph_options(
     o.scan = p(&cfg.scan);
     o.exclude = cfg.exclude.clone();
     o.walk_external = cfg.walk_external;
-    let cc = compile_commands
-        .map(Path::to_path_buf)
-        .or_else(|| cfg.compile_commands.as_ref().map(|c| root.join(c)));
-    if let Some(cc) = cc {
-        let text = std::fs::read_to_string(&cc)
-            .map_err(|e| format!("{}: cannot read: {e}", cc.display()))?;
-        let units = compdb::parse(&text, &cc).map_err(|e| e.to_string())?;
+    if let Some((_, units)) = compile_units(root, cfg, compile_commands)? {
+        // Each unit resolves its own includes with its own flags; headers use the union
+        // (first-seen order), since a header has no flags of its own.
         for u in &units {
             o.search.merge(&u.search);
+            o.units.insert(u.file.clone(), u.search.clone());
         }
     }
     Ok(o)
+}
+
+/// The compile database named on the command line or in `[include] compile_commands`, parsed.
+pub fn compile_units(
+    root: &Path,
+    cfg: &IncludeConfig,
+    compile_commands: Option<&Path>,
+) -> Result<Option<(PathBuf, Vec<compdb::CompileUnit>)>, String> {
+    let cc = compile_commands
+        .map(Path::to_path_buf)
+        .or_else(|| cfg.compile_commands.as_ref().map(|c| root.join(c)));
+    let Some(cc) = cc else { return Ok(None) };
+    let text =
+        std::fs::read_to_string(&cc).map_err(|e| format!("{}: cannot read: {e}", cc.display()))?;
+    let units = compdb::parse(&text, &cc).map_err(|e| e.to_string())?;
+    Ok(Some((cc, units)))
 }
 
 /// One graph per (root, options) per process: both include gates share it in `check`.

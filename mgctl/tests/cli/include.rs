@@ -498,3 +498,56 @@ fn planted_two_hop_overlay_turns_layering_red() {
         r.dump()
     );
 }
+
+#[test]
+fn compiler_mode_borrows_the_database_flags() {
+    let d = scratch();
+    write_tree(
+        d.path(),
+        &[
+            ("mgctl.toml", "[include]\n[[include.probe]]\nname = \"p\"\nheader = \"MobileGL/P.h\"\nforbidden = [\"MobileGL/State/\"]\n"),
+            ("MobileGL/P.h", "#pragma once\n#if WITH_STATE\n#include <State/S.h>\n#endif\n"),
+            ("MobileGL/State/S.h", "#pragma once\n"),
+            ("MobileGL/a.cpp", "#include \"P.h\"\n"),
+        ],
+    );
+    let cc = format!(
+        "[{{\"directory\": \"{}\", \"file\": \"MobileGL/a.cpp\", \"arguments\": [\"c++\", \"-I\", \"MobileGL\", \"-DWITH_STATE=1\", \"-c\", \"MobileGL/a.cpp\"]}}]",
+        d.path().display()
+    );
+    std::fs::write(d.path().join("cc.json"), cc).unwrap();
+    let r = mgctl(
+        &[
+            "include",
+            "--compile-commands",
+            "cc.json",
+            "probes",
+            "--mode",
+            "both",
+            "--compiler",
+            "g++",
+        ],
+        d.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("include-closure: flags from cc.json (3 tokens)"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("p FORBIDDEN 2 headers in closure, 1 forbidden (mode=compiler, cxx=g++)"),
+        "{}",
+        r.dump()
+    );
+    // The static graph follows the conditional include too; the macro-aware walk agrees with g++.
+    assert!(
+        r.stdout
+            .contains("p FORBIDDEN 2 headers in closure, 1 forbidden (mode=text, cxx=-)"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.contains("p modes agree"), "{}", r.dump());
+}
