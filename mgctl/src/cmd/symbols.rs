@@ -33,6 +33,8 @@ pub struct SymbolsArgs {
     pub command: SymbolsCommand,
 }
 
+// Parsed once per process; boxing the diff flags would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum SymbolsCommand {
     Diff(DiffArgs),

@@ -43,6 +43,13 @@ int Stable(int x) { return x - 7; }
 }
 "#;
 
+/// `mgctl symbols diff --before B --after A EXTRA…` in `cwd`.
+fn diff(cwd: &Path, b: &str, a: &str, extra: &[&str]) -> crate::util::Run {
+    let mut args = vec!["symbols", "diff", "--before", b, "--after", a];
+    args.extend_from_slice(extra);
+    mgctl(&args, cwd)
+}
+
 fn pair() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
     let dir = scratch();
     let b = build_lib(dir.path(), "before", BEFORE)?;
@@ -53,18 +60,7 @@ fn pair() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
 #[test]
 fn diff_prints_upstream_lines_and_is_informational_by_default() {
     let Some((dir, b, a)) = pair() else { return };
-    let r = mgctl(
-        &[
-            "symbols",
-            "diff",
-            "--before",
-            b.to_str().unwrap(),
-            "--after",
-            a.to_str().unwrap(),
-        ],
-        dir.path(),
-    )
-    .expect(0);
+    let r = diff(dir.path(), b.to_str().unwrap(), a.to_str().unwrap(), &[]).expect(0);
     let out = &r.stdout;
     assert!(
         out.contains(&format!("symbol-report: before: {} (", b.display())),
@@ -96,19 +92,7 @@ fn diff_prints_upstream_lines_and_is_informational_by_default() {
 fn gates_fail_with_exit_1_and_allow_entries_admit_changes() {
     let Some((dir, b, a)) = pair() else { return };
     let (b, a) = (b.to_str().unwrap(), a.to_str().unwrap());
-    let r = mgctl(
-        &[
-            "symbols",
-            "diff",
-            "--before",
-            b,
-            "--after",
-            a,
-            "--fail-on-symbol-set-change",
-        ],
-        dir.path(),
-    )
-    .expect(1);
+    let r = diff(dir.path(), b, a, &["--fail-on-symbol-set-change"]).expect(1);
     assert!(
         r.stdout
             .contains("symbol-report: FAIL --fail-on-symbol-set-change: "),
@@ -122,40 +106,28 @@ fn gates_fail_with_exit_1_and_allow_entries_admit_changes() {
         "# admitted by the commit\nresized MobileGL::RenderState::Apply(int)\nremoved MobileGL::RenderState::Gone(int)\nadded MobileGL::RenderState::BrandNew(int)\nadded MobileGL::RenderState::sink\n",
     )
     .unwrap();
-    let r = mgctl(
+    let r = diff(
+        dir.path(),
+        b,
+        a,
         &[
-            "symbols",
-            "diff",
-            "--before",
-            b,
-            "--after",
-            a,
             "--fail-on-symbol-set-change",
             "--allow",
             allow.to_str().unwrap(),
             "--format",
             "json",
         ],
-        dir.path(),
     );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["schema"], 1);
     assert_eq!(v["verdict"], "pass", "{}", r.dump());
     assert_eq!(r.code, 0, "{}", r.dump());
     // A stale entry is reported, and fails under --strict-allow.
-    let r = mgctl(
-        &[
-            "symbols",
-            "diff",
-            "--before",
-            b,
-            "--after",
-            a,
-            "--allow-resize",
-            "MobileGL::Nothing()",
-            "--strict-allow",
-        ],
+    let r = diff(
         dir.path(),
+        b,
+        a,
+        &["--allow-resize", "MobileGL::Nothing()", "--strict-allow"],
     )
     .expect(1);
     assert!(
@@ -165,19 +137,11 @@ fn gates_fail_with_exit_1_and_allow_entries_admit_changes() {
         r.dump()
     );
     // --only-names narrows the listing, never the gates.
-    let r = mgctl(
-        &[
-            "symbols",
-            "diff",
-            "--before",
-            b,
-            "--after",
-            a,
-            "--only-names",
-            "Stable",
-            "--fail-on-symbol-set-change",
-        ],
+    let r = diff(
         dir.path(),
+        b,
+        a,
+        &["--only-names", "Stable", "--fail-on-symbol-set-change"],
     )
     .expect(1);
     assert!(
@@ -204,20 +168,7 @@ fn gates_fail_with_exit_1_and_allow_entries_admit_changes() {
     )
     .expect(0);
     // Text budget 0 fires on any .text move.
-    let r = mgctl(
-        &[
-            "symbols",
-            "diff",
-            "--before",
-            b,
-            "--after",
-            a,
-            "--fail-on-added-bytes",
-            "0",
-        ],
-        dir.path(),
-    )
-    .expect(1);
+    let r = diff(dir.path(), b, a, &["--fail-on-added-bytes", "0"]).expect(1);
     assert!(
         r.stdout
             .contains("symbol-report: FAIL --fail-on-added-bytes 0: .text moved by "),
@@ -231,14 +182,11 @@ fn group_and_sort_and_artifacts() {
     let Some((dir, b, a)) = pair() else { return };
     let md = dir.path().join("r.md");
     let js = dir.path().join("r.json");
-    let r = mgctl(
+    let r = diff(
+        dir.path(),
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
         &[
-            "symbols",
-            "diff",
-            "--before",
-            b.to_str().unwrap(),
-            "--after",
-            a.to_str().unwrap(),
             "--group",
             "namespace:2",
             "--sort",
@@ -248,7 +196,6 @@ fn group_and_sort_and_artifacts() {
             "--json",
             js.to_str().unwrap(),
         ],
-        dir.path(),
     )
     .expect(0);
     assert!(
