@@ -325,3 +325,51 @@ fn truncated_and_corrupted_lines_never_panic() {
         }
     }
 }
+
+fn wline(frames: u64, window: u64, draws: u64) -> String {
+    let dpf = Fixed2::ratio(draws, window).map_or_else(|| "n/a".to_string(), |v| v.to_string());
+    let b = if window == 0 {
+        "bytes[buf=0]"
+    } else {
+        "bytes/f[buf=0.00]"
+    };
+    format!("[10:00:00] [Linux t/INFO]: MGPipe stats: frames={frames} window={window} draws={draws} draws/f={dpf} acc=0 acc/draw={} {b} tex[emit=0 box=0 rect=0 jobs=0] gates[ers=0/0 mfp=0/0]\n", if draws == 0 { "n/a" } else { "0.00" })
+}
+
+/// Teardown exactly at a period boundary (`window=0`, same `frames=`), a lost banner (period
+/// inferred), and a frame-counter reset starting a new session.
+#[test]
+fn session_edges() {
+    let mut text = String::new();
+    for k in 1..=3 {
+        text.push_str(&wline(60 * k, 60, 600));
+    }
+    text.push_str(&wline(180, 0, 5)); // teardown at the boundary: partial, not complete
+    text.push_str(&wline(60, 60, 700)); // re-init: frames went down
+    text.push_str(&wline(90, 30, 350)); // teardown of the second run
+    let log = Log::parse(std::path::Path::new("edges.log"), text.as_bytes()).unwrap();
+    assert_eq!(log.sessions.len(), 2);
+    let s1 = &log.sessions[0];
+    let p = s1.period().unwrap();
+    assert_eq!((p.frames, p.source), (60, PeriodSource::Inferred));
+    assert_eq!(s1.complete_windows().len(), 3);
+    assert_eq!(s1.last_complete().unwrap().item.frames, 180);
+    assert_eq!(s1.teardown().unwrap().item.window, 0);
+    assert_eq!(s1.teardown().unwrap().item.draws_per_frame, None);
+    assert_eq!(s1.totals().count("draws"), Some(1805));
+    assert_eq!(
+        log.sessions[1].started_by,
+        stats_viewer::SessionStart::FramesReset
+    );
+    assert_eq!(log.reported_session().unwrap().index, 2);
+    assert_eq!(
+        log.reported_session()
+            .unwrap()
+            .last_complete()
+            .unwrap()
+            .item
+            .draws,
+        700
+    );
+    assert!(log.sessions.iter().all(|s| s.mismatches().is_empty()));
+}
