@@ -730,6 +730,26 @@ fn check_gate_fatals() {
     assert!(r.stdout.contains("FAT001"), "{}", r.dump());
     let r = mgctl(&["check", ".", "--only", "fatals", "--self-test"], d.path()).expect(0);
     assert!(!r.stdout.contains("FAIL"), "{}", r.dump());
+    // A neutered negative control makes the self-test itself fail.
+    let r = mgctl(
+        &[
+            "check",
+            ".",
+            "--only",
+            "fatals",
+            "--self-test",
+            "--neuter",
+            "fatals/never-armed",
+        ],
+        d.path(),
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("never-armed: negative control did not trip"),
+        "{}",
+        r.dump()
+    );
     write_tree(
         d.path(),
         &[("mgctl.toml", "[fatals]\nlogs = [\"nothing/*.log\"]\n")],
