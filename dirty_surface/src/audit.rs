@@ -145,8 +145,9 @@ pub fn surface(ws: &Workspace, s: &Settings, opts: Options) -> Result<Surface> {
         .map_err(|e| Error::Config(format!("prefix pattern: {e}")))
 }
 
-pub fn parse_def(ws: &Workspace) -> Result<Def> {
-    def::parse(&ws.def.text, Path::new(&ws.def.rel))
+/// The def, strictly (a malformed row is an error) or, for `--compat upstream`, as upstream reads it.
+pub fn parse_def(ws: &Workspace, mode: Mode) -> Result<Def> {
+    def::parse_with(&ws.def.text, Path::new(&ws.def.rel), mode == Mode::Upstream)
 }
 
 /// A `--check` run: the surface it checked, the def, the verdicts and the problems.
@@ -175,7 +176,7 @@ impl CheckRun {
 
 /// Run the gate over a loaded workspace.
 pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
-    let def = parse_def(ws)?;
+    let def = parse_def(ws, mode)?;
     let surf = surface(
         ws,
         s,

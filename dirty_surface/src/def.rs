@@ -120,6 +120,12 @@ const EXPECTED: &str = "`X(Mutator, ANSWER)` on one line, ANSWER being answer wo
 /// Parse the def. Comments are masked first (commented-out rows do not count). A line that
 /// starts a row (`X(`) but does not parse is an error naming the line and what was expected.
 pub fn parse(text: &str, path: &Path) -> Result<Def> {
+    parse_with(text, path, false)
+}
+
+/// Like [`parse`]; with `lenient` (upstream compatibility) a line that does not parse is
+/// ignored, as upstream's row pattern ignores it.
+pub fn parse_with(text: &str, path: &Path, lenient: bool) -> Result<Def> {
     let masked = mask(text);
     let mut def = Def::default();
     let mut in_marks = false;
@@ -135,6 +141,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Def> {
         }
         let upstream_reads = upstream_row().is_match(line);
         let Some(c) = strict_row().captures(line) else {
+            if lenient {
+                continue;
+            }
             return Err(Error::BadRow {
                 path: path.to_path_buf(),
                 line: lineno,
@@ -204,6 +213,13 @@ mod tests {
             s.starts_with("m/DirtySurface.def:2: malformed row: expected `X(Mutator, ANSWER)`"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn lenient_parsing_ignores_bad_rows_like_upstream() {
+        let d = parse_with("X(SetA NEW_A)\nX(SetB, NEW_B)\n", Path::new("d"), true).unwrap();
+        assert_eq!(d.rows.len(), 1);
+        assert_eq!(d.rows[0].mutator, "SetB");
     }
 
     #[test]

@@ -139,7 +139,7 @@ pub fn run(
         }
         return Ok(Outcome::from_pass(run.passed()));
     }
-    let def = audit::parse_def(&ws)?;
+    let def = audit::parse_def(&ws, mode)?;
     let surface = audit::surface(
         &ws,
         &s,
