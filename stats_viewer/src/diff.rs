@@ -279,21 +279,15 @@ impl Diff<'_> {
                 w4 = w[4]
             )?;
         }
-        let ob = self.only_in_b();
-        if !ob.is_empty() {
-            writeln!(
-                out,
-                "absent in A (present only in B, not zero): {}",
-                ob.join(", ")
-            )?;
-        }
-        let oa = self.only_in_a();
-        if !oa.is_empty() {
-            writeln!(
-                out,
-                "absent in B (present only in A, not zero): {}",
-                oa.join(", ")
-            )?;
+        for (absent, present, keys) in [("A", "B", self.only_in_b()), ("B", "A", self.only_in_a())]
+        {
+            if !keys.is_empty() {
+                writeln!(
+                    out,
+                    "absent in {absent} (present only in {present}, not zero): {}",
+                    keys.join(", ")
+                )?;
+            }
         }
         let sa = self.sa.steady(self.steady.from, self.steady.to);
         let sb = self.sb.steady(self.steady.from, self.steady.to);
