@@ -71,6 +71,7 @@ pub enum DirtySurfaceCommand {
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Times the scan against the ≤ 100 ms per 100,000 lines and ≥ 10× targets",
     long_about = "Times the scan. Without ROOT it generates a MobileGL-shaped tree of --lines lines (default \
 100,000) in a temporary directory; with ROOT it scans that workspace's configured roots. It prints mgctl's \
 accurate scan and its upstream-compatible scan (read + lex + bodies + calls, best of --runs) against the \
