@@ -222,7 +222,7 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
             b.item
         )?;
     }
-    let reported = log.reported_session().map(|s| s.index);
+    let reported: Vec<usize> = log.reported_sessions().iter().map(|s| s.index).collect();
     writeln!(out, "sessions: {}", log.sessions.len())?;
     for s in &log.sessions {
         let period = s.period().map_or_else(
@@ -256,7 +256,7 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
                 Ending::Fatal => "ended: Fatal",
                 Ending::NoTeardown => "ended: no teardown",
             },
-            if Some(s.index) == reported {
+            if reported.contains(&s.index) {
                 "  <- reported"
             } else {
                 ""
@@ -275,9 +275,23 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
             log.lines.records
         )?;
     }
-    let Some(s) = log.reported_session() else {
+    let reported = log.reported_sessions();
+    if reported.is_empty() {
         return writeln!(out, "no MobileGL session in this log");
-    };
+    }
+    for s in reported {
+        session_text(log, s, steady, out)?;
+    }
+    Ok(())
+}
+
+/// The detailed report of one session (its last complete window, teardown, steady state, …).
+pub fn session_text(
+    log: &Log,
+    s: &Session,
+    steady: SteadyRange,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "{}:", session_label(s))?;
     if let Some(p) = s.period() {

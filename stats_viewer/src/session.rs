@@ -230,6 +230,26 @@ impl Log {
             .or_else(|| self.sessions.last())
     }
 
+    /// The sessions a report details: per role (main, client, server) the last one with window
+    /// lines, so the two sides of a split run are reported apart; the last session when none has
+    /// windows.
+    pub fn reported_sessions(&self) -> Vec<&Session> {
+        let mut out: Vec<&Session> = [Role::Main, Role::Client, Role::Server]
+            .iter()
+            .filter_map(|r| {
+                self.sessions
+                    .iter()
+                    .rev()
+                    .find(|s| s.role == *r && !s.windows.is_empty())
+            })
+            .collect();
+        if out.is_empty() {
+            out.extend(self.sessions.last());
+        }
+        out.sort_by_key(|s| s.index);
+        out
+    }
+
     pub fn window_count(&self) -> usize {
         self.sessions.iter().map(|s| s.windows.len()).sum()
     }

@@ -687,6 +687,8 @@ fn other_envelopes_and_split_roles() {
             "#1 pid 100 main",
             "#2 pid 200 server",
             "period 60 (inferred)",
+            "session 1 (pid 100, role main):",
+            "session 2 (pid 200, role server):",
             "window lines: 2, complete: 2",
         ],
     );
