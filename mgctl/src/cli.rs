@@ -132,7 +132,10 @@ mod tests {
                 if sub.get_long_about().is_none() && sub.get_about().is_none() {
                     bad.push(format!("{p}: no description"));
                 }
-                let examples = sub.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+                let examples = sub
+                    .get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
                 if !examples.contains("Examples:") || !examples.contains("mgctl ") {
                     bad.push(format!("{p}: no example"));
                 }

@@ -20,16 +20,16 @@ pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
     pub tokens: Option<gates::tokens::TokensConfig>,
-    pub cite: Option<gates::cite::CiteConfig>,
     pub symbols: Option<gates::symbols::SymbolsConfig>,
     pub symbol_rules: Option<gates::symbols::SymbolRulesConfig>,
-    pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
-    pub include: Option<gates::include::IncludeConfig>,
     pub regions: Option<gates::regions::RegionsConfig>,
     pub test_names: Option<gates::test_names::TestNamesConfig>,
     pub preproc: Option<gates::preproc::PreprocConfig>,
     pub commits: Option<gates::commits::CommitsConfig>,
     pub fatals: Option<gates::fatals::FatalsConfig>,
+    pub cite: Option<gates::cite::CiteConfig>,
+    pub include: Option<gates::include::IncludeConfig>,
+    pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -48,16 +48,16 @@ impl Config {
                 name: Some("MobileGL (built-in profile)".into()),
             },
             tokens: Some(gates::tokens::mobilegl_profile()),
-            cite: gates::cite::mobilegl_profile(),
             symbols: gates::symbols::mobilegl_profile(),
             symbol_rules: gates::symbols::mobilegl_rules_profile(),
-            dirty_surface: gates::dirty_surface::mobilegl_profile(),
-            include: gates::include::mobilegl_profile(),
             regions: gates::regions::mobilegl_profile(),
             test_names: gates::test_names::mobilegl_profile(),
             preproc: gates::preproc::mobilegl_profile(),
             commits: gates::commits::mobilegl_profile(),
             fatals: gates::fatals::mobilegl_profile(),
+            cite: gates::cite::mobilegl_profile(),
+            include: gates::include::mobilegl_profile(),
+            dirty_surface: gates::dirty_surface::mobilegl_profile(),
         }
     }
 }

@@ -1,15 +1,15 @@
 //! One module per command; each takes its args, `&Settings` and the stdout writer.
 
+pub mod bench;
 mod check;
 pub mod cite;
 mod completions;
-pub mod stats;
-pub mod watch;
-pub mod bench;
 pub mod dirty_surface;
 pub mod include;
 pub mod lint;
+pub mod stats;
 pub mod symbols;
+pub mod watch;
 
 use std::io::Write;
 

@@ -102,16 +102,16 @@ pub fn mobilegl_profile() -> TokensConfig {
 pub struct TokensGate;
 
 /// Compiles the configured rules; a bad rule is an error finding at its line in mgctl.toml.
-fn compile(ctx: Option<&CheckCtx>, cfg: &TokensConfig) -> Result<Vec<Rule>, Finding> {
+fn compile(ctx: Option<&CheckCtx>, cfg: &TokensConfig) -> Result<Vec<Rule>, Box<Finding>> {
     cfg.rules
         .iter()
         .map(|r| {
             Rule::compile(&r.spec()).map_err(|e| {
                 let f = Finding::error(GATE, "TOK003", format!("invalid rule: {e}"));
-                match ctx {
+                Box::new(match ctx {
                     Some(ctx) => f.at(ctx.config_location(r.name.span().start)),
                     None => f,
-                }
+                })
             })
         })
         .collect()
@@ -191,7 +191,7 @@ impl Gate for TokensGate {
         };
         let rules = match compile(Some(ctx), cfg) {
             Ok(r) => r,
-            Err(f) => return GateReport::from_findings(GATE, vec![f], "could not run"),
+            Err(f) => return GateReport::from_findings(GATE, vec![*f], "could not run"),
         };
         let report = match tokens::run(&ctx.root, &rules) {
             Ok(r) => r,
