@@ -524,3 +524,31 @@ pub fn driver_json(arms: &[Arm]) -> Json {
         })),
     })
 }
+
+/// `bench frames --markdown`: the MEASUREMENTS.md row of each group's best repeat (the numbers an
+/// A/B table publishes: CPU p50/p99 of the best of N, with the method and n).
+pub fn frames_markdown(groups: &[RunGroup], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "| arm | case / backend | best of N | wall mean ms | fps | cpu p50 ms | cpu p99 ms | n (tail) | method |")?;
+    writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---|")?;
+    for g in groups {
+        let Some(b) = g.best() else { continue };
+        let f = &g.runs[b];
+        let wall = g.stats(b, Series::Wall);
+        let cpu = g.stats(b, Series::Cpu);
+        writeln!(
+            out,
+            "| {} | {} / {} | best of {} (run {}) | {} | {} | {} | {} | {} | nearest rank |",
+            g.label,
+            f.case(),
+            f.backend.as_deref().unwrap_or("?"),
+            g.runs.len(),
+            g.run_label(b),
+            f.mean_frame_ms.map_or_else(|| "-1.000".into(), ms),
+            f.fps.map_or_else(|| "-1.0".into(), |v| format!("{v:.1}")),
+            cpu.map_or_else(|| "unavailable".into(), |c| ms(c.2.median)),
+            cpu.map_or_else(|| "unavailable".into(), |c| ms(c.2.p99)),
+            cpu.or(wall).map_or(0, |c| c.0),
+        )?;
+    }
+    Ok(())
+}

@@ -52,7 +52,7 @@ frames, or --tail), always with the method and n. Percentiles are NEAREST RANK (
 upstream computes them: always an observed frame. With --compare A B the best repeat of each arm is \
 compared (Δ mean, p50, p95, p99). Exit status: 0, 2 unreadable, non-JSON, truncated or non-finite input, \
 or an empty frame array.",
-    after_help = "Examples:\n  mgctl bench frames benchmark-run1.json benchmark-run2.json benchmark-run3.json\n  mgctl bench frames results/case-DirectGLES/ --series cpu\n  mgctl bench frames --tail 100 benchmark.json\n  mgctl bench frames --compare pull/ push/ --json"
+    after_help = "Examples:\n  mgctl bench frames benchmark-run1.json benchmark-run2.json benchmark-run3.json\n  mgctl bench frames results/case-DirectGLES/ --series cpu\n  mgctl bench frames --tail 100 benchmark.json\n  mgctl bench frames --compare pull/ push/ --json\n  mgctl bench frames --compare pull/ push/ --markdown >> MEASUREMENTS.md"
 )]
 pub struct FramesArgs {
     /// benchmark.json files or result directories (one repeat group).
@@ -68,8 +68,11 @@ pub struct FramesArgs {
     #[arg(long, value_enum, default_value_t = SeriesArg::Both)]
     pub series: SeriesArg,
     /// Versioned JSON (`"schema": 1`, docs/stats.md).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// The MEASUREMENTS.md row of each arm's best repeat (CPU p50/p99, n, method).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +179,8 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             });
             serde_json::to_writer_pretty(&mut *out, &v)?;
             writeln!(out)?;
+        } else if a.markdown {
+            bench_report::frames_markdown(&[ga, gb], out)?;
         } else {
             bench_report::frames_text(&ga, &ser, out)?;
             writeln!(out)?;
@@ -196,6 +201,8 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         let v = json!({"schema": 1, "method": bench_report::METHOD, "groups": [bench_report::group_json(&g)]});
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
+    } else if a.markdown {
+        bench_report::frames_markdown(&[g], out)?;
     } else {
         bench_report::frames_text(&g, &ser, out)?;
     }

@@ -400,6 +400,19 @@ fn bench_frames_best_of_three() {
             "cpu p50 10.640 ms, p99 14.564 ms (n=200, nearest rank)",
         ],
     );
+    let md = golden(
+        "bench-frames.md",
+        &[
+            "bench",
+            "frames",
+            "--markdown",
+            "benchmark-run1.json",
+            "benchmark-run2.json",
+            "benchmark-run3.json",
+        ],
+        0,
+    );
+    has(&md, &["| minecraft-26.3-vanilla-in-world / DirectGLES | best of 3 (run 2) | 13.025 | 76.8 | 10.640 | 14.564 | 200 | nearest rank |"]);
     // benchmark.json alone is run 3's file: the mistake best-of-N avoids.
     let r = mgctl(
         &["bench", "frames", "--series", "cpu", "benchmark.json"],
