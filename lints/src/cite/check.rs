@@ -168,18 +168,18 @@ fn enclosing(text: &SourceText, at: u64, hi: u64) -> Vec<u64> {
     // the first code line of the window sets the depth (a window may open on a brace line)
     let Some(idx) = (at.max(1)..=hi)
         .map(|l| (l - 1) as usize)
-        .find(|&i| text.lines.get(i).is_some_and(|l| !skip(l.trim_start())))
+        .find(|&i| i < text.line_count() as usize && !skip(text.line(i).trim_start()))
     else {
         return Vec::new();
     };
-    let mut cur = indent(&text.lines[idx]);
+    let mut cur = indent(text.line(idx));
     let mut out = Vec::new();
     let floor = idx.saturating_sub(400);
     for i in (floor..idx).rev() {
         if cur == 0 {
             break;
         }
-        let line = &text.lines[i];
+        let line = text.line(i);
         if skip(line.trim_start()) {
             continue;
         }
@@ -244,7 +244,7 @@ pub fn drift(
         (got & lead != 0, got.count_ones())
     };
     // the common case reads only the cited lines and their scopes
-    let direct_mask = |l: u64| anchor_mask(&text.lines[(l - 1) as usize], &needles);
+    let direct_mask = |l: u64| anchor_mask(text.line((l - 1) as usize), &needles);
     let (lo, hi) = (
         first.saturating_sub(slack).max(1),
         last.saturating_add(slack).min(n),
@@ -256,11 +256,7 @@ pub fn drift(
         return Drift::Ok;
     }
     // drifted: look at every line once
-    let masks: Vec<u64> = text
-        .lines
-        .iter()
-        .map(|l| anchor_mask(l, &needles))
-        .collect();
+    let masks: Vec<u64> = text.lines().map(|l| anchor_mask(l, &needles)).collect();
     let mask_at = |l: u64| masks[(l - 1) as usize];
     let score = |f: u64| score_with(f, &mask_at);
     let elsewhere: Vec<u64> = (1..=n).filter(|&l| mask_at(l) & lead != 0).collect();
@@ -314,7 +310,7 @@ pub fn drift(
 fn excerpt(text: &SourceText, first: u64, last: u64) -> Option<String> {
     let hi = last.min(text.line_count());
     (first.max(1)..=hi)
-        .map(|l| text.lines[(l - 1) as usize].trim())
+        .map(|l| text.line((l - 1) as usize).trim())
         .find(|l| !l.is_empty())
         .map(|l| {
             if l.chars().count() > 90 {

@@ -10,11 +10,13 @@ use globset::GlobSet;
 
 use super::error::Error;
 
-/// Text of one source file, split into lines once.
+/// Text of one source file, decoded once; lines are slices of it.
 #[derive(Debug)]
 pub struct SourceText {
-    /// Lines without their terminators; upstream's count rule (a final unterminated line counts).
-    pub lines: Vec<String>,
+    text: String,
+    /// Byte range of each line without its terminator; upstream's count rule (a final
+    /// unterminated line counts).
+    spans: Vec<(usize, usize)>,
     pub binary: bool,
 }
 
@@ -23,20 +25,40 @@ impl SourceText {
         let binary = bytes.iter().take(8192).any(|&b| b == 0);
         if binary {
             return SourceText {
-                lines: Vec::new(),
+                text: String::new(),
+                spans: Vec::new(),
                 binary,
             };
         }
-        let text = String::from_utf8_lossy(bytes);
-        let lines = text
-            .split_inclusive('\n')
-            .map(|l| l.trim_end_matches(['\n', '\r']).to_string())
-            .collect();
-        SourceText { lines, binary }
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t.to_string(),
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        };
+        let mut spans = Vec::new();
+        let mut start = 0;
+        for piece in text.split_inclusive('\n') {
+            let body = piece.trim_end_matches(['\n', '\r']);
+            spans.push((start, start + body.len()));
+            start += piece.len();
+        }
+        SourceText {
+            text,
+            spans,
+            binary,
+        }
     }
 
     pub fn line_count(&self) -> u64 {
-        self.lines.len() as u64
+        self.spans.len() as u64
+    }
+
+    /// Line `i` (0-based), or "" past the end.
+    pub fn line(&self, i: usize) -> &str {
+        self.spans.get(i).map_or("", |&(a, b)| &self.text[a..b])
+    }
+
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.spans.iter().map(|&(a, b)| &self.text[a..b])
     }
 }
 
