@@ -960,7 +960,10 @@ fn split_args(b: &Body<'_>, open: usize) -> Vec<(usize, usize)> {
 
 /// Analyse the write-analysis files: own tokens, taints, call graph fixed point, aggregates.
 pub fn writers(units: &[Unit<'_>]) -> Writers {
-    let parsed: Vec<Parsed<'_>> = units.iter().map(|u| parse(u.text)).collect();
+    let parsed: Vec<Parsed<'_>> = {
+        use rayon::prelude::*;
+        units.par_iter().map(|u| parse(u.text)).collect()
+    };
     let macros = collect_macros(&parsed);
     let mut w = Writers::default();
     let mut own: HashMap<String, TokenSet> = HashMap::new();
