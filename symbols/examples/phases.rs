@@ -46,9 +46,21 @@ fn main() {
         }
         println!("ours single thread {:?} {m}", t.elapsed());
         let t = Instant::now();
-        let mut fa = symbols::diff::fold(&sa.rows, &opts);
-        println!("fold one side {:?} {}", t.elapsed(), fa.len());
-        fa.clear();
+        let fa = symbols::diff::fold(&sa.rows, &opts);
+        let fb = symbols::diff::fold(&sb.rows, &opts);
+        let t_fold = t.elapsed();
+        let t = Instant::now();
+        let bk = symbols::diff::bucket(&fa, &fb, 0, &[]);
+        let t_bucket = t.elapsed();
+        let t = Instant::now();
+        let bk2 = bk.clone();
+        println!(
+            "fold both {:?} bucket {:?} clone {:?} {}",
+            t_fold,
+            t_bucket,
+            t.elapsed(),
+            bk2.unchanged
+        );
         println!(
             "read {:?} demangle-only {:?} ({} names) sides {:?} diff {:?} ({} resized)",
             t_read,

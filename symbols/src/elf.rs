@@ -351,7 +351,11 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
         .iter()
         .map(|hdr| {
             let name = sections.section_name(endian, hdr).unwrap_or(b"");
-            section_letter(sec_flags(hdr.sh_type(endian), hdr.sh_flags(endian).into(), name))
+            section_letter(sec_flags(
+                hdr.sh_type(endian),
+                hdr.sh_flags(endian).into(),
+                name,
+            ))
         })
         .collect();
     let cx = Ctx {

@@ -503,6 +503,15 @@ fn own_peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// CPU time (user + system) this process has used so far, in ms (Linux; 10 ms ticks).
+fn own_cpu_ms() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(0.0)
@@ -539,15 +548,22 @@ fn mgctl_once(before: &Path, after: &Path) -> anyhow::Result<usize> {
     Ok(report::markdown(&input).len() + report::summary_lines(&input).len())
 }
 
+/// What GNU time measured for one tool run: peak RSS (MiB) and CPU time (ms).
+#[derive(Default, Clone, Copy)]
+struct ToolCost {
+    rss_mib: Option<f64>,
+    cpu_ms: Option<f64>,
+}
+
 fn run_tool(
     cmd: &mut Command,
     input: Option<String>,
     rss: bool,
-) -> anyhow::Result<(Vec<u8>, Option<f64>)> {
+) -> anyhow::Result<(Vec<u8>, ToolCost)> {
     let mut full = if rss && Path::new("/usr/bin/time").exists() {
         let mut t = Command::new("/usr/bin/time");
         t.arg("-f")
-            .arg("MGCTL_MAXRSS=%M")
+            .arg("MGCTL_MAXRSS=%M MGCTL_CPU=%U %S")
             .arg(cmd.get_program())
             .args(cmd.get_args());
         t
@@ -583,16 +599,26 @@ fn run_tool(
             String::from_utf8_lossy(&o.stderr).trim()
         );
     }
-    let rss = String::from_utf8_lossy(&o.stderr)
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
         .lines()
-        .find_map(|l| l.strip_prefix("MGCTL_MAXRSS="))
-        .and_then(|k| k.trim().parse::<f64>().ok())
-        .map(|kb| kb / 1024.0);
-    Ok((o.stdout, rss))
+        .find(|l| l.starts_with("MGCTL_MAXRSS="))
+        .unwrap_or("");
+    let mut cost = ToolCost::default();
+    if let Some((rss, cpu)) = line
+        .strip_prefix("MGCTL_MAXRSS=")
+        .and_then(|r| r.split_once(" MGCTL_CPU="))
+    {
+        cost.rss_mib = rss.trim().parse::<f64>().ok().map(|kb| kb / 1024.0);
+        let secs: Option<f64> = cpu.split_whitespace().map(|x| x.parse::<f64>().ok()).sum();
+        cost.cpu_ms = secs.map(|s| s * 1000.0);
+    }
+    Ok((o.stdout, cost))
 }
 
 /// Upstream's pipeline on one library: nm (or nm -D when stripped), size, one c++filt.
-fn reference_once(lib: &Path, rss: bool) -> anyhow::Result<Option<f64>> {
+/// Returns the largest peak RSS and the summed CPU time of the three tools (when measured).
+fn reference_once(lib: &Path, rss: bool) -> anyhow::Result<ToolCost> {
     let stripped = !elf::read_library(lib, TableChoice::Auto)?
         .identity
         .has_symtab;
@@ -601,8 +627,8 @@ fn reference_once(lib: &Path, rss: bool) -> anyhow::Result<Option<f64>> {
         nm.arg("-D");
     }
     nm.args(["--defined-only", "-S"]).arg(lib);
-    let (nm_out, r1) = run_tool(&mut nm, None, rss)?;
-    let (_, r2) = run_tool(
+    let (nm_out, c1) = run_tool(&mut nm, None, rss)?;
+    let (_, c2) = run_tool(
         Command::new("size").arg("--format=sysv").arg(lib),
         None,
         rss,
@@ -611,12 +637,21 @@ fn reference_once(lib: &Path, rss: bool) -> anyhow::Result<Option<f64>> {
     let mut names: Vec<&str> = text.lines().filter_map(|l| l.rsplit(' ').next()).collect();
     names.sort_unstable();
     names.dedup();
-    let (_, r3) = run_tool(
+    let (_, c3) = run_tool(
         &mut Command::new("c++filt"),
         Some(names.join("\n") + "\n"),
         rss,
     )?;
-    Ok([r1, r2, r3].into_iter().flatten().reduce(f64::max))
+    Ok(combine(combine(c1, c2), c3))
+}
+
+fn combine(a: ToolCost, b: ToolCost) -> ToolCost {
+    let max = |x: Option<f64>, y: Option<f64>| x.into_iter().chain(y).reduce(f64::max);
+    let sum = |x: Option<f64>, y: Option<f64>| x.into_iter().chain(y).reduce(|p, q| p + q);
+    ToolCost {
+        rss_mib: max(a.rss_mib, b.rss_mib),
+        cpu_ms: sum(a.cpu_ms, b.cpu_ms),
+    }
 }
 
 fn run_bench(a: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -627,16 +662,19 @@ fn run_bench(a: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     }
     mgctl_once(&a.before, &a.after)?;
     let mut ours = Vec::new();
+    let cpu0 = own_cpu_ms();
     for _ in 0..runs {
         let t = Instant::now();
         mgctl_once(&a.before, &a.after)?;
         ours.push(t.elapsed().as_secs_f64() * 1000.0);
     }
+    let our_cpu = cpu0.zip(own_cpu_ms()).map(|(x, y)| (y - x) / runs as f64);
     let our_rss = own_peak_rss_mib();
-    let reference = |rss: bool| -> anyhow::Result<Option<f64>> {
-        let r1 = reference_once(&a.before, rss)?;
-        let r2 = reference_once(&a.after, rss)?;
-        Ok(r1.into_iter().chain(r2).reduce(f64::max))
+    let reference = |rss: bool| -> anyhow::Result<ToolCost> {
+        Ok(combine(
+            reference_once(&a.before, rss)?,
+            reference_once(&a.after, rss)?,
+        ))
     };
     let tools = match reference(false) {
         Ok(_) => true,
@@ -646,14 +684,14 @@ fn run_bench(a: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
     };
     let mut theirs = Vec::new();
-    let mut their_rss = None;
+    let mut their = ToolCost::default();
     if tools {
         for _ in 0..runs {
             let t = Instant::now();
             reference(false)?;
             theirs.push(t.elapsed().as_secs_f64() * 1000.0);
         }
-        their_rss = reference(true)?;
+        their = reference(true)?;
     }
     let (m, r) = (median(ours), median(theirs));
     let threads = rayon::current_num_threads();
@@ -664,18 +702,30 @@ fn run_bench(a: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         a.after.display()
     )?;
     let mib = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.0} MiB"));
+    let ms = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.0} ms"));
     writeln!(
         out,
-        "  mgctl symbols diff (read, demangle, fold, bucket, render)  {m:>9.1} ms   peak RSS {}",
+        "  mgctl symbols diff (read, demangle, fold, bucket, render)  wall {m:>8.1} ms   cpu {:>8}   peak RSS {}",
+        ms(our_cpu),
         mib(our_rss)
     )?;
     if tools {
-        writeln!(out, "  nm + size + c++filt on both libraries (reference)           {r:>9.1} ms   peak RSS {} (largest tool)", mib(their_rss))?;
         writeln!(
             out,
-            "  mgctl is {:.1}x faster than the bare reference pipeline",
+            "  nm + size + c++filt on both libraries (reference)           wall {r:>8.1} ms   cpu {:>8}   peak RSS {} (largest tool)",
+            ms(their.cpu_ms),
+            mib(their.rss_mib)
+        )?;
+        writeln!(
+            out,
+            "  mgctl is {:.1}x faster than the bare reference pipeline (wall)",
             r / m.max(f64::EPSILON)
         )?;
+    }
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let l1 = load.split_whitespace().next().unwrap_or("?");
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        writeln!(out, "  load average {l1} on {cores} cores (wall figures from a busy machine overstate both sides)")?;
     }
     Ok(Outcome::Pass)
 }
