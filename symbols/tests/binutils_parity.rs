@@ -212,3 +212,70 @@ fn section_sizes_equal_size_sysv() {
         );
     }
 }
+
+/// ELF32 and relocatable objects with COMDAT groups, built here (skipped without a compiler).
+#[test]
+fn built_objects_elf32_and_comdat_equal_nm_and_size() {
+    if !tool("nm") || !tool("size") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("t.cpp");
+    std::fs::write(
+        &src,
+        "inline int twice(int x) { return 2 * x; }\nint foo(int x) { return twice(x) + 1; }\nint bar;\nstatic int baz() { return 3; }\nint use() { return baz() + twice(bar); }\nnamespace MobileGL { struct S { virtual ~S(); }; S::~S() {} }\n",
+    )
+    .unwrap();
+    let mut built = Vec::new();
+    for (name, flags) in [
+        ("t64.o", vec!["-c", "-O1", "-ffunction-sections"]),
+        ("t32.o", vec!["-m32", "-c", "-O1"]),
+    ] {
+        let out = dir.path().join(name);
+        let ok = Command::new("g++")
+            .args(&flags)
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            built.push(out);
+        } else {
+            eprintln!("skip: g++ {flags:?} failed on this machine");
+        }
+    }
+    for lib in built {
+        let theirs = nm_rows(&["--defined-only", "-S"], &lib);
+        assert_same(
+            "nm --defined-only -S",
+            &lib,
+            &theirs,
+            &ours(&lib, TableChoice::Symtab, true),
+        );
+        let out = Command::new("size")
+            .arg("--format=sysv")
+            .arg(&lib)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let theirs: Vec<(String, u64)> = text
+            .lines()
+            .skip(2)
+            .filter_map(|l| {
+                let t: Vec<&str> = l.split_whitespace().collect();
+                match t.as_slice() {
+                    [n, s, _] => Some((n.to_string(), s.parse().unwrap())),
+                    _ => None,
+                }
+            })
+            .collect();
+        let l = read_library(&lib, TableChoice::Auto).unwrap();
+        let mine: Vec<(String, u64)> = l
+            .sections
+            .iter()
+            .map(|s| (s.name.clone(), s.size))
+            .collect();
+        assert_eq!(theirs, mine, "size rows differ on {}", lib.display());
+    }
+}
