@@ -193,7 +193,11 @@ fn fix_text(mut s: String) -> String {
     if s.contains("std::nullptr_t") {
         s = s.replace("std::nullptr_t", "decltype(nullptr)");
     }
-    if s.contains('(') && s.contains(')') {
+    if s.contains("(int)")
+        || s.contains("(unsigned ")
+        || s.contains("(long")
+        || s.contains("(bool)")
+    {
         s = fix_literals(&s);
     }
     s

@@ -2,12 +2,12 @@
 //! Pure functions over the model; no I/O.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::demangle::demangle;
+use crate::fasthash::FxHashMap;
 use crate::model::{Identity, Library, SectionSize, Table};
 
 /// One defined symbol as the diff sees it.
@@ -35,9 +35,9 @@ pub struct Side {
 impl Side {
     /// Build a side from a library, demangling all names in parallel.
     pub fn from_library(lib: &Library, keep_versions: bool) -> Side {
-        let names = distinct_names(&[lib]);
+        let (names, index) = distinct_names(&[lib]);
         let texts = demangle_distinct(&names);
-        side(lib, keep_versions, &names, &texts)
+        side(lib, keep_versions, &index, &texts)
     }
 
     /// Size of a section; a missing section counts as 0 (upstream rule).
@@ -62,22 +62,27 @@ pub fn sides_from_libraries(
     after: &Library,
     keep_versions: bool,
 ) -> (Side, Side) {
-    let names = distinct_names(&[before, after]);
+    let (names, index) = distinct_names(&[before, after]);
     let texts = demangle_distinct(&names);
     rayon::join(
-        || side(before, keep_versions, &names, &texts),
-        || side(after, keep_versions, &names, &texts),
+        || side(before, keep_versions, &index, &texts),
+        || side(after, keep_versions, &index, &texts),
     )
 }
 
-fn distinct_names<'a>(libs: &[&'a Library]) -> Vec<&'a str> {
-    let mut names: Vec<&str> = libs
-        .iter()
-        .flat_map(|l| l.defined.iter().map(|s| s.name.as_str()))
-        .collect();
-    names.par_sort_unstable();
-    names.dedup();
-    names
+/// Every distinct defined name of the libraries, and its index.
+fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, FxHashMap<&'a str, usize>) {
+    let total: usize = libs.iter().map(|l| l.defined.len()).sum();
+    let mut index: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(total, Default::default());
+    let mut names = Vec::with_capacity(total);
+    for s in libs.iter().flat_map(|l| l.defined.iter()) {
+        index.entry(s.name.as_str()).or_insert_with(|| {
+            names.push(s.name.as_str());
+            names.len() - 1
+        });
+    }
+    (names, index)
 }
 
 fn demangle_distinct(names: &[&str]) -> Vec<String> {
@@ -88,15 +93,20 @@ fn demangle_distinct(names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn side(lib: &Library, keep_versions: bool, names: &[&str], texts: &[String]) -> Side {
+fn side(
+    lib: &Library,
+    keep_versions: bool,
+    index: &FxHashMap<&str, usize>,
+    texts: &[String],
+) -> Side {
     let rows = lib
         .defined
         .par_iter()
         .with_min_len(512)
         .map(|s| {
-            let demangled = match names.binary_search(&s.name.as_str()) {
-                Ok(i) => texts[i].clone(),
-                Err(_) => demangle(&s.name).into_owned(),
+            let demangled = match index.get(s.name.as_str()) {
+                Some(&i) => texts[i].clone(),
+                None => demangle(&s.name).into_owned(),
             };
             let (mangled, demangled) = if keep_versions && s.version.is_some() {
                 let v = s.versioned_name();
@@ -185,7 +195,8 @@ pub struct Folded<'a> {
 /// k >= 2 (in address order) is folded as `<name> [copy k]`, so a removed copy is a removal,
 /// not a resize (upstream bug).
 pub fn fold<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Vec<Folded<'a>> {
-    let mut counts: HashMap<&str, u32> = HashMap::with_capacity(rows.len());
+    let mut counts: FxHashMap<&str, u32> =
+        FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
     for r in rows {
         *counts.entry(r.mangled.as_str()).or_insert(0) += 1;
     }
@@ -537,8 +548,10 @@ pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
 
 /// "defined symbols" = number of distinct mangled names (upstream's count).
 fn distinct(rows: &[SymRow]) -> usize {
-    let mut v: Vec<&str> = rows.iter().map(|r| r.mangled.as_str()).collect();
-    v.sort_unstable();
-    v.dedup();
-    v.len()
+    let mut seen: crate::fasthash::FxHashMap<&str, ()> =
+        crate::fasthash::FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
+    for r in rows {
+        seen.insert(r.mangled.as_str(), ());
+    }
+    seen.len()
 }

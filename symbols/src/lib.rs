@@ -4,6 +4,7 @@
 pub mod demangle;
 pub mod elf;
 pub mod error;
+pub mod fasthash;
 pub mod model;
 
 pub use error::{Error, Result};
