@@ -137,8 +137,8 @@ pub fn summary_lines(r: &ReportInput<'_>) -> Vec<String> {
             side_path(r.after),
             side_bytes(r.after)
         ),
-        format!("{p}before: {}", identity_line(r.before)),
-        format!("{p}after : {}", identity_line(r.after)),
+        format!("{p}before elf: {}", identity_line(r.before)),
+        format!("{p}after elf : {}", identity_line(r.after)),
         format!(
             "{p}symbol versions: {}",
             if r.keep_versions {
