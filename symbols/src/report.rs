@@ -292,6 +292,8 @@ pub fn markdown(r: &ReportInput<'_>) -> String {
                 *m += &row(c);
             }
         }
+        // upstream: every section ends with an empty line (then the next one starts with one)
+        *m += "\n";
     };
     section(
         &mut m,
@@ -356,7 +358,7 @@ pub fn markdown(r: &ReportInput<'_>) -> String {
     if let Some((depth, groups)) = r.groups {
         m += &format!("\n### By namespace (depth {depth}) ({})\n\n", groups.len());
         if groups.is_empty() {
-            m += "_none_\n";
+            m += "_none_\n\n";
         } else {
             m += "| namespace | added | removed | resized | renamed | delta |\n|---|---|---|---|---|---|\n";
             for g in groups {
@@ -370,6 +372,7 @@ pub fn markdown(r: &ReportInput<'_>) -> String {
                     g.delta
                 );
             }
+            m += "\n";
         }
     }
     m
