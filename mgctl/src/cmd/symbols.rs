@@ -334,8 +334,19 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             SortArg::Name => SortOrder::Name,
         },
     };
-    let md = report::markdown(&input);
-    let js = report::json(&input);
+    // Render only what is asked for: the JSON of a 45k-symbol diff is not free.
+    let need_md = a.markdown.is_some() || a.format != DiffFormat::Json;
+    let need_js = a.json.is_some() || a.format == DiffFormat::Json;
+    let md = if need_md {
+        report::markdown(&input)
+    } else {
+        String::new()
+    };
+    let js = if need_js {
+        report::json(&input)
+    } else {
+        serde_json::Value::Null
+    };
     match a.format {
         DiffFormat::Text => {
             for l in report::summary_lines(&input) {
