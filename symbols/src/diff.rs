@@ -99,10 +99,23 @@ fn side(
     index: &FxHashMap<&str, usize>,
     texts: &[String],
 ) -> Side {
+    // The version-definition symbols (`A LLVM_15`) are the versions themselves: when names are
+    // matched without versions they are not symbols to compare (LLVM_14 -> LLVM_15 is no change).
+    let nodes: std::collections::BTreeSet<&str> = if keep_versions {
+        Default::default()
+    } else {
+        lib.defined
+            .iter()
+            .filter_map(|s| s.version.as_deref())
+            .collect()
+    };
     let rows = lib
         .defined
         .par_iter()
         .with_min_len(512)
+        .filter(|s| {
+            !(s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains(s.name.as_str()))
+        })
         .map(|s| {
             let demangled = match index.get(s.name.as_str()) {
                 Some(&i) => texts[i].clone(),

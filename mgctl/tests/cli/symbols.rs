@@ -409,3 +409,69 @@ fn gates_run_on_built_libraries() {
         r.dump()
     );
 }
+
+/// Builds `lib<name>.so` exporting its symbols under version node `node`.
+fn build_versioned(dir: &Path, name: &str, node: &str) -> Option<PathBuf> {
+    let map = dir.join(format!("{name}.map"));
+    std::fs::write(&map, format!("{node} {{ global: *; }};\n")).unwrap();
+    let cpp = dir.join(format!("{name}.cpp"));
+    std::fs::write(&cpp, BEFORE).unwrap();
+    let out = dir.join(format!("lib{name}.so"));
+    let ok = Command::new("g++")
+        .args(["-shared", "-fPIC", "-O1", "-s"])
+        .arg(format!("-Wl,--version-script={}", map.display()))
+        .arg("-o")
+        .arg(&out)
+        .arg(&cpp)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skip: g++ could not build versioned {name}");
+        return None;
+    }
+    Some(out)
+}
+
+#[test]
+fn versions_are_stripped_unless_kept_and_stripped_libraries_use_dynsym() {
+    let dir = scratch();
+    let (Some(b), Some(a)) = (
+        build_versioned(dir.path(), "v1", "LIB_1"),
+        build_versioned(dir.path(), "v2", "LIB_2"),
+    ) else {
+        return;
+    };
+    let (b, a) = (b.to_str().unwrap(), a.to_str().unwrap());
+    let r = diff(dir.path(), b, a, &["--fail-on-symbol-set-change"]).expect(0);
+    assert!(
+        r.stdout.contains("symbols from .dynsym (stripped)"),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        r.stdout
+            .contains("0 added, 0 removed, 0 resized, 0 renamed"),
+        "{}",
+        r.dump()
+    );
+    let r = diff(
+        dir.path(),
+        b,
+        a,
+        &["--keep-versions", "--fail-on-symbol-set-change"],
+    )
+    .expect(1);
+    assert!(
+        r.stdout
+            .contains("MobileGL::RenderState::Apply(int)@@LIB_2"),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl(&["symbols", "list", a, "--sort", "name"], dir.path()).expect(0);
+    assert!(
+        r.stdout.contains("MobileGL::Stable(int) @LIB_2"),
+        "{}",
+        r.dump()
+    );
+    mgctl(&["symbols", "list", a, "--table", "symtab"], dir.path()).expect(2);
+}
