@@ -158,7 +158,143 @@ fn demangle_itanium(name: &str) -> Option<String> {
     } else {
         text
     };
-    Some(fix_text(text))
+    Some(fix_trailing_pack(name, fix_text(text)))
+}
+
+/// A trailing function-parameter pack (`DpOT_`, `DpRT0_`, `DpRKT_`): cpp_demangle misplaces the
+/// reference on the expanded elements; libiberty applies it to each element, collapsing
+/// references. Rebuilt from the template argument list when the pack is the last template
+/// parameter and the last parameters; otherwise the text is left alone.
+fn fix_trailing_pack(mangled: &str, text: String) -> String {
+    let Some(dp) = mangled.rfind("Dp") else {
+        return text;
+    };
+    let tail = &mangled[dp + 2..];
+    let (qual, rest) = if let Some(r) = tail.strip_prefix("RK") {
+        ("const&", r)
+    } else if let Some(r) = tail.strip_prefix('R') {
+        ("&", r)
+    } else if let Some(r) = tail.strip_prefix('O') {
+        ("&&", r)
+    } else {
+        return text;
+    };
+    let Some(rest) = rest.strip_prefix('T') else {
+        return text;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if rest[digits..] != *"_" {
+        return text;
+    }
+    let index = if digits == 0 {
+        0
+    } else {
+        rest[..digits]
+            .parse::<usize>()
+            .map_or(usize::MAX, |n| n + 1)
+    };
+    rebuild_pack(&text, index, qual).unwrap_or(text)
+}
+
+/// Split `s` at top-level `, ` (outside `<>`, `()`, `[]`).
+fn split_top(s: &str) -> Vec<&str> {
+    let (mut depth, mut last, mut out) = (0i32, 0usize, Vec::new());
+    let b = s.as_bytes();
+    for i in 0..b.len() {
+        match b[i] {
+            b'<' | b'(' | b'[' => depth += 1,
+            b'>' | b')' | b']' => depth -= 1,
+            b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
+                out.push(&s[last..i]);
+                last = i + 2;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[last..]);
+    out
+}
+
+/// Index of the bracket opening the group that closes at `close` (scanning backwards).
+fn matching_open(b: &[u8], close: usize, open_ch: u8, close_ch: u8) -> Option<usize> {
+    let mut depth = 0i32;
+    for i in (0..=close).rev() {
+        if b[i] == close_ch {
+            depth += 1;
+        } else if b[i] == open_ch {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+fn rebuild_pack(text: &str, index: usize, qual: &str) -> Option<String> {
+    let b = text.as_bytes();
+    // The parameter list: the last top-level `)` (allowing a trailing ` const`, `&`, `&&`).
+    let close = text.rfind(')')?;
+    let open = matching_open(b, close, b'(', b')')?;
+    if open == 0 || b[open - 1] != b'>' {
+        return None;
+    }
+    let t_open = matching_open(b, open - 1, b'<', b'>')?;
+    let targs_text = &text[t_open + 1..open - 1];
+    let targs = if targs_text.trim().is_empty() {
+        Vec::new()
+    } else {
+        split_top(targs_text)
+    };
+    if index > targs.len() {
+        return None;
+    }
+    let elems = &targs[index..];
+    let params_text = &text[open + 1..close];
+    let mut params = if params_text.is_empty() {
+        Vec::new()
+    } else {
+        split_top(params_text)
+    };
+    // An empty pack: cpp_demangle prints the bare qualifier as a parameter; libiberty prints none.
+    if elems.is_empty()
+        && params
+            .last()
+            .is_some_and(|p| p.trim() == qual.trim_start_matches("const"))
+    {
+        params.pop();
+    }
+    if params.len() < elems.len() {
+        return None;
+    }
+    let fixed = &params[..params.len() - elems.len()];
+    let mut new_params: Vec<String> = fixed.iter().map(|s| s.to_string()).collect();
+    for e in elems {
+        // libiberty writes `X<Y> >`: the space belongs to the closing bracket, not the element.
+        let e = e.trim_end();
+        let is_ref = e.ends_with('&') || e.contains("(&)") || e.contains("(&&)");
+        let lvalue = e.ends_with('&') && !e.ends_with("&&") || e.contains("(&)");
+        // array and function types would need `(&&)` inside the declarator: left alone
+        let declarator = e.ends_with(']') || (e.ends_with(')') && !e.starts_with("decltype("));
+        let out = match (qual, is_ref) {
+            ("&&", true) => e.to_string(),
+            ("&&", false) if declarator => return None,
+            ("&&", false) => format!("{e}&&"),
+            (_, true) if lvalue => e.to_string(),
+            (_, true) if e.ends_with("&&") => format!("{}&", &e[..e.len() - 2]),
+            (_, true) => return None,
+            (_, false) if declarator => return None,
+            ("&", false) => format!("{e}&"),
+            (_, false) => format!("{e} const&"),
+        };
+        new_params.push(out);
+    }
+    Some(format!(
+        "{}({}){}",
+        &text[..open],
+        new_params.join(", "),
+        &text[close + 1..]
+    ))
 }
 
 /// Rewrite cpp_demangle's spellings that libiberty prints differently.
@@ -303,6 +439,22 @@ mod tests {
             "foo<8u, true, -3l>"
         );
         assert_eq!(fix_text("A<llvm::Module, >".into()), "A<llvm::Module>");
+    }
+
+    #[test]
+    fn trailing_parameter_packs_take_the_reference_per_element() {
+        assert_eq!(
+            demangle("_ZN4llvm12TBAAVerifier11CheckFailedIJRA51_KcPNS_11InstructionEEEEvDpOT_"),
+            "void llvm::TBAAVerifier::CheckFailed<char const (&) [51], llvm::Instruction*>(char const (&) [51], llvm::Instruction*&&)"
+        );
+        assert_eq!(
+            demangle("_ZN4llvm12hash_combineIJNS_11Instruction9BinaryOpsEPNS_5ValueES4_EEENS_9hash_codeEDpRKT_"),
+            "llvm::hash_code llvm::hash_combine<llvm::Instruction::BinaryOps, llvm::Value*, llvm::Value*>(llvm::Instruction::BinaryOps const&, llvm::Value* const&, llvm::Value* const&)"
+        );
+        assert_eq!(
+            demangle("_ZNSt5dequeIN4llvm11SmallStringILj32EEESaIS2_EE16_M_push_back_auxIJEEEvDpOT_"),
+            "void std::deque<llvm::SmallString<32u>, std::allocator<llvm::SmallString<32u> > >::_M_push_back_aux<>()"
+        );
     }
 
     #[test]
