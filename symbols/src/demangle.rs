@@ -158,7 +158,146 @@ fn demangle_itanium(name: &str) -> Option<String> {
     } else {
         text
     };
-    Some(fix_trailing_pack(name, fix_text(text)))
+    let text = fix_text(text);
+    let text = if text.contains("&::") || text.contains("*::") || text.contains(" const::") {
+        fix_misplaced_qualifiers(&text)
+    } else {
+        text
+    };
+    let text = if name.contains('F')
+        && (text.contains(")>") || text.contains("), ") || text.contains(") >"))
+    {
+        fix_function_types(&text)
+    } else {
+        text
+    };
+    Some(fix_trailing_pack(name, text))
+}
+
+/// Function types inside template arguments: libiberty prints `R (Args)`, cpp_demangle `R(Args)`.
+/// A parenthesised group at template depth > 0 that closes right before `>` or `,` and follows a
+/// type (not `decltype`, not an operator) is a function type; a function-local name continues
+/// with `::` after its parameter list and is left alone.
+fn fix_function_types(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut inserts = Vec::new();
+    let mut angle = 0i32;
+    for i in 0..b.len() {
+        match b[i] {
+            b'<' => angle += 1,
+            b'>' => angle -= 1,
+            b'(' if angle > 0 && i > 0 => {
+                let prev = b[i - 1];
+                if !(prev.is_ascii_alphanumeric()
+                    || prev == b'_'
+                    || prev == b'>'
+                    || prev == b'*'
+                    || prev == b'&')
+                {
+                    continue;
+                }
+                let head = &s[..i];
+                if head.ends_with("decltype")
+                    || head.ends_with("operator")
+                    || head.ends_with("sizeof")
+                    || head.ends_with("alignof")
+                {
+                    continue;
+                }
+                // find the matching ')'
+                let mut depth = 0i32;
+                let mut close = None;
+                for (j, &c) in b.iter().enumerate().skip(i) {
+                    match c {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                close = Some(j);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let Some(close) = close else { continue };
+                let after = &s[close + 1..];
+                if after.starts_with('>') || after.starts_with(", ") || after.starts_with(" >") {
+                    inserts.push(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    if inserts.is_empty() {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + inserts.len());
+    let mut last = 0;
+    for i in inserts {
+        out.push_str(&s[last..i]);
+        out.push(' ');
+        last = i;
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// cpp_demangle sometimes prints a parameter's qualifier on the scope of a nested name
+/// (`llvm::CompileUnit&::DIEInfo`, `Graph const::Node*`); libiberty prints it after the name
+/// (`llvm::CompileUnit::DIEInfo&`, `Graph::Node const*`). No valid spelling contains `&::`,
+/// `*::` or ` const::`, so the move is unambiguous.
+fn fix_misplaced_qualifiers(s: &str) -> String {
+    let mut out = s.to_string();
+    for _ in 0..16 {
+        let Some((q_start, colons)) = find_misplaced(&out) else {
+            break;
+        };
+        let name_start = colons + 2;
+        let b = out.as_bytes();
+        let (mut i, mut depth) = (name_start, 0i32);
+        while i < b.len() {
+            match b[i] {
+                b'<' | b'(' => depth += 1,
+                b'>' | b')' if depth > 0 => depth -= 1,
+                b':' if depth == 0 && b.get(i + 1) == Some(&b':') => i += 1,
+                c if depth == 0 && !(c.is_ascii_alphanumeric() || c == b'_' || c == b'~') => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        let qual = out[q_start..colons].to_string();
+        let name = out[name_start..i].to_string();
+        out = format!("{}::{name}{qual}{}", &out[..q_start], &out[i..]);
+    }
+    out
+}
+
+/// Where a qualifier run (`&`, `&&`, `*`, ` const`, …) sits right before `::`.
+fn find_misplaced(s: &str) -> Option<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(rel) = s[from..].find("::") {
+        let colons = from + rel;
+        let mut q = colons;
+        loop {
+            if q > 0 && matches!(b[q - 1], b'&' | b'*') {
+                q -= 1;
+            } else if s[..q].ends_with(" const") {
+                q -= " const".len();
+            } else {
+                break;
+            }
+        }
+        if q < colons
+            && q > 0
+            && (b[q - 1].is_ascii_alphanumeric() || b[q - 1] == b'>' || b[q - 1] == b'_')
+        {
+            return Some((q, colons));
+        }
+        from = colons + 2;
+    }
+    None
 }
 
 /// A trailing function-parameter pack (`DpOT_`, `DpRT0_`, `DpRKT_`): cpp_demangle misplaces the
@@ -454,6 +593,18 @@ mod tests {
         assert_eq!(
             demangle("_ZNSt5dequeIN4llvm11SmallStringILj32EEESaIS2_EE16_M_push_back_auxIJEEEvDpOT_"),
             "void std::deque<llvm::SmallString<32u>, std::allocator<llvm::SmallString<32u> > >::_M_push_back_aux<>()"
+        );
+    }
+
+    #[test]
+    fn function_types_and_misplaced_qualifiers() {
+        assert_eq!(
+            demangle("_ZN4llvm11InlinerPass13printPipelineERNS_11raw_ostreamENS_12function_refIFNS_9StringRefES4_EEE"),
+            "llvm::InlinerPass::printPipeline(llvm::raw_ostream&, llvm::function_ref<llvm::StringRef (llvm::StringRef)>)"
+        );
+        assert_eq!(
+            demangle("_ZN4llvm21RAIIDelegateInstallerC1ERNS_15MachineFunctionEPNS1_8DelegateE"),
+            "llvm::RAIIDelegateInstaller::RAIIDelegateInstaller(llvm::MachineFunction&, llvm::MachineFunction::Delegate*)"
         );
     }
 
