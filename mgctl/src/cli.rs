@@ -67,6 +67,7 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 #[command(
+    about = "Run every configured gate of a workspace (the CI entry point)",
     long_about = "Runs every gate configured for a workspace and prints one row per gate: verdict, \
 finding counts, headline figure and wall time. The workspace's mgctl.toml says which gates run; a \
 MobileGL checkout without one gets the built-in MobileGL profile (the upstream scripts' defaults). \
@@ -103,6 +104,7 @@ pub struct CheckArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
+    about = "Print a shell completion script (bash, zsh, fish)",
     long_about = "Prints a shell completion script for mgctl to stdout. Install it where your shell \
 looks for completions.",
     after_help = "Examples:\n  mgctl completions bash > ~/.local/share/bash-completion/completions/mgctl\n  mgctl completions zsh > ~/.zfunc/_mgctl\n  mgctl completions fish > ~/.config/fish/completions/mgctl.fish"
@@ -117,6 +119,58 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+/// The clap command with a short `about` for every subcommand that only has a paragraph, so
+/// listings show one line per command while `--help` of the command shows the whole paragraph.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    short_abouts(Cli::command())
+}
+
+/// Parses the process arguments through [`command`].
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let matches = command().try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
+fn short_abouts(mut cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |sub| {
+            let sub = short_abouts(sub);
+            match (sub.get_about(), sub.get_long_about()) {
+                (None, Some(long)) => {
+                    let about = first_sentence(&long.to_string());
+                    sub.about(about)
+                }
+                _ => sub,
+            }
+        });
+    }
+    cmd
+}
+
+/// The first sentence of a paragraph, shortened at a clause boundary (or a word) when long.
+fn first_sentence(text: &str) -> String {
+    const MAX: usize = 72;
+    let mut s = text.split(". ").next().unwrap_or(text).trim_end_matches('.').to_string();
+    while s.chars().count() > MAX {
+        let head: String = s.chars().take(MAX).collect();
+        // An opening parenthesis first, so a cut never lands inside one.
+        let clause = [" (", "; ", ": ", ", "]
+            .iter()
+            .find_map(|sep| head.find(sep).filter(|&at| at >= 20));
+        match clause {
+            Some(at) => s = head[..at].to_string(),
+            None => {
+                let at = head.rfind(' ').unwrap_or(head.len());
+                return format!("{}…", &head[..at]);
+            }
+        }
+    }
+    s
 }
 
 #[cfg(test)]
@@ -143,8 +197,17 @@ mod tests {
             }
         }
         let mut bad = Vec::new();
-        walk(&super::Cli::command(), "mgctl".into(), &mut bad);
+        walk(&super::command(), "mgctl".into(), &mut bad);
         assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    #[test]
+    fn listings_are_one_line() {
+        for sub in super::command().get_subcommands() {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!about.is_empty() && about.chars().count() <= 100, "{}: {about}", sub.get_name());
+        }
+        assert_eq!(super::first_sentence("Prints a chain. More text."), "Prints a chain");
     }
 
     #[test]

@@ -15,8 +15,6 @@ mod settings;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use crate::cmd::Outcome;
 
 /// An error that is mgctl's own fault, not the input's: exit 3.
@@ -25,7 +23,7 @@ use crate::cmd::Outcome;
 pub struct Internal(pub String);
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(c) => c,
         Err(e) => {
             // --help and --version arrive as "errors" that go to stdout with exit 0.

@@ -1,12 +1,10 @@
 use std::io::Write;
 
-use clap::CommandFactory;
-
-use crate::cli::{Cli, CompletionsArgs, Shell};
+use crate::cli::{CompletionsArgs, Shell};
 use crate::cmd::Outcome;
 
 pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mut cmd = Cli::command();
+    let mut cmd = crate::cli::command();
     let shell = match args.shell {
         Shell::Bash => clap_complete::Shell::Bash,
         Shell::Zsh => clap_complete::Shell::Zsh,

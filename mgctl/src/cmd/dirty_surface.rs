@@ -18,6 +18,7 @@ use crate::settings::Settings;
 #[derive(Debug, Args)]
 #[command(
     args_conflicts_with_subcommands = true,
+    about = "Map every frontend state mutation to what publishes it (DirtySurface.def)",
     long_about = "Lists every frontend mutation the GL entry points make (`pGLContext->Set…(` and the other \
 configured prefixes, plus `MGP_NOTE_MUTATION(field)`), says which ones sit in an IMMEDIATE PUBLISH POINT (a function \
 that also reaches the backend) and which are DEFERRED to the next verb, and shows what DirtySurface.def says \

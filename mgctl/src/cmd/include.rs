@@ -23,6 +23,7 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Include graph: closure probes, layering rules, witness chains, queries",
     long_about = "Builds the include graph of a workspace once (every C/C++ file scanned in parallel \
 by a real directive lexer: comments, strings, raw strings, line splices and `#if 0` are honoured, other \
 conditionals are marked, computed includes and #include_next are reported) and answers questions from \

@@ -21,6 +21,7 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Untouched regions, the test-name ratchet and commit style",
     long_about = "Source-history lints of a MobileGL workspace, each also a `check` gate: untouched \
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \

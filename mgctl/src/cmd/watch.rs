@@ -15,6 +15,7 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
+    about = "Live terminal view of the MGPipe counters while a trace replays",
     long_about = "A live terminal view of MobileGL's `MGPipe stats:` counters while a trace replays: \
 the header names the source, session (pid), backend, period, build arm (pull/push), verify arming, windows \
 seen and the time since the last window; the body shows the latest complete window grouped as the line \
