@@ -136,7 +136,10 @@ pub fn parse() -> Result<Cli, clap::Error> {
 }
 
 fn short_abouts(mut cmd: clap::Command) -> clap::Command {
-    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
     for name in names {
         cmd = cmd.mut_subcommand(&name, |sub| {
             let sub = short_abouts(sub);
@@ -155,7 +158,12 @@ fn short_abouts(mut cmd: clap::Command) -> clap::Command {
 /// The first sentence of a paragraph, shortened at a clause boundary (or a word) when long.
 fn first_sentence(text: &str) -> String {
     const MAX: usize = 72;
-    let mut s = text.split(". ").next().unwrap_or(text).trim_end_matches('.').to_string();
+    let mut s = text
+        .split(". ")
+        .next()
+        .unwrap_or(text)
+        .trim_end_matches('.')
+        .to_string();
     while s.chars().count() > MAX {
         let head: String = s.chars().take(MAX).collect();
         // An opening parenthesis first, so a cut never lands inside one.
@@ -205,9 +213,16 @@ mod tests {
     fn listings_are_one_line() {
         for sub in super::command().get_subcommands() {
             let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-            assert!(!about.is_empty() && about.chars().count() <= 100, "{}: {about}", sub.get_name());
+            assert!(
+                !about.is_empty() && about.chars().count() <= 100,
+                "{}: {about}",
+                sub.get_name()
+            );
         }
-        assert_eq!(super::first_sentence("Prints a chain. More text."), "Prints a chain");
+        assert_eq!(
+            super::first_sentence("Prints a chain. More text."),
+            "Prints a chain"
+        );
     }
 
     #[test]
