@@ -72,6 +72,3 @@ fn main() {
         );
     }
 }
-
-#[allow(dead_code)]
-fn unused() {}
