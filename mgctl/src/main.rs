@@ -50,7 +50,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("mgctl: {err:#}");
+            eprintln!("mgctl: {}", error_text(&err));
             ExitCode::from(if err.chain().any(|c| c.is::<Internal>()) {
                 3
             } else {
@@ -67,6 +67,23 @@ fn main() -> ExitCode {
             ExitCode::from(Outcome::Internal.code())
         }
     }
+}
+
+/// The error and its causes, each cause once: library errors often already quote
+/// their source in their own text, and printing it again would read `X: E: E`.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
