@@ -410,24 +410,6 @@ fn failing_gates(ws: &Path) -> Vec<String> {
     out
 }
 
-/// Copies `driver/fixtures/violations/<name>/` over the driver copy at `ws` (paths mirror the tree).
-fn apply_overlay(ws: &Path, name: &str) {
-    let base = driver().join("fixtures/violations").join(name);
-    let mut stack = vec![base.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let dst = ws.join(path.strip_prefix(&base).unwrap());
-            if path.is_dir() {
-                std::fs::create_dir_all(&dst).unwrap();
-                stack.push(path);
-            } else {
-                std::fs::copy(&path, &dst).unwrap();
-            }
-        }
-    }
-}
-
 #[test]
 fn driver_docs_are_clean_with_every_form() {
     let root = driver();
@@ -489,7 +471,7 @@ fn driver_cite_overlays_turn_only_cite_red() {
         let (_guard, ws) = copy_driver();
         let before = failing_gates(&ws);
         assert!(!before.contains(&"cite".to_string()), "{before:?}");
-        apply_overlay(&ws, overlay);
+        apply_violation(&ws, overlay);
         let mut expected = before.clone();
         expected.push("cite".to_string());
         expected.sort();

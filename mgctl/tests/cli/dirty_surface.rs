@@ -1,6 +1,6 @@
 //! `mgctl dirty-surface …` and the `dirty-surface` gate, end to end.
 
-use crate::util::{copy_driver, driver, mgctl, repo_root, scratch, write_tree};
+use crate::util::{apply_violation, copy_driver, driver, mgctl, repo_root, scratch, write_tree};
 
 const SUMMARY_SHAPE: &str = r"^\d+ files / \d+ mutator calls / \d+ distinct mutators / \d+ in \d+ IMMEDIATE PUBLISH POINTS across \d+ distinct mutators / -?\d+ DEFERRED$";
 
@@ -318,7 +318,7 @@ fn planted_overlays_turn_the_gate_red() {
         ),
     ] {
         let (_g, root) = copy_driver();
-        copy_over(&driver().join("fixtures/violations").join(overlay), &root);
+        apply_violation(&root, overlay);
         let r = mgctl(
             &["check", root.to_str().unwrap(), "--only", "dirty-surface"],
             &root,
@@ -329,18 +329,5 @@ fn planted_overlays_turn_the_gate_red() {
             "{overlay}: {}",
             r.dump()
         );
-    }
-}
-
-fn copy_over(from: &std::path::Path, to: &std::path::Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dst = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-            copy_over(&entry.path(), &dst);
-        } else {
-            std::fs::copy(entry.path(), &dst).unwrap();
-        }
     }
 }

@@ -1,6 +1,6 @@
 //! `mgctl include …` and the include-probes / include-layering gates, end to end.
 
-use crate::util::{copy_driver, driver, mgctl, scratch, write_tree};
+use crate::util::{apply_violation, copy_driver, driver, mgctl, scratch, write_tree};
 
 /// The [include] section these tests rely on (the driver's own may grow; tests pin theirs).
 const SECTION: &str = r#"[include]
@@ -454,27 +454,10 @@ fn gate_mode_both_runs_the_compiler_and_trips_on_a_planted_reach() {
     );
 }
 
-/// Copies `src` over `dst` (an overlay of driver/fixtures/violations).
-fn overlay(src: &std::path::Path, dst: &std::path::Path) {
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-            overlay(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
-}
-
 #[test]
 fn planted_two_hop_overlay_turns_layering_red() {
     let (_g, root) = copy_driver();
-    overlay(
-        &driver().join("fixtures/violations/include-backend-two-hops"),
-        &root,
-    );
+    apply_violation(&root, "include-backend-two-hops");
     let r = mgctl(
         &["check", ".", "--only", "include-layering,include-probes"],
         &root,

@@ -535,23 +535,6 @@ fn commits_style_over_a_range() {
     assert!(r.stderr.contains("give a RANGE"), "{}", r.dump());
 }
 
-/// Copies a planted overlay of `driver/fixtures/violations/<name>/` over a copy of the driver.
-fn overlay(copy: &Path, name: &str) {
-    fn walk(from: &Path, to: &Path) {
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let dst = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                std::fs::create_dir_all(&dst).unwrap();
-                walk(&entry.path(), &dst);
-            } else {
-                std::fs::copy(entry.path(), &dst).unwrap();
-            }
-        }
-    }
-    walk(&driver().join("fixtures/violations").join(name), copy);
-}
-
 const MY_GATES: &str = "regions,test-names,preproc,commits";
 
 #[test]
@@ -571,7 +554,7 @@ fn driver_is_green_for_these_gates() {
 /// Checks a driver copy with `overlay` applied: exactly `gate` fails, and the report names `needles`.
 fn only_red(overlay_name: &str, gate: &str, needles: &[&str]) {
     let (_guard, copy) = copy_driver();
-    overlay(&copy, overlay_name);
+    apply_violation(&copy, overlay_name);
     let ws = copy.to_str().unwrap();
     let r = mgctl(
         &["check", ws, "--only", MY_GATES, "--format", "json"],

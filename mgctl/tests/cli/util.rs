@@ -87,6 +87,18 @@ pub fn copy_driver() -> (tempfile::TempDir, PathBuf) {
     (dir, dest)
 }
 
+/// Copies the planted violation `driver/fixtures/violations/<name>/` over a copy of the driver
+/// (its paths mirror the tree).
+pub fn apply_violation(root: &Path, name: &str) {
+    let overlay = driver().join("fixtures/violations").join(name);
+    assert!(
+        overlay.is_dir(),
+        "no violation overlay {}",
+        overlay.display()
+    );
+    copy_dir(&overlay, root);
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
