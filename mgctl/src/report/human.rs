@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use tabled::settings::Style;
+use tabled::settings::{Style, Width};
 use tabled::{builder::Builder, settings::object::Columns, settings::Alignment};
 
 use super::{counts, summary_line, verdict_word, CheckRun, Mode};
@@ -22,6 +22,10 @@ fn headline(r: &GateReport) -> String {
         _ => r.headline.clone(),
     }
 }
+
+const HEADLINE_WIDTH: usize = 64;
+/// Notes are context, not problems: a gate's first few are shown, the rest counted.
+const NOTES_SHOWN: usize = 5;
 
 pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
     let mut b = Builder::default();
@@ -49,6 +53,11 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
     table.with(Style::sharp());
     table.modify(Columns::new(2..5), Alignment::right());
     table.modify(Columns::last(), Alignment::right());
+    // Long headlines wrap so the table fits a review pane; the full text is in JSON.
+    table.modify(
+        Columns::new(5..6),
+        Width::wrap(HEADLINE_WIDTH).keep_words(true),
+    );
     let mode = if run.mode == Mode::SelfTest {
         " --self-test"
     } else {
@@ -72,7 +81,19 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
         }
         writeln!(out)?;
         writeln!(out, "{}:", paint(r.gate, "1", color))?;
+        let notes = r
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Note)
+            .count();
+        let mut notes_left = NOTES_SHOWN;
         for f in &r.findings {
+            if f.severity == Severity::Note {
+                if notes_left == 0 {
+                    continue;
+                }
+                notes_left -= 1;
+            }
             let (word, code) = match f.severity {
                 Severity::Error => ("error", "31"),
                 Severity::Warning => ("warning", "33"),
@@ -94,6 +115,13 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
             for more in lines {
                 writeln!(out, "      {more}")?;
             }
+        }
+        if notes > NOTES_SHOWN {
+            writeln!(
+                out,
+                "  … and {} more notes (all of them in --format json)",
+                notes - NOTES_SHOWN
+            )?;
         }
     }
     writeln!(out)?;
