@@ -31,6 +31,14 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // A panic on the main thread is reported once, below, as an internal error (exit 3) without
+    // a backtrace; a panic on a worker thread gets one line here (a gate's panic also becomes an
+    // INTERNAL finding of that gate).
+    std::panic::set_hook(Box::new(|info| {
+        if std::thread::current().name() != Some("main") {
+            eprintln!("mgctl: internal error in a worker thread (a bug in mgctl): {info}");
+        }
+    }));
     let settings = settings::Settings::resolve(&cli);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
