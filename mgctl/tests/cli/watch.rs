@@ -473,6 +473,10 @@ fn a_panic_inside_the_view_restores_the_terminal() {
         "the panic message is shown:\n{s}"
     );
     assert!(
+        !flat.contains("panicked at"),
+        "the default panic text leaked:\n{s}"
+    );
+    assert!(
         s.contains("icanon") && !s.contains("-icanon"),
         "raw mode left on:\n{s}"
     );
