@@ -423,12 +423,9 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
                     let mut start = k;
                     let mut root = k;
                     // `this->m_x`: the member is the root.
-                    if b.t(k) == "this" {
-                        if let Some(first) = path_rev.pop() {
-                            let _ = first;
-                            root = k + 2;
-                            through = false;
-                        }
+                    if b.t(k) == "this" && path_rev.pop().is_some() {
+                        root = k + 2;
+                        through = false;
                     }
                     while start > b.lo
                         && b.t(start - 1) == "*"

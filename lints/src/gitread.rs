@@ -84,10 +84,15 @@ impl GitWorkspace {
             .to_path_buf();
         let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
         let (wd, r) = (canon(&workdir), canon(root));
+        // An empty prefix would silently widen every query to the whole repository.
         let prefix = r
             .strip_prefix(&wd)
             .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
+            .map_err(|_| GitError::Git {
+                path: root.to_path_buf(),
+                what: "workspace".into(),
+                msg: format!("not inside the work tree {}", wd.display()),
+            })?;
         Ok(GitWorkspace {
             repo,
             workdir,

@@ -98,7 +98,6 @@ impl Finding {
     pub fn warning(gate: &'static str, code: &'static str, message: impl Into<String>) -> Self {
         Self::new(gate, code, Severity::Warning, message)
     }
-    #[allow(dead_code)] // for gates that report informational findings
     pub fn note(gate: &'static str, code: &'static str, message: impl Into<String>) -> Self {
         Self::new(gate, code, Severity::Note, message)
     }

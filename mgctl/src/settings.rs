@@ -50,7 +50,6 @@ impl Settings {
     }
 
     /// The config of the workspace at `root`, for analyser commands that read their defaults from it.
-    #[allow(dead_code)] // used by analyser commands as they are wired in
     pub fn config(&self, root: &Path) -> anyhow::Result<Arc<Config>> {
         Ok(self.workspace(root)?.config)
     }

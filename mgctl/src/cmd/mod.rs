@@ -32,7 +32,6 @@ impl Outcome {
             Outcome::Internal => 3,
         }
     }
-    #[allow(dead_code)] // used by analyser commands
     pub fn from_pass(pass: bool) -> Outcome {
         if pass {
             Outcome::Pass
