@@ -316,6 +316,7 @@ impl Demangler {
                 return Ok(self.add(Node::CtorVtable(derived, base)));
             }
             (b'G', b'V') => ("guard variable for ", self.name(p)?.0),
+            (b'G', b'T') if p.eat(b"t") => ("transaction clone for ", self.encoding(p, false)?),
             _ => return Err(Unsupported),
         };
         Ok(self.add(Node::Special(label, inner)))
@@ -326,7 +327,7 @@ impl Demangler {
     fn name(&mut self, p: &mut Parser<'_>) -> R<(Id, u8, u8)> {
         match p.peek() {
             Some(b'N') => self.nested(p),
-            Some(b'Z') => self.local(p).map(|n| (n, 0, 0)),
+            Some(b'Z') => self.local(p),
             Some(b'S') if p.peek_at(1) != Some(b't') => {
                 let s = self.substitution(p)?;
                 if p.peek() != Some(b'I') {
@@ -510,16 +511,17 @@ impl Demangler {
     }
 
     /// `Z <encoding> E <entity> [<discriminator>]` or `Z <encoding> E s [<discriminator>]`
-    fn local(&mut self, p: &mut Parser<'_>) -> R<Id> {
+    /// Returns the local name and its entity's member-function qualifiers.
+    fn local(&mut self, p: &mut Parser<'_>) -> R<(Id, u8, u8)> {
         p.expect(b'Z')?;
         let enc = self.encoding(p, false)?;
         p.expect(b'E')?;
-        let entity = if p.eat(b"s") {
-            self.add(Node::Text("string literal"))
+        let (entity, cv, refq) = if p.eat(b"s") {
+            (self.add(Node::Text("string literal")), 0, 0)
         } else if p.peek() == Some(b'd') {
             return Err(Unsupported);
         } else {
-            self.name(p)?.0
+            self.name(p)?
         };
         // discriminator: `_ <digit>` or `__ <number> _`
         if p.peek() == Some(b'_')
@@ -534,7 +536,7 @@ impl Demangler {
                 p.pos += 1;
             }
         }
-        Ok(self.add(Node::Local(enc, entity)))
+        Ok((self.add(Node::Local(enc, entity)), cv, refq))
     }
 
     /// `S_`, `S <seq-id> _`, or a standard abbreviation.
@@ -759,7 +761,7 @@ impl Demangler {
                 }
                 n
             }
-            b'Z' => self.local(p)?,
+            b'Z' => self.local(p)?.0,
             b'D' => match p.peek_at(1) {
                 Some(b'p') => {
                     p.pos += 2;
@@ -1243,12 +1245,12 @@ impl Demangler {
 
     fn print_type_in_scope(&mut self, id: Id, out: &mut String) -> R<()> {
         // Modifiers from outermost to innermost.
-        let mut mods: Vec<(Modifier, usize)> = Vec::new();
+        let mut mods = ModStack::default();
         let (mut cur, mut depth) = self.resolve(id, self.templates.len())?;
         loop {
             match self.node(cur)? {
                 Node::Ptr(i) => {
-                    mods.push((Modifier::Ptr, depth));
+                    mods.push((Modifier::Ptr, depth))?;
                     (cur, depth) = self.resolve(i, depth)?;
                 }
                 Node::LRef(i) | Node::RRef(i) => {
@@ -1270,16 +1272,17 @@ impl Demangler {
                     } else {
                         Modifier::RRef
                     };
-                    mods.push((m, depth));
+                    mods.push((m, depth))?;
                 }
                 Node::Cv(i, q) => {
                     let (inner, d) = self.resolve(i, depth)?;
                     if let Node::Func { .. } = self.node(inner)? {
-                        mods.push((Modifier::FuncCv(q), depth));
+                        mods.push((Modifier::FuncCv(q), depth))?;
                     } else {
                         // A qualifier already applied by the run of cv-qualifiers just outside
                         // (`const T` with `T = int const`) is printed once, as libiberty does.
                         let outer: u8 = mods
+                            .as_slice()
                             .iter()
                             .rev()
                             .map_while(|(m, _)| match m {
@@ -1287,7 +1290,7 @@ impl Demangler {
                                 _ => None,
                             })
                             .fold(0, |a, q| a | q);
-                        mods.push((Modifier::Cv(q & !outer), depth));
+                        mods.push((Modifier::Cv(q & !outer), depth))?;
                     }
                     (cur, depth) = (inner, d);
                 }
@@ -1302,22 +1305,19 @@ impl Demangler {
                         }
                     }
                     if let Node::Func { .. } = self.node(m)? {
-                        mods.push((Modifier::Member(class), depth));
+                        mods.push((Modifier::Member(class), depth))?;
                         if fcv != 0 {
-                            mods.push((Modifier::FuncCv(fcv), depth));
+                            mods.push((Modifier::FuncCv(fcv), depth))?;
                         }
                     } else {
                         if self.needs_declarator(m, d)? {
                             return Err(Unsupported);
                         }
-                        mods.push((Modifier::MemberData(class), depth));
+                        mods.push((Modifier::MemberData(class), depth))?;
                     }
                     (cur, depth) = (m, d);
                 }
                 _ => break,
-            }
-            if mods.len() > MAX_DEPTH as usize {
-                return Err(Unsupported);
             }
         }
         match self.node(cur)? {
@@ -1341,7 +1341,7 @@ impl Demangler {
                     out.push(' ');
                 } else {
                     out.push_str(" (");
-                    self.print_mods(&mods, out)?;
+                    self.print_mods(mods.as_slice(), out)?;
                     out.push(')');
                 }
                 out.push('(');
@@ -1376,7 +1376,7 @@ impl Demangler {
                     out.push(' ');
                 } else {
                     out.push_str(" (");
-                    self.print_mods(&mods, out)?;
+                    self.print_mods(mods.as_slice(), out)?;
                     out.push_str(") ");
                 }
                 for d in dims {
@@ -1387,7 +1387,7 @@ impl Demangler {
             }
             _ => {
                 self.print_at(cur, depth, out)?;
-                self.print_mods(&mods, out)?;
+                self.print_mods(mods.as_slice(), out)?;
             }
         }
         Ok(())
@@ -1414,6 +1414,46 @@ impl Demangler {
             }
         }
         Ok(())
+    }
+}
+
+/// The modifiers of one type, on the stack (real types have a handful; more is declined).
+struct ModStack {
+    items: [(Modifier, usize); 16],
+    len: usize,
+}
+
+impl Default for ModStack {
+    fn default() -> Self {
+        ModStack {
+            items: [(Modifier::Ptr, 0); 16],
+            len: 0,
+        }
+    }
+}
+
+impl ModStack {
+    fn push(&mut self, m: (Modifier, usize)) -> R<()> {
+        let slot = self.items.get_mut(self.len).ok_or(Unsupported)?;
+        *slot = m;
+        self.len += 1;
+        Ok(())
+    }
+
+    fn as_slice(&self) -> &[(Modifier, usize)] {
+        &self.items[..self.len]
+    }
+
+    fn last(&self) -> Option<&(Modifier, usize)> {
+        self.as_slice().last()
+    }
+
+    fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -1657,4 +1697,100 @@ fn operator(a: u8, b: u8) -> Option<&'static str> {
         (b'i', b'x') => "[]",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    /// Expected texts are GNU c++filt 2.40's output for each name.
+    const CASES: &[(&str, &str)] = &[
+        ("_ZN1AE", "A"),
+        ("_Z1fIJEEviDpRKT_", "void f<>(int)"),
+        ("_Z1fIJEEvDpRKT_i", "void f<>(, int)"),
+        ("_Z1fIJEiEvDpRKT_T0_", "void f<, int>(, int)"),
+        ("_Z1gIJEiEvv", "void g<, int>()"),
+        ("_ZN4llvm11PassManagerINS_6ModuleENS_15AnalysisManagerIS1_JEEEJEE10isRequiredEv", "llvm::PassManager<llvm::Module, llvm::AnalysisManager<llvm::Module>>::isRequired()"),
+        ("_Z1fIKiEvRKT_", "void f<int const>(int const&)"),
+        ("_Z1fIVKiEvRKT_", "void f<int const volatile>(int volatile const&)"),
+        ("_Z1fIA3_iEvRKT_", "void f<int [3]>(int const (&) [3])"),
+        ("_Z1fPFviEPA4_iM1AFvvEM1AKFivEM1AiRA2_A3_KcKPFvvE", "f(void (*)(int), int (*) [4], void (A::*)(), int (A::*)() const, int A::*, char const (&) [2][3], void (* const)())"),
+        ("_ZZN4llvm3fooIiEEjvE1x", "llvm::foo<int>()::x"),
+        ("_ZZN4llvm3fooIiEEjvENKUlvE0_clEv", "llvm::foo<int>()::{lambda()#2}::operator()() const"),
+        ("_ZNSt8ios_base7failureB5cxx11C1EPKc", "std::ios_base::failure[abi:cxx11]::failure(char const*)"),
+        ("_ZN12_GLOBAL__N_13fooEv.cold", "(anonymous namespace)::foo() [clone .cold]"),
+        ("_ZN1A1fEv.isra.0.constprop.1", "A::f() [clone .isra.0] [clone .constprop.1]"),
+        ("_Z1fILi8ELj8ELl8ELm8ELx8ELy8ELb1ELb0ELin3ELc65ELs2EEvv", "void f<8, 8u, 8l, 8ul, 8ll, 8ull, true, false, -3, (char)65, (short)2>()"),
+        ("_Z1fIN1A1BELS1_3EEvv", "void f<A::B, (A::B)3>()"),
+        ("_ZNSsC1ERKSs", "std::basic_string<char, std::char_traits<char>, std::allocator<char> >::basic_string(std::basic_string<char, std::char_traits<char>, std::allocator<char> > const&)"),
+        ("_ZNKSt5ctypeIcE8do_widenEc", "std::ctype<char>::do_widen(char) const"),
+        ("_ZTv0_n24_N4llvm1A1fEv", "virtual thunk to llvm::A::f()"),
+        ("_ZTCN4llvm1AE0_NS_1BE", "construction vtable for llvm::B-in-llvm::A"),
+        ("_ZGVZN1A1fEvE1x_0", "guard variable for A::f()::x"),
+        ("_ZNK1A1fEv", "A::f() const"),
+        ("_ZNVKR1A1fEv", "A::f() const volatile &"),
+        ("_ZNO1A1fEv", "A::f() &&"),
+        ("_ZGTtNKSt9exception4whatEv", "transaction clone for std::exception::what() const"),
+        ("_ZN1AplERKS_", "A::operator+(A const&)"),
+        ("_ZN1AnwEm", "A::operator new(unsigned long)"),
+        ("_ZN1AltIiEEbv", "bool A::operator< <int>()"),
+        ("_Z1fPVKrPi", "f(int* restrict const volatile*)"),
+        ("_Z1fDnDaDiDs", "f(decltype(nullptr), auto, char32_t, char16_t)"),
+        ("_ZNSt6vectorIiSaIiEE9push_backEOi", "std::vector<int, std::allocator<int> >::push_back(int&&)"),
+        ("_Z1fIiEvPFT_vE", "void f<int>(int (*)())"),
+        ("_ZTSPFvvE", "typeinfo name for void (*)()"),
+        ("_ZN1AC2IJiEEEDpOT_", "A::A<int>(int&&)"),
+        ("_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIRFvvEJEEvRS_OT_DpOT0_EUlvE_EERS6_ENUlvE_4_FUNEv", "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(void (&)())::{lambda()#1}::_FUN()"),
+        ("_ZN4llvm2cl5applyINS0_3optIbLb0ENS0_6parserIbEEEEA14_cJNS0_4descEEEEvPT_RKT0_DpRKT1_", "void llvm::cl::apply<llvm::cl::opt<bool, false, llvm::cl::parser<bool> >, char [14], llvm::cl::desc>(llvm::cl::opt<bool, false, llvm::cl::parser<bool> >*, char const (&) [14], llvm::cl::desc const&)"),
+        ("_ZN5clang6interp15ByteCodeEmitter6emitOpIJEEEbNS0_6OpcodeEDpRKT_RKNS0_10SourceInfoE", "bool clang::interp::ByteCodeEmitter::emitOp<>(clang::interp::Opcode, , clang::interp::SourceInfo const&)"),
+    ];
+
+    #[test]
+    fn prints_what_cxxfilt_prints() {
+        for (mangled, text) in CASES {
+            assert_eq!(demangle(mangled).as_deref(), Some(*text), "{mangled}");
+        }
+    }
+
+    #[test]
+    fn declines_what_it_does_not_cover() {
+        // expressions, conversion operators, decltype, vendor qualifiers, and junk
+        for name in [
+            "_Z1fIiEDTplfp_fp_ET_",
+            "_ZN1AcviEv",
+            "_Z1fIiEvRAstT__i",
+            "_Z1fPU3AS1i",
+            "_Z",
+            "_Z1",
+            "_Z3foo",
+            "_Z3fooS_",
+            "_Z1fT_",
+            "_Z1fv.Lfoo",
+        ] {
+            if name == "_Z3foo" {
+                assert_eq!(demangle(name).as_deref(), Some("foo"));
+                continue;
+            }
+            assert_eq!(demangle(name), None, "{name}");
+        }
+    }
+
+    /// Every prefix of every case, and every case with one byte replaced, must come back
+    /// (with text or `None`) without a panic.
+    #[test]
+    fn never_panics_on_cut_or_corrupted_names() {
+        for (mangled, _) in CASES {
+            for cut in 0..=mangled.len() {
+                let _ = demangle(&mangled[..cut]);
+            }
+            for at in 2..mangled.len() {
+                for b in ["_", "E", "S", "T", "0", "9", "I", "J", "N", "Z", "\u{e9}"] {
+                    let mut s = mangled[..at].to_string();
+                    s.push_str(b);
+                    s.push_str(&mangled[at + 1..]);
+                    let _ = demangle(&s);
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,97 @@
+//! The in-process demangler against the machine's GNU `c++filt` over every defined name of
+//! real libraries. The fast Itanium path must print exactly c++filt's text wherever it answers,
+//! and answer nearly everything; the whole demangler (fast path plus fallback) must agree on
+//! at least 99.9 % of names (docs/symbols.md lists the known exceptions).
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use symbols::demangle::{demangle, fast_path};
+use symbols::elf::read_library;
+use symbols::TableChoice;
+
+fn cxxfilt(names: &[String]) -> Vec<String> {
+    let mut child = Command::new("c++filt")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("c++filt not on PATH: install binutils");
+    let input = names.join("\n") + "\n";
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), names.len());
+    lines
+}
+
+fn check(lib: &str) {
+    let path = Path::new(lib);
+    assert!(path.exists(), "{lib} is missing: .ci/run installs it");
+    let l = read_library(path, TableChoice::Auto).unwrap();
+    let mut names: Vec<String> = l
+        .defined
+        .iter()
+        .map(|s| s.name.clone())
+        .filter(|n| n.starts_with("_Z"))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    assert!(names.len() > 1000, "{lib}: only {} names", names.len());
+    let theirs = cxxfilt(&names);
+    let (mut answered, mut whole_agree) = (0usize, 0usize);
+    let mut wrong = Vec::new();
+    for (n, t) in names.iter().zip(&theirs) {
+        if let Some(f) = fast_path(n) {
+            answered += 1;
+            if &f != t {
+                wrong.push(format!("{n}\n  c++filt: {t}\n  fast   : {f}"));
+            }
+        }
+        if demangle(n) == t.as_str() {
+            whole_agree += 1;
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{lib}: the fast path differs from c++filt on {} names:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(10)].join("\n")
+    );
+    let share = |k: usize| 100.0 * k as f64 / names.len() as f64;
+    eprintln!(
+        "{lib}: {} names, fast path answers {:.2} %, whole demangler agrees on {:.3} %",
+        names.len(),
+        share(answered),
+        share(whole_agree)
+    );
+    assert!(
+        share(answered) >= 99.0,
+        "{lib}: fast path answers only {:.2} %",
+        share(answered)
+    );
+    assert!(
+        share(whole_agree) >= 99.9,
+        "{lib}: only {:.3} % agree",
+        share(whole_agree)
+    );
+}
+
+#[test]
+fn libllvm15_names_print_as_cxxfilt_prints_them() {
+    check("/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1");
+}
+
+#[test]
+fn libllvm14_names_print_as_cxxfilt_prints_them() {
+    check("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1");
+}
+
+#[test]
+fn libstdcxx_names_print_as_cxxfilt_prints_them() {
+    check("/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
+}
