@@ -85,7 +85,7 @@ enum Node {
 
 /// Parser and printer state, reused between names to avoid allocation.
 #[derive(Default)]
-pub struct Demangler {
+struct Demangler {
     /// The name being demangled; nodes refer to it by byte range.
     text: String,
     nodes: Vec<Node>,
