@@ -22,7 +22,7 @@ fn main() {
         .rows
         .iter()
         .chain(&a.rows)
-        .map(|r| r.mangled.clone())
+        .map(|r| r.mangled.to_string())
         .collect();
     names.sort();
     names.dedup();
@@ -39,7 +39,7 @@ fn main() {
     let text = String::from_utf8(out.stdout).unwrap();
     let map: HashMap<&str, &str> = names.iter().map(String::as_str).zip(text.lines()).collect();
     for r in b.rows.iter_mut().chain(a.rows.iter_mut()) {
-        r.demangled = map[r.mangled.as_str()].to_string();
+        r.demangled = map[&*r.mangled].into();
     }
     let theirs = diff(&b, &a, &opts);
     let show = |what: &str, d: &symbols::diff::Diff| {

@@ -2,25 +2,28 @@
 //! Pure functions over the model; no I/O.
 
 use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::demangle::demangle;
-use crate::fasthash::FxHashMap;
-use crate::model::{Identity, Library, SectionSize, Table};
+use crate::fasthash::{FxHashMap, FxHasher};
+use crate::model::{Identity, Library, SectionSize, Symbol, Table};
 
-/// One defined symbol as the diff sees it.
+/// One defined symbol as the diff sees it. The texts are shared (`Arc<str>`): a name defined
+/// by both libraries is stored, and demangled, once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SymRow {
     /// Mangled name (with `@@VER` only under `--keep-versions`).
-    pub mangled: String,
+    pub mangled: Arc<str>,
     /// Demangled text (with the version appended under `--keep-versions`).
-    pub demangled: String,
+    pub demangled: Arc<str>,
     pub kind: char,
     pub size: u64,
     pub address: u64,
-    pub version: Option<String>,
+    pub version: Option<Arc<str>>,
 }
 
 /// One side of a diff: the rows in table order plus the section sizes.
@@ -35,9 +38,8 @@ pub struct Side {
 impl Side {
     /// Build a side from a library, demangling all names in parallel.
     pub fn from_library(lib: &Library, keep_versions: bool) -> Side {
-        let (names, index) = distinct_names(&[lib]);
-        let texts = demangle_distinct(&names);
-        side(lib, keep_versions, &index, &texts)
+        let names = NameTable::new(&[lib]);
+        side(lib, keep_versions, &names, 0)
     }
 
     /// Size of a section; a missing section counts as 0 (upstream rule).
@@ -62,71 +64,98 @@ pub fn sides_from_libraries(
     after: &Library,
     keep_versions: bool,
 ) -> (Side, Side) {
-    let (names, index) = distinct_names(&[before, after]);
-    let texts = demangle_distinct(&names);
+    let names = NameTable::new(&[before, after]);
     rayon::join(
-        || side(before, keep_versions, &index, &texts),
-        || side(after, keep_versions, &index, &texts),
+        || side(before, keep_versions, &names, 0),
+        || side(after, keep_versions, &names, 1),
     )
 }
 
-/// Every distinct defined name of the libraries, and its index.
-fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, FxHashMap<&'a str, usize>) {
+/// Every distinct defined name of some libraries, demangled once.
+pub struct NameTable {
+    /// Distinct mangled names, in first-seen order.
+    pub mangled: Vec<Arc<str>>,
+    /// The demangled text of each entry of `mangled`.
+    pub demangled: Vec<Arc<str>>,
+    /// Per library, per defined symbol: its entry in the table.
+    ids: Vec<Vec<u32>>,
+}
+
+impl NameTable {
+    /// Collect the distinct names of `libs` and demangle them in parallel.
+    pub fn new(libs: &[&Library]) -> NameTable {
+        let (names, ids) = distinct_names(libs);
+        let (mangled, demangled) = names
+            .par_iter()
+            .with_min_len(256)
+            .map(|&n| (Arc::from(n), Arc::from(demangle(n).as_ref())))
+            .unzip();
+        NameTable {
+            mangled,
+            demangled,
+            ids,
+        }
+    }
+}
+
+/// Every distinct defined name of the libraries, and per library each symbol's name index.
+fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
     let total: usize = libs.iter().map(|l| l.defined.len()).sum();
-    let mut index: FxHashMap<&str, usize> =
+    let mut index: FxHashMap<&str, u32> =
         FxHashMap::with_capacity_and_hasher(total, Default::default());
     let mut names = Vec::with_capacity(total);
-    for s in libs.iter().flat_map(|l| l.defined.iter()) {
-        index.entry(s.name.as_str()).or_insert_with(|| {
-            names.push(s.name.as_str());
-            names.len() - 1
-        });
-    }
-    (names, index)
+    let ids = libs
+        .iter()
+        .map(|l| {
+            l.defined
+                .iter()
+                .map(|s| {
+                    *index.entry(s.name.as_str()).or_insert_with(|| {
+                        names.push(s.name.as_str());
+                        // u32: a symbol table has fewer than 2^32 entries (st_name is 32-bit).
+                        (names.len() - 1) as u32
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    (names, ids)
 }
 
-fn demangle_distinct(names: &[&str]) -> Vec<String> {
-    names
-        .par_iter()
-        .with_min_len(256)
-        .map(|n| demangle(n).into_owned())
-        .collect()
-}
-
-fn side(
-    lib: &Library,
-    keep_versions: bool,
-    index: &FxHashMap<&str, usize>,
-    texts: &[String],
-) -> Side {
+/// The rows of library number `lib` of `names`.
+fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize) -> Side {
     // The version-definition symbols (`A LLVM_15`) are the versions themselves: when names are
     // matched without versions they are not symbols to compare (LLVM_14 -> LLVM_15 is no change).
-    let nodes: std::collections::BTreeSet<&str> = if keep_versions {
-        Default::default()
-    } else {
-        lib.defined
-            .iter()
-            .filter_map(|s| s.version.as_deref())
-            .collect()
+    let mut nodes: FxHashMap<&str, ()> = FxHashMap::default();
+    if !keep_versions {
+        nodes.extend(
+            lib.defined
+                .iter()
+                .filter_map(|s| Some((s.version.as_deref()?, ()))),
+        );
+    }
+    let is_node = |s: &Symbol| {
+        s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains_key(s.name.as_str())
     };
+    let ids = &names.ids[lib_index];
     let rows = lib
         .defined
         .par_iter()
+        .zip(ids.par_iter())
         .with_min_len(512)
-        .filter(|s| {
-            !(s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains(s.name.as_str()))
-        })
-        .map(|s| {
-            let demangled = match index.get(s.name.as_str()) {
-                Some(&i) => texts[i].clone(),
-                None => demangle(&s.name).into_owned(),
-            };
-            let (mangled, demangled) = if keep_versions && s.version.is_some() {
-                let v = s.versioned_name();
-                let suffix = v[s.name.len()..].to_string();
-                (v, format!("{demangled}{suffix}"))
-            } else {
-                (s.name.clone(), demangled)
+        .filter(|(s, _)| !is_node(s))
+        .map(|(s, &id)| {
+            let id = id as usize;
+            let (mangled, demangled) = match &s.version {
+                Some(v) if keep_versions => {
+                    let at = if s.version_hidden { "@" } else { "@@" };
+                    let suffix = [at, v].concat();
+                    (
+                        Arc::from([s.name.as_str(), &suffix].concat()),
+                        Arc::from([&*names.demangled[id], &suffix].concat()),
+                    )
+                }
+                _ => (names.mangled[id].clone(), names.demangled[id].clone()),
             };
             SymRow {
                 mangled,
@@ -177,18 +206,42 @@ fn strip_replacement(prefix: &str) -> String {
 
 /// Apply strip-scopes then rename-map to a demangled name (spec §1.4 step 1).
 pub fn normalise(name: &str, opts: &DiffOptions) -> String {
-    let mut s = name.to_string();
-    for p in &opts.strip_scopes {
-        if !p.is_empty() && s.contains(p.as_str()) {
-            s = s.replace(p.as_str(), &strip_replacement(p));
+    Replacements::new(opts).apply(name).into_owned()
+}
+
+/// The substring replacements of [`normalise`], in order: every strip-scope, then every
+/// rename-map entry. Empty patterns are skipped.
+struct Replacements<'o> {
+    pairs: Vec<(&'o str, Cow<'o, str>)>,
+}
+
+impl<'o> Replacements<'o> {
+    fn new(opts: &'o DiffOptions) -> Self {
+        let strips = opts
+            .strip_scopes
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| (p.as_str(), Cow::Owned(strip_replacement(p))));
+        let renames = opts
+            .rename_map
+            .iter()
+            .filter(|(old, _)| !old.is_empty())
+            .map(|(old, new)| (old.as_str(), Cow::Borrowed(new.as_str())));
+        Replacements {
+            pairs: strips.chain(renames).collect(),
         }
     }
-    for (old, new) in &opts.rename_map {
-        if !old.is_empty() && s.contains(old.as_str()) {
-            s = s.replace(old.as_str(), new);
+
+    /// The normalised name; borrowed when no pattern occurs in it.
+    fn apply<'n>(&self, name: &'n str) -> Cow<'n, str> {
+        let mut s = Cow::Borrowed(name);
+        for (old, new) in &self.pairs {
+            if s.contains(old) {
+                s = Cow::Owned(s.replace(old, new));
+            }
         }
+        s
     }
-    s
 }
 
 /// Several mangled symbols folded under one normalised name.
@@ -203,76 +256,147 @@ pub struct Folded<'a> {
     pub kind: char,
 }
 
-/// Fold rows by normalised name, sorted by name. A mangled name that occurs more than once
-/// (file-local statics of the same name in different objects) keeps each copy apart: copy
-/// k >= 2 (in address order) is folded as `<name> [copy k]`, so a removed copy is a removal,
-/// not a resize (upstream bug).
+/// Fold rows by normalised name, one entry per name, in the order each name first occurs. A
+/// mangled name that occurs more than once (file-local statics of the same name in different
+/// objects) keeps each copy apart: copy k >= 2 (in address order) is folded as
+/// `<name> [copy k]`, so a removed copy is a removal, not a resize (upstream bug).
 pub fn fold<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Vec<Folded<'a>> {
-    let mut counts: FxHashMap<&str, u32> =
-        FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
-    for r in rows {
-        *counts.entry(r.mangled.as_str()).or_insert(0) += 1;
-    }
-    let mut copy_of = vec![1usize; rows.len()];
-    let mut dups: Vec<usize> = (0..rows.len())
-        .filter(|&i| counts.get(rows[i].mangled.as_str()).is_some_and(|&c| c > 1))
-        .collect();
-    dups.sort_by(|&x, &y| {
-        rows[x]
-            .mangled
-            .cmp(&rows[y].mangled)
-            .then(rows[x].address.cmp(&rows[y].address))
-            .then(x.cmp(&y))
-    });
-    for w in 1..dups.len() {
-        if rows[dups[w]].mangled == rows[dups[w - 1]].mangled {
-            copy_of[dups[w]] = copy_of[dups[w - 1]] + 1;
+    fold_hashed(rows, opts).folded
+}
+
+/// A string with its hash computed once. Maps keyed by it never rehash the text, and two keys
+/// that point at the same text (a name shared by both sides) compare without reading it.
+#[derive(Clone, Copy)]
+struct Hashed<'a> {
+    hash: u64,
+    text: &'a str,
+}
+
+impl<'a> Hashed<'a> {
+    fn new(text: &'a str) -> Self {
+        Hashed {
+            hash: hash_of(text),
+            text,
         }
     }
-    let plain = opts.strip_scopes.is_empty() && opts.rename_map.is_empty();
-    let mut keyed: Vec<(Cow<'a, str>, usize)> = rows
+}
+
+fn hash_of(text: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(text.as_bytes());
+    h.finish()
+}
+
+impl PartialEq for Hashed<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && (std::ptr::eq(self.text, other.text) || self.text == other.text)
+    }
+}
+
+impl Eq for Hashed<'_> {}
+
+impl Hash for Hashed<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// A fold with the hash of each folded name and the number of distinct mangled names
+/// ("defined symbols", upstream's count).
+struct Folding<'a> {
+    folded: Vec<Folded<'a>>,
+    hashes: Vec<u64>,
+    distinct: usize,
+}
+
+fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a> {
+    // Every text is hashed once, in parallel; the maps below only compare equal hashes.
+    let mangled: Vec<Hashed<'a>> = rows
         .par_iter()
-        .enumerate()
         .with_min_len(512)
-        .map(|(i, r)| {
-            let key: Cow<'a, str> = if plain {
-                Cow::Borrowed(r.demangled.as_str())
-            } else {
-                Cow::Owned(normalise(&r.demangled, opts))
-            };
-            let key = if copy_of[i] > 1 {
-                Cow::Owned(format!("{key} [copy {}]", copy_of[i]))
+        .map(|r| Hashed::new(&r.mangled))
+        .collect();
+    let mut counts: FxHashMap<Hashed<'a>, u32> =
+        FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
+    for &m in &mangled {
+        *counts.entry(m).or_insert(0) += 1;
+    }
+    let distinct = counts.len();
+    let mut copy_of = vec![1usize; rows.len()];
+    if distinct < rows.len() {
+        let mut dups: Vec<usize> = (0..rows.len())
+            .filter(|&i| counts.get(&mangled[i]).is_some_and(|&c| c > 1))
+            .collect();
+        dups.sort_by(|&x, &y| {
+            rows[x]
+                .mangled
+                .cmp(&rows[y].mangled)
+                .then(rows[x].address.cmp(&rows[y].address))
+                .then(x.cmp(&y))
+        });
+        for w in 1..dups.len() {
+            if rows[dups[w]].mangled == rows[dups[w - 1]].mangled {
+                copy_of[dups[w]] = copy_of[dups[w - 1]] + 1;
+            }
+        }
+    }
+    drop(counts);
+    let rules = Replacements::new(opts);
+    let (mut keys, key_hashes): (Vec<Cow<'a, str>>, Vec<u64>) = rows
+        .par_iter()
+        .zip(copy_of.par_iter())
+        .with_min_len(512)
+        .map(|(r, &copy)| {
+            let key = rules.apply(&r.demangled);
+            let key = if copy > 1 {
+                Cow::Owned(format!("{key} [copy {copy}]"))
             } else {
                 key
             };
-            (key, i)
+            let hash = hash_of(&key);
+            (key, hash)
+        })
+        .unzip();
+    // Group: each row's folded entry, and the first row of each entry.
+    let mut group = Vec::with_capacity(rows.len());
+    let mut first_rows = Vec::new();
+    let mut slot: FxHashMap<Hashed<'_>, usize> =
+        FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
+    for (i, (key, &hash)) in keys.iter().zip(&key_hashes).enumerate() {
+        let next = first_rows.len();
+        let g = *slot.entry(Hashed { hash, text: key }).or_insert(next);
+        if g == next {
+            first_rows.push(i);
+        }
+        group.push(g);
+    }
+    drop(slot);
+    let mut folded: Vec<Folded<'a>> = first_rows
+        .iter()
+        .map(|&i| Folded {
+            name: std::mem::take(&mut keys[i]),
+            size: 0,
+            count: 0,
+            mangled: Vec::new(),
+            kind: rows[i].kind,
         })
         .collect();
-    keyed.par_sort_unstable();
-    let mut out: Vec<Folded<'a>> = Vec::with_capacity(keyed.len());
-    for (key, i) in keyed {
-        let r = &rows[i];
-        match out.last_mut() {
-            Some(f) if f.name == key => {
-                f.size += r.size;
-                f.count += 1;
-                f.mangled.push(r.mangled.as_str());
-            }
-            _ => out.push(Folded {
-                name: key,
-                size: r.size,
-                count: 1,
-                mangled: vec![r.mangled.as_str()],
-                kind: r.kind,
-            }),
-        }
+    for (r, &g) in rows.iter().zip(&group) {
+        let f = &mut folded[g];
+        f.size += r.size;
+        f.count += 1;
+        f.mangled.push(&r.mangled);
     }
-    out.par_iter_mut().with_min_len(512).for_each(|f| {
+    for f in &mut folded {
         if f.mangled.len() > 1 {
             f.mangled.sort_unstable();
         }
-    });
-    out
+    }
+    Folding {
+        folded,
+        hashes: first_rows.iter().map(|&i| key_hashes[i]).collect(),
+        distinct,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -359,99 +483,139 @@ fn delta(a: u64, b: u64) -> i64 {
     (i128::from(b) - i128::from(a)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
-/// Bucket two folded, name-sorted lists (spec §1.4 step 2). `only` filters which names are
-/// listed; the unchanged counter is never filtered.
+/// Bucket two folded lists (spec §1.4 step 2; each list names an entry once, in any order).
+/// `only` filters which names are listed; the unchanged counter is never filtered.
 pub fn bucket(
     before: &[Folded<'_>],
     after: &[Folded<'_>],
     threshold: u64,
     only: &[String],
 ) -> Buckets {
+    let hashes = |v: &[Folded<'_>]| v.iter().map(|f| hash_of(&f.name)).collect::<Vec<_>>();
+    let pairs = join(before, &hashes(before), after, &hashes(after));
+    bucket_joined(before, after, &pairs, threshold, only)
+}
+
+/// For each entry of `before`, the index of the entry of `after` with the same name (given
+/// the hashes of the names).
+fn join(
+    before: &[Folded<'_>],
+    before_hashes: &[u64],
+    after: &[Folded<'_>],
+    after_hashes: &[u64],
+) -> Vec<Option<usize>> {
+    let index: FxHashMap<Hashed<'_>, usize> = after
+        .iter()
+        .zip(after_hashes)
+        .enumerate()
+        .map(|(j, (f, &hash))| {
+            (
+                Hashed {
+                    hash,
+                    text: &f.name,
+                },
+                j,
+            )
+        })
+        .collect();
+    before
+        .iter()
+        .zip(before_hashes)
+        .map(|(f, &hash)| {
+            index
+                .get(&Hashed {
+                    hash,
+                    text: &f.name,
+                })
+                .copied()
+        })
+        .collect()
+}
+
+/// [`bucket`] over a [`join`] of the two lists.
+fn bucket_joined(
+    before: &[Folded<'_>],
+    after: &[Folded<'_>],
+    pairs: &[Option<usize>],
+    threshold: u64,
+    only: &[String],
+) -> Buckets {
     let listed = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
     let mut b = Buckets::default();
-    let first = |f: &Folded<'_>| f.mangled.first().map(|s| s.to_string()).unwrap_or_default();
-    let (mut i, mut j) = (0, 0);
-    while i < before.len() || j < after.len() {
-        let order = match (before.get(i), after.get(j)) {
-            (Some(x), Some(y)) => x.name.cmp(&y.name),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        match order {
-            std::cmp::Ordering::Less => {
-                let f = &before[i];
-                i += 1;
-                if listed(&f.name) {
-                    b.removed.push(Change {
-                        name: f.name.to_string(),
-                        delta: delta(f.size, 0),
-                        before: f.size,
-                        after: 0,
-                        before_mangled: first(f),
-                        after_mangled: String::new(),
-                        kind_before: Some(f.kind),
-                        kind_after: None,
-                    });
-                }
-            }
-            std::cmp::Ordering::Greater => {
-                let f = &after[j];
-                j += 1;
-                if listed(&f.name) {
-                    b.added.push(Change {
-                        name: f.name.to_string(),
-                        delta: delta(0, f.size),
-                        before: 0,
-                        after: f.size,
-                        before_mangled: String::new(),
-                        after_mangled: first(f),
-                        kind_before: None,
-                        kind_after: Some(f.kind),
-                    });
-                }
-            }
-            std::cmp::Ordering::Equal => {
-                let (fa, fb) = (&before[i], &after[j]);
-                i += 1;
-                j += 1;
-                let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
-                let renamed = !resized && fa.mangled != fb.mangled;
-                if !resized && !renamed {
-                    b.unchanged += 1;
-                    continue;
-                }
-                if !listed(&fa.name) {
-                    continue;
-                }
-                let c = Change {
+    let mut matched = vec![false; after.len()];
+    for (fa, &pair) in before.iter().zip(pairs) {
+        let Some(j) = pair else {
+            if listed(&fa.name) {
+                b.removed.push(Change {
                     name: fa.name.to_string(),
-                    delta: if resized { delta(fa.size, fb.size) } else { 0 },
+                    delta: delta(fa.size, 0),
                     before: fa.size,
-                    after: fb.size,
-                    before_mangled: first(fa),
-                    after_mangled: first(fb),
+                    after: 0,
+                    before_mangled: first_mangled(fa),
+                    after_mangled: String::new(),
                     kind_before: Some(fa.kind),
-                    kind_after: Some(fb.kind),
-                };
-                if resized {
-                    b.resized.push(c);
-                } else {
-                    b.renamed.push(c);
-                }
+                    kind_after: None,
+                });
             }
+            continue;
+        };
+        matched[j] = true;
+        let fb = &after[j];
+        let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
+        let renamed = !resized && fa.mangled != fb.mangled;
+        if !resized && !renamed {
+            b.unchanged += 1;
+            continue;
+        }
+        if !listed(&fa.name) {
+            continue;
+        }
+        let c = Change {
+            name: fa.name.to_string(),
+            delta: if resized { delta(fa.size, fb.size) } else { 0 },
+            before: fa.size,
+            after: fb.size,
+            before_mangled: first_mangled(fa),
+            after_mangled: first_mangled(fb),
+            kind_before: Some(fa.kind),
+            kind_after: Some(fb.kind),
+        };
+        if resized {
+            b.resized.push(c);
+        } else {
+            b.renamed.push(c);
         }
     }
+    for (f, _) in after.iter().zip(&matched).filter(|(_, &m)| !m) {
+        if listed(&f.name) {
+            b.added.push(Change {
+                name: f.name.to_string(),
+                delta: delta(0, f.size),
+                before: 0,
+                after: f.size,
+                before_mangled: String::new(),
+                after_mangled: first_mangled(f),
+                kind_before: None,
+                kind_after: Some(f.kind),
+            });
+        }
+    }
+    // Names are unique within a bucket, so these orders are total (the input order is lost).
     let by_abs = |x: &Change, y: &Change| {
         y.delta
             .unsigned_abs()
             .cmp(&x.delta.unsigned_abs())
             .then_with(|| x.name.cmp(&y.name))
     };
-    b.removed.sort_by(by_abs);
-    b.added.sort_by(by_abs);
-    b.resized.sort_by(by_abs);
-    b.renamed.sort_by(|x, y| x.name.cmp(&y.name));
+    b.removed.sort_unstable_by(by_abs);
+    b.added.sort_unstable_by(by_abs);
+    b.resized.sort_unstable_by(by_abs);
+    b.renamed.sort_unstable_by(|x, y| x.name.cmp(&y.name));
     b
+}
+
+fn first_mangled(f: &Folded<'_>) -> String {
+    f.mangled.first().map(|s| s.to_string()).unwrap_or_default()
 }
 
 /// A section's before/after sizes (a missing side counts as 0).
@@ -468,8 +632,9 @@ pub struct SectionDelta {
 pub struct Diff {
     /// The listing (threshold and `--only-names` applied).
     pub listing: Buckets,
-    /// What the gates see: threshold 0, no `--only-names` filter.
-    pub gate_view: Buckets,
+    /// What the gates see (threshold 0, no `--only-names` filter) when that differs from the
+    /// listing; read it through [`Diff::gate_view`].
+    gate_view: Option<Buckets>,
     pub defined_before: usize,
     pub defined_after: usize,
     pub names_before: usize,
@@ -481,6 +646,11 @@ pub struct Diff {
 }
 
 impl Diff {
+    /// What the gates see: threshold 0, no `--only-names` filter.
+    pub fn gate_view(&self) -> &Buckets {
+        self.gate_view.as_ref().unwrap_or(&self.listing)
+    }
+
     pub fn text(&self) -> SectionDelta {
         self.sections
             .iter()
@@ -499,12 +669,17 @@ pub const REPORTED_SECTIONS: [&str; 5] = [".text", ".data", ".bss", ".rodata", "
 
 /// Compare two sides.
 pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
-    let (fa, fb) = rayon::join(|| fold(&before.rows, opts), || fold(&after.rows, opts));
-    let listing = bucket(&fa, &fb, opts.threshold, &opts.only_names);
+    let (b, a) = rayon::join(
+        || fold_hashed(&before.rows, opts),
+        || fold_hashed(&after.rows, opts),
+    );
+    let pairs = join(&b.folded, &b.hashes, &a.folded, &a.hashes);
+    let (fa, fb) = (b.folded, a.folded);
+    let listing = bucket_joined(&fa, &fb, &pairs, opts.threshold, &opts.only_names);
     let gate_view = if opts.threshold == 0 && opts.only_names.is_empty() {
-        listing.clone()
+        None
     } else {
-        bucket(&fa, &fb, 0, &[])
+        Some(bucket_joined(&fa, &fb, &pairs, 0, &[]))
     };
     let mut sections = Vec::new();
     for name in REPORTED_SECTIONS {
@@ -518,53 +693,31 @@ pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
             });
         }
     }
-    let mut kind_changes = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < fa.len() && j < fb.len() {
-        match fa[i].name.cmp(&fb[j].name) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                let (x, y) = (&fa[i], &fb[j]);
-                if x.kind != y.kind {
-                    kind_changes.push(Change {
-                        name: x.name.to_string(),
-                        delta: delta(x.size, y.size),
-                        before: x.size,
-                        after: y.size,
-                        before_mangled: x
-                            .mangled
-                            .first()
-                            .map(|s| s.to_string())
-                            .unwrap_or_default(),
-                        after_mangled: y.mangled.first().map(|s| s.to_string()).unwrap_or_default(),
-                        kind_before: Some(x.kind),
-                        kind_after: Some(y.kind),
-                    });
-                }
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+    let mut kind_changes: Vec<Change> = fa
+        .iter()
+        .zip(&pairs)
+        .filter_map(|(x, pair)| Some((x, &fb[(*pair)?])))
+        .filter(|(x, y)| x.kind != y.kind)
+        .map(|(x, y)| Change {
+            name: x.name.to_string(),
+            delta: delta(x.size, y.size),
+            before: x.size,
+            after: y.size,
+            before_mangled: first_mangled(x),
+            after_mangled: first_mangled(y),
+            kind_before: Some(x.kind),
+            kind_after: Some(y.kind),
+        })
+        .collect();
+    kind_changes.sort_unstable_by(|x, y| x.name.cmp(&y.name));
     Diff {
         listing,
         gate_view,
-        defined_before: distinct(&before.rows),
-        defined_after: distinct(&after.rows),
+        defined_before: b.distinct,
+        defined_after: a.distinct,
         names_before: fa.len(),
         names_after: fb.len(),
         sections,
         kind_changes,
     }
-}
-
-/// "defined symbols" = number of distinct mangled names (upstream's count).
-fn distinct(rows: &[SymRow]) -> usize {
-    let mut seen: crate::fasthash::FxHashMap<&str, ()> =
-        crate::fasthash::FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
-    for r in rows {
-        seen.insert(r.mangled.as_str(), ());
-    }
-    seen.len()
 }

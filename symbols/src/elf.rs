@@ -1,13 +1,16 @@
 //! Parse: the only code that touches library bytes. One reader (`object`) over a memory map.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym, SymbolTable, VersionTable};
 use object::{Endianness, SectionIndex, SymbolIndex};
 
 use crate::error::{Error, Result};
+use crate::fasthash::FxBuild;
 use crate::model::{
     Binding, Identity, Library, SectionSize, Symbol, Table, TableChoice, Visibility,
 };
@@ -195,14 +198,18 @@ struct Ctx<'a, Elf: FileHeader<Endian = Endianness>> {
     letters: Vec<char>,
 }
 
+/// The symbols of one table, split into (defined, undefined), in table order.
 fn read_table<'a, Elf: FileHeader<Endian = Endianness>>(
     cx: &Ctx<'a, Elf>,
     table: &SymbolTable<'a, Elf, &'a [u8]>,
     versions: Option<&VersionTable<'a, Elf>>,
     what: &str,
-) -> Result<Vec<Symbol>> {
+) -> Result<(Vec<Symbol>, Vec<Symbol>)> {
     let endian = cx.endian;
-    let mut out = Vec::with_capacity(table.len());
+    let mut defined = Vec::with_capacity(table.len());
+    let mut undefined = Vec::new();
+    // One shared string per version name (a table has a handful, and every symbol carries one).
+    let mut names = VersionNames::default();
     for (index, sym) in table.enumerate() {
         if index.0 == 0 {
             continue;
@@ -217,15 +224,37 @@ fn read_table<'a, Elf: FileHeader<Endian = Endianness>>(
         if is_special(cx.machine, raw) {
             continue;
         }
-        out.push(symbol(cx, table, versions, index, sym, raw, what)?);
+        let symbol = symbol(cx, table, versions, &mut names, index, sym, raw, what)?;
+        if symbol.defined {
+            defined.push(symbol);
+        } else {
+            undefined.push(symbol);
+        }
     }
-    Ok(out)
+    Ok((defined, undefined))
 }
 
+/// Version names already seen, to share one `Arc<str>` per distinct name.
+#[derive(Default)]
+struct VersionNames(std::collections::HashSet<Arc<str>, FxBuild>);
+
+impl VersionNames {
+    fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(v) = self.0.get(name) {
+            return v.clone();
+        }
+        let v: Arc<str> = Arc::from(name);
+        self.0.insert(v.clone());
+        v
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
     cx: &Ctx<'a, Elf>,
     table: &SymbolTable<'a, Elf, &'a [u8]>,
     versions: Option<&VersionTable<'a, Elf>>,
+    version_names: &mut VersionNames,
     index: SymbolIndex,
     sym: &Elf::Sym,
     raw: &[u8],
@@ -287,18 +316,23 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
             c
         }
     };
-    let mut name = String::from_utf8_lossy(raw).into_owned();
+    // Names are nearly always valid UTF-8; `from_utf8` checks that fastest.
+    let text = match std::str::from_utf8(raw) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(raw),
+    };
+    let mut name: &str = &text;
     let (mut version, mut version_hidden) = (None, false);
     // Since binutils 2.35 the linker writes `foo@@VER` / `foo@VER` into `.symtab` itself.
-    if let Some(at) = name.find('@').filter(|&i| i > 0) {
-        let tail = &name[at + 1..];
+    if let Some(at) = text.find('@').filter(|&i| i > 0) {
+        let tail = &text[at + 1..];
         let (v, hidden) = match tail.strip_prefix('@') {
-            Some(v) => (v.to_string(), false),
-            None => (tail.to_string(), true),
+            Some(v) => (v, false),
+            None => (tail, true),
         };
         if !v.is_empty() && !v.contains('@') {
-            name.truncate(at);
-            version = Some(v);
+            name = &text[..at];
+            version = Some(version_names.get(v));
             version_hidden = hidden;
         }
     }
@@ -309,11 +343,12 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
             // binutils prints no version for the version-definition symbol itself (`LLVM_15`).
             let is_own_node = v.file().is_none() && vname == raw;
             if !is_own_node && !vname.is_empty() {
-                version = Some(String::from_utf8_lossy(vname).into_owned());
+                version = Some(version_names.get(&String::from_utf8_lossy(vname)));
                 version_hidden = vi.is_hidden() || !defined;
             }
         }
     }
+    let name = name.to_owned();
     Ok(Symbol {
         name,
         version,
@@ -405,18 +440,12 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
     let dyn_syms = if has_dynsym {
         read_table(&cx, &dynsym, versions.as_ref(), ".dynsym")?
     } else {
-        Vec::new()
+        Default::default()
     };
-    let (chosen, dynamic) = match table {
-        Table::Symtab => {
-            let mut d = dyn_syms;
-            d.retain(|s| s.defined);
-            (read_table(&cx, &symtab, None, ".symtab")?, d)
-        }
+    let ((defined, undefined), dynamic) = match table {
+        Table::Symtab => (read_table(&cx, &symtab, None, ".symtab")?, dyn_syms.0),
         Table::Dynsym => (dyn_syms, Vec::new()),
     };
-    let (defined, undefined): (Vec<Symbol>, Vec<Symbol>) =
-        chosen.into_iter().partition(|s| s.defined);
 
     let section_rows = sysv_sections(&cx, header, data, &symtab)?;
     let build_id = build_id(&cx, data);

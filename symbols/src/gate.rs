@@ -60,7 +60,7 @@ pub fn allow_lines(diff: &Diff) -> String {
         Bucket::Resized,
         Bucket::Renamed,
     ] {
-        let mut rows: Vec<&Change> = diff.gate_view.get(b).iter().collect();
+        let mut rows: Vec<&Change> = diff.gate_view().get(b).iter().collect();
         rows.sort_by(|x, y| x.name.cmp(&y.name));
         for c in rows {
             out.push_str(&format!("{} {}\n", b.as_str(), c.name));
@@ -115,7 +115,7 @@ impl GateOutcome {
 /// upstream's `--only-names` weakening fixed).
 pub fn evaluate(diff: &Diff, g: &GateOptions) -> GateOutcome {
     let mut out = GateOutcome::default();
-    let view = &diff.gate_view;
+    let view = diff.gate_view();
     let mut used = vec![false; g.allow.len()];
     let order = [
         Bucket::Added,

@@ -34,7 +34,7 @@ pub fn list(symbols: &[Symbol], sort: ListSort, top: Option<usize>) -> Vec<Liste
         .map(|s| Listed {
             name: demangle(&s.name).into_owned(),
             mangled: s.name.clone(),
-            version: s.version.clone(),
+            version: s.version.as_deref().map(String::from),
             kind: s.kind,
             size: s.size,
             address: s.address,

@@ -1,5 +1,7 @@
 //! Typed model of one library's symbol data, as `nm`/`size` would see it.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 /// Which symbol table a listing came from.
@@ -66,8 +68,9 @@ pub enum Visibility {
 pub struct Symbol {
     /// Mangled name without any version suffix.
     pub name: String,
-    /// Symbol version (`LLVM_15`), when the dynamic version tables give one.
-    pub version: Option<String>,
+    /// Symbol version (`LLVM_15`), when the dynamic version tables give one. Shared: a
+    /// library has a handful of versions and every symbol carries one.
+    pub version: Option<Arc<str>>,
     /// `name@VER` (hidden or required) rather than `name@@VER` (default).
     pub version_hidden: bool,
     /// The type letter `nm` prints (`T`, `t`, `W`, `D`, `B`, `R`, `U`, …).

@@ -1,6 +1,10 @@
 //! Report: render a diff as upstream's `symbol-report:` lines, its Markdown and its JSON
 //! (plus `"schema": 1` and mgctl's additions). Renderers only format; they decide nothing.
 
+use std::collections::BTreeMap;
+use std::fmt::{self, Write};
+
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::diff::{Change, Diff, DiffOptions, Side};
@@ -214,7 +218,7 @@ pub fn summary_lines(r: &ReportInput<'_>) -> Vec<String> {
     if !r.gates.any() {
         out.push(format!("{p}no gate flag: informational run"));
     } else if r.opts.threshold != 0 {
-        let [a, rm, z, n] = r.diff.gate_view.counts();
+        let [a, rm, z, n] = r.diff.gate_view().counts();
         out.push(format!(
             "{p}gates compare at threshold 0 ({a} added, {rm} removed, {z} resized, {n} renamed there); --threshold {} only shortens the report",
             r.opts.threshold
@@ -240,32 +244,77 @@ pub fn summary_lines(r: &ReportInput<'_>) -> Vec<String> {
     out
 }
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+/// A Markdown table cell: the text with `|` escaped, written without a copy.
+struct Cell<'a>(&'a str);
+
+impl fmt::Display for Cell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = self.0.split('|');
+        if let Some(p) = parts.next() {
+            f.write_str(p)?;
+        }
+        for p in parts {
+            f.write_str("\\|")?;
+            f.write_str(p)?;
+        }
+        Ok(())
+    }
 }
 
 /// Upstream's Markdown report (LF line ends, trailing newline), plus mgctl's extra sections.
 pub fn markdown(r: &ReportInput<'_>) -> String {
+    let mut m = String::new();
+    // Writing into a String cannot fail.
+    let _ = write_markdown(&mut m, r);
+    m
+}
+
+/// One section of the Markdown report: a title with the row count, then a table or `_none_`.
+fn section(
+    m: &mut String,
+    title: &str,
+    rows: &[&Change],
+    header: &str,
+    row: &dyn Fn(&mut String, &Change) -> fmt::Result,
+) -> fmt::Result {
+    write!(m, "\n### {title} ({})\n\n", rows.len())?;
+    if rows.is_empty() {
+        m.push_str("_none_\n");
+    } else {
+        m.push_str(header);
+        for c in rows {
+            row(m, c)?;
+        }
+    }
+    // upstream: every section ends with an empty line (then the next one starts with one)
+    m.push('\n');
+    Ok(())
+}
+
+fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
     let d = r.diff;
     let t = d.text();
     let l = &d.listing;
-    let mut m = String::from(
+    m.push_str(
         "# MobileGL symbol report\n\n| side | path | file bytes | .text |\n|---|---|---|---|\n",
     );
-    m += &format!(
-        "| before | `{}` | {} | {} |\n",
+    writeln!(
+        m,
+        "| before | `{}` | {} | {} |",
         side_path(r.before),
         side_bytes(r.before),
         t.before
-    );
-    m += &format!(
-        "| after | `{}` | {} | {} |\n",
+    )?;
+    writeln!(
+        m,
+        "| after | `{}` | {} | {} |",
         side_path(r.after),
         side_bytes(r.after),
         t.after
-    );
-    m += &format!(
-        "\n`.text` {} -> {} ({:+}, {:+.3}%). {} -> {} defined symbols: {} added, {} removed, {} resized, {} renamed, {} unchanged.\n",
+    )?;
+    writeln!(
+        m,
+        "\n`.text` {} -> {} ({:+}, {:+.3}%). {} -> {} defined symbols: {} added, {} removed, {} resized, {} renamed, {} unchanged.",
         t.before,
         t.after,
         t.delta,
@@ -277,159 +326,217 @@ pub fn markdown(r: &ReportInput<'_>) -> String {
         l.resized.len(),
         l.renamed.len(),
         l.unchanged
-    );
-    let section = |m: &mut String,
-                   title: &str,
-                   rows: &[&Change],
-                   header: &str,
-                   row: &dyn Fn(&Change) -> String| {
-        *m += &format!("\n### {title} ({})\n\n", rows.len());
-        if rows.is_empty() {
-            *m += "_none_\n";
-        } else {
-            *m += header;
-            for c in rows {
-                *m += &row(c);
-            }
-        }
-        // upstream: every section ends with an empty line (then the next one starts with one)
-        *m += "\n";
-    };
+    )?;
     section(
-        &mut m,
+        m,
         "Removed",
         &sorted(&l.removed, r.sort),
         "| symbol | bytes |\n|---|---|\n",
-        &|c| format!("| {} | {} |\n", cell(&c.name), c.before),
-    );
+        &|m, c| writeln!(m, "| {} | {} |", Cell(&c.name), c.before),
+    )?;
     section(
-        &mut m,
+        m,
         "Added",
         &sorted(&l.added, r.sort),
         "| symbol | bytes |\n|---|---|\n",
-        &|c| format!("| {} | {} |\n", cell(&c.name), c.after),
-    );
+        &|m, c| writeln!(m, "| {} | {} |", Cell(&c.name), c.after),
+    )?;
     section(
-        &mut m,
+        m,
         "Resized",
         &sorted(&l.resized, r.sort),
         "| symbol | before | after | delta |\n|---|---|---|---|\n",
-        &|c| {
-            format!(
-                "| {} | {} | {} | {:+} |\n",
-                cell(&c.name),
+        &|m, c| {
+            writeln!(
+                m,
+                "| {} | {} | {} | {:+} |",
+                Cell(&c.name),
                 c.before,
                 c.after,
                 c.delta
             )
         },
-    );
+    )?;
     section(
-        &mut m,
+        m,
         "Renamed only (same size)",
         &sorted(&l.renamed, SortOrder::Name),
         "| normalised symbol | before mangling | after mangling |\n|---|---|---|\n",
-        &|c| {
-            format!(
-                "| {} | {} | {} |\n",
-                cell(&c.name),
-                cell(&c.before_mangled),
-                cell(&c.after_mangled)
+        &|m, c| {
+            writeln!(
+                m,
+                "| {} | {} | {} |",
+                Cell(&c.name),
+                Cell(&c.before_mangled),
+                Cell(&c.after_mangled)
             )
         },
-    );
+    )?;
     if !d.kind_changes.is_empty() {
         let rows: Vec<&Change> = d.kind_changes.iter().collect();
         section(
-            &mut m,
+            m,
             "Type letter changed",
             &rows,
             "| symbol | before | after |\n|---|---|---|\n",
-            &|c| {
-                format!(
-                    "| {} | {} | {} |\n",
-                    cell(&c.name),
+            &|m, c| {
+                writeln!(
+                    m,
+                    "| {} | {} | {} |",
+                    Cell(&c.name),
                     c.kind_before.map(String::from).unwrap_or_default(),
                     c.kind_after.map(String::from).unwrap_or_default()
                 )
             },
-        );
+        )?;
     }
     if let Some((depth, groups)) = r.groups {
-        m += &format!("\n### By namespace (depth {depth}) ({})\n\n", groups.len());
+        write!(
+            m,
+            "\n### By namespace (depth {depth}) ({})\n\n",
+            groups.len()
+        )?;
         if groups.is_empty() {
-            m += "_none_\n\n";
+            m.push_str("_none_\n\n");
         } else {
-            m += "| namespace | added | removed | resized | renamed | delta |\n|---|---|---|---|---|---|\n";
+            m.push_str("| namespace | added | removed | resized | renamed | delta |\n|---|---|---|---|---|---|\n");
             for g in groups {
-                m += &format!(
-                    "| {} | {} | {} | {} | {} | {:+} |\n",
-                    cell(&g.namespace),
+                writeln!(
+                    m,
+                    "| {} | {} | {} | {} | {} | {:+} |",
+                    Cell(&g.namespace),
                     g.added,
                     g.removed,
                     g.resized,
                     g.renamed,
                     g.delta
-                );
+                )?;
             }
-            m += "\n";
+            m.push('\n');
         }
     }
-    m
+    Ok(())
 }
 
-fn change_json(c: &Change, renamed: bool) -> Value {
-    if renamed {
-        json!({"name": c.name, "delta": 0, "before": c.before_mangled, "after": c.after_mangled})
-    } else {
-        json!({"name": c.name, "delta": c.delta, "before": c.before, "after": c.after,
-               "before_mangled": c.before_mangled, "after_mangled": c.after_mangled})
-    }
+/// A listed change in the JSON report (keys in the order a JSON map sorts them).
+#[derive(Serialize)]
+struct ChangeJson<'r> {
+    after: u64,
+    after_mangled: &'r str,
+    before: u64,
+    before_mangled: &'r str,
+    delta: i64,
+    name: &'r str,
 }
 
-/// Upstream's JSON keys plus `schema`, tables, versions, counts, flags and the verdict.
-pub fn json(r: &ReportInput<'_>) -> Value {
-    let sections = |s: &Side| -> serde_json::Map<String, Value> {
-        let mut m = serde_json::Map::new();
+/// A renamed-only change: the mangled names on each side, delta 0.
+#[derive(Serialize)]
+struct RenamedJson<'r> {
+    after: &'r str,
+    before: &'r str,
+    delta: i64,
+    name: &'r str,
+}
+
+#[derive(Serialize)]
+struct KindJson<'r> {
+    after: Option<char>,
+    before: Option<char>,
+    name: &'r str,
+}
+
+/// The JSON report. Its fields are in the order a `serde_json` map sorts keys, so writing it
+/// directly and going through a [`Value`] give the same document; the small parts are built
+/// as `Value`s, the long lists are written straight from the diff.
+#[derive(Serialize)]
+struct JsonReport<'r> {
+    added: Vec<ChangeJson<'r>>,
+    admitted: Value,
+    after: String,
+    before: String,
+    counts: Value,
+    gate_view: Value,
+    groups: Option<Value>,
+    identity_after: Value,
+    identity_before: Value,
+    kind_changes: Vec<KindJson<'r>>,
+    options: Value,
+    reasons: &'r [String],
+    removed: Vec<ChangeJson<'r>>,
+    renamed: Vec<RenamedJson<'r>>,
+    resized: Vec<ChangeJson<'r>>,
+    schema: u32,
+    sections_after: BTreeMap<&'r str, u64>,
+    sections_before: BTreeMap<&'r str, u64>,
+    stale_allow: Value,
+    table_after: Option<&'static str>,
+    table_before: Option<&'static str>,
+    unchanged: usize,
+    verdict: &'static str,
+    versions: &'static str,
+    warnings: &'r [String],
+}
+
+fn json_report<'r>(r: &ReportInput<'r>) -> JsonReport<'r> {
+    let sections = |s: &'r Side| -> BTreeMap<&'r str, u64> {
+        let mut m = BTreeMap::new();
         for row in &s.sections {
-            m.entry(row.name.clone()).or_insert(json!(row.size));
+            m.entry(row.name.as_str()).or_insert(row.size);
         }
-        m.insert("Total".into(), json!(s.section("Total")));
+        m.insert("Total", s.section("Total"));
         m
     };
     let l = &r.diff.listing;
-    let rows = |v: &[Change], renamed: bool| -> Vec<Value> {
-        sorted(v, if renamed { SortOrder::Name } else { r.sort })
+    let rows = |v: &'r [Change]| -> Vec<ChangeJson<'r>> {
+        sorted(v, r.sort)
             .into_iter()
-            .map(|c| change_json(c, renamed))
+            .map(|c| ChangeJson {
+                after: c.after,
+                after_mangled: &c.after_mangled,
+                before: c.before,
+                before_mangled: &c.before_mangled,
+                delta: c.delta,
+                name: &c.name,
+            })
             .collect()
     };
-    json!({
-        "schema": 1,
-        "before": side_path(r.before),
-        "after": side_path(r.after),
-        "sections_before": sections(r.before),
-        "sections_after": sections(r.after),
-        "removed": rows(&l.removed, false),
-        "added": rows(&l.added, false),
-        "resized": rows(&l.resized, false),
-        "renamed": rows(&l.renamed, true),
-        "unchanged": l.unchanged,
-        "identity_before": r.before.identity,
-        "identity_after": r.after.identity,
-        "table_before": r.before.table.map(|t| t.as_str()),
-        "table_after": r.after.table.map(|t| t.as_str()),
-        "versions": if r.keep_versions { "kept" } else { "stripped" },
-        "counts": {
+    let renamed = sorted(&l.renamed, SortOrder::Name)
+        .into_iter()
+        .map(|c| RenamedJson {
+            after: &c.after_mangled,
+            before: &c.before_mangled,
+            delta: 0,
+            name: &c.name,
+        })
+        .collect();
+    JsonReport {
+        added: rows(&l.added),
+        admitted: json!(r.outcome.admitted),
+        after: side_path(r.after),
+        before: side_path(r.before),
+        counts: json!({
             "defined_before": r.diff.defined_before, "defined_after": r.diff.defined_after,
             "names_before": r.diff.names_before, "names_after": r.diff.names_after,
             "added": l.added.len(), "removed": l.removed.len(), "resized": l.resized.len(), "renamed": l.renamed.len(),
-        },
-        "gate_view": {
-            "added": r.diff.gate_view.added.len(), "removed": r.diff.gate_view.removed.len(),
-            "resized": r.diff.gate_view.resized.len(), "renamed": r.diff.gate_view.renamed.len(),
-        },
-        "options": {
+        }),
+        gate_view: json!({
+            "added": r.diff.gate_view().added.len(), "removed": r.diff.gate_view().removed.len(),
+            "resized": r.diff.gate_view().resized.len(), "renamed": r.diff.gate_view().renamed.len(),
+        }),
+        groups: r.groups.map(|(d, g)| json!({"depth": d, "rows": g})),
+        identity_after: json!(r.after.identity),
+        identity_before: json!(r.before.identity),
+        kind_changes: r
+            .diff
+            .kind_changes
+            .iter()
+            .map(|c| KindJson {
+                after: c.kind_after,
+                before: c.kind_before,
+                name: &c.name,
+            })
+            .collect(),
+        options: json!({
             "strip_scope": r.opts.strip_scopes,
             "rename_map": r.opts.rename_map.iter().map(|(a, b)| format!("{a}={b}")).collect::<Vec<_>>(),
             "only_names": r.opts.only_names,
@@ -438,13 +545,69 @@ pub fn json(r: &ReportInput<'_>) -> Value {
             "fail_on_text_delta": r.gates.fail_on_text_delta,
             "fail_on_added_bytes": r.gates.fail_on_added_bytes,
             "strict_allow": r.gates.strict_allow,
-        },
-        "kind_changes": r.diff.kind_changes.iter().map(|c| json!({"name": c.name, "before": c.kind_before.map(String::from), "after": c.kind_after.map(String::from)})).collect::<Vec<_>>(),
-        "groups": r.groups.map(|(d, g)| json!({"depth": d, "rows": g})),
-        "warnings": r.warnings,
-        "admitted": r.outcome.admitted,
-        "stale_allow": r.outcome.stale,
-        "verdict": if r.outcome.failed() { "fail" } else { "pass" },
-        "reasons": r.outcome.reasons,
-    })
+        }),
+        reasons: &r.outcome.reasons,
+        removed: rows(&l.removed),
+        renamed,
+        resized: rows(&l.resized),
+        schema: 1,
+        sections_after: sections(r.after),
+        sections_before: sections(r.before),
+        stale_allow: json!(r.outcome.stale),
+        table_after: r.after.table.map(|t| t.as_str()),
+        table_before: r.before.table.map(|t| t.as_str()),
+        unchanged: l.unchanged,
+        verdict: if r.outcome.failed() { "fail" } else { "pass" },
+        versions: if r.keep_versions { "kept" } else { "stripped" },
+        warnings: r.warnings,
+    }
+}
+
+/// Upstream's JSON keys plus `schema`, tables, versions, counts, flags and the verdict.
+pub fn json(r: &ReportInput<'_>) -> Value {
+    // Cannot fail: every map key is a string and every value a plain serde type.
+    serde_json::to_value(json_report(r)).unwrap_or(Value::Null)
+}
+
+/// [`json`] as the pretty-printed document (no trailing newline), written without building
+/// a `Value` of the whole diff.
+pub fn json_string(r: &ReportInput<'_>) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&json_report(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::diff;
+    use crate::gate::evaluate;
+
+    /// The report struct is written directly; its fields must be in the order a JSON map
+    /// sorts keys, or the document would differ from the one built through a `Value`.
+    #[test]
+    fn json_fields_are_in_map_order() {
+        let (before, after) = crate::selftest::canned();
+        let opts = DiffOptions {
+            strip_scopes: vec!["MobileGL::MG_State::GLState::ProgramObject::".into()],
+            ..DiffOptions::default()
+        };
+        let d = diff(&before, &after, &opts);
+        let gates = GateOptions::default();
+        let outcome = evaluate(&d, &gates);
+        let input = ReportInput {
+            before: &before,
+            after: &after,
+            diff: &d,
+            opts: &opts,
+            gates: &gates,
+            outcome: &outcome,
+            keep_versions: false,
+            warnings: &[],
+            groups: None,
+            sort: SortOrder::Abs,
+        };
+        let direct = json_string(&input).unwrap_or_default();
+        let via_value = serde_json::to_string_pretty(&json(&input)).unwrap_or_default();
+        assert!(direct.contains("\"renamed\""), "{direct}");
+        assert_eq!(direct, via_value);
+    }
 }

@@ -210,7 +210,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
             ..opts()
         };
         let mut a = after.clone();
-        a.rows.retain(|r| r.demangled != "MobileGL::BrandNew()");
+        a.rows.retain(|r| &*r.demangled != "MobileGL::BrandNew()");
         diff(&before, &a, &o)
     };
     let controls: Vec<(&'static str, bool, Diff, GateOptions, Option<usize>)> = vec![

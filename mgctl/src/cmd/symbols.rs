@@ -344,9 +344,9 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         String::new()
     };
     let js = if need_js {
-        report::json(&input)
+        report::json_string(&input)?
     } else {
-        serde_json::Value::Null
+        String::new()
     };
     match a.format {
         DiffFormat::Text => {
@@ -358,7 +358,7 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             }
         }
         DiffFormat::Markdown => write!(out, "{md}")?,
-        DiffFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&js)?)?,
+        DiffFormat::Json => writeln!(out, "{js}")?,
     }
     let announce = a.format == DiffFormat::Text;
     if let Some(p) = &a.markdown {
@@ -369,7 +369,7 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(p) = &a.json {
-        std::fs::write(p, serde_json::to_string_pretty(&js)? + "\n")
+        std::fs::write(p, js + "\n")
             .with_context(|| format!("{}: cannot write JSON report", p.display()))?;
         if announce {
             writeln!(out, "symbol-report: json written to {}", p.display())?;

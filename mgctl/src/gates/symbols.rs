@@ -202,7 +202,7 @@ fn diff_findings(
     ];
     for (bucket, code) in codes {
         let rows: Vec<_> = d
-            .gate_view
+            .gate_view()
             .get(bucket)
             .iter()
             .filter(|c| !admitted.contains(&(bucket, c.name.as_str())))
@@ -284,7 +284,7 @@ fn diff_findings(
             .in_unit(a.change.name.clone()),
         );
     }
-    let [ad, rm, rs, rn] = d.gate_view.counts();
+    let [ad, rm, rs, rn] = d.gate_view().counts();
     let t = d.text();
     let headline = format!(
         "{} -> {} symbols: {ad} added, {rm} removed, {rs} resized ({} admitted), {rn} renamed; .text {:+}",
@@ -460,7 +460,7 @@ impl Gate for SymbolsGate {
         let grew = |a: &Side| {
             let mut a = a.clone();
             for r in &mut a.rows {
-                if r.demangled == "MobileGL::Grew()" {
+                if &*r.demangled == "MobileGL::Grew()" {
                     r.size = 0x50;
                 }
             }
