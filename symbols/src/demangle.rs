@@ -95,8 +95,12 @@ fn is_rust_legacy(name: &str) -> bool {
     if !name.starts_with("_ZN") || b.len() < 24 {
         return false;
     }
-    // `...17h0123456789abcdefE` possibly followed by a `.llvm.NNN` style suffix.
-    let core = name.split('.').next().unwrap_or(name);
+    // `...17h0123456789abcdefE` possibly followed by a `.llvm.NNN` style suffix. Most names
+    // end in `E` or a parameter code, so the suffix search runs only for names with a suffix.
+    let core = match b.last() {
+        Some(b'E') => name,
+        _ => name.split('.').next().unwrap_or(name),
+    };
     let cb = core.as_bytes();
     cb.len() >= 24
         && cb.ends_with(b"E")

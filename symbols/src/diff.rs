@@ -33,6 +33,20 @@ pub struct Side {
     pub table: Option<Table>,
     pub rows: Vec<SymRow>,
     pub sections: Vec<SectionSize>,
+    /// Each row's numbers in the [`NameTable`] both sides were built from: with them the
+    /// diff folds and matches names by number instead of hashing their texts again.
+    #[serde(skip)]
+    pub name_ids: Option<NameIds>,
+}
+
+/// Per row: the number of its mangled name and of its demangled text in one [`NameTable`].
+#[derive(Debug, Clone)]
+pub struct NameIds {
+    /// Which table the numbers come from: two sides compare numbers only from the same one.
+    space: u64,
+    rows: Vec<(u32, u32)>,
+    names: usize,
+    texts: usize,
 }
 
 impl Side {
@@ -77,23 +91,50 @@ pub struct NameTable {
     pub mangled: Vec<Arc<str>>,
     /// The demangled text of each entry of `mangled`.
     pub demangled: Vec<Arc<str>>,
+    /// The number of each entry's demangled text among the distinct texts (two mangled names
+    /// can demangle alike: constructor and destructor variants, local-name discriminators).
+    text_ids: Vec<u32>,
+    texts: usize,
     /// Per library, per defined symbol: its entry in the table.
     ids: Vec<Vec<u32>>,
+    space: u64,
 }
+
+/// Tells tables apart, so numbers from two tables are never compared.
+static NEXT_SPACE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl NameTable {
     /// Collect the distinct names of `libs` and demangle them in parallel.
     pub fn new(libs: &[&Library]) -> NameTable {
         let (names, ids) = distinct_names(libs);
-        let (mangled, demangled) = names
+        let (mangled, (demangled, text_hashes)): (Vec<Arc<str>>, (Vec<Arc<str>>, Vec<u64>)) = names
             .par_iter()
             .with_min_len(256)
-            .map(|&n| (Arc::from(n), Arc::from(demangle(n).as_ref())))
+            .map(|&n| {
+                let text: Arc<str> = Arc::from(demangle(n).as_ref());
+                let hash = hash_of(&text);
+                (Arc::from(n), (text, hash))
+            })
             .unzip();
+        let mut text_index: FxHashMap<Hashed<'_>, u32> =
+            FxHashMap::with_capacity_and_hasher(demangled.len(), Default::default());
+        let text_ids = demangled
+            .iter()
+            .zip(&text_hashes)
+            .map(|(text, &hash)| {
+                let next = text_index.len() as u32;
+                *text_index.entry(Hashed { hash, text }).or_insert(next)
+            })
+            .collect();
+        let texts = text_index.len();
+        drop(text_index);
         NameTable {
             mangled,
             demangled,
+            text_ids,
+            texts,
             ids,
+            space: NEXT_SPACE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 }
@@ -101,17 +142,27 @@ impl NameTable {
 /// Every distinct defined name of the libraries, and per library each symbol's name index.
 fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
     let total: usize = libs.iter().map(|l| l.defined.len()).sum();
-    let mut index: FxHashMap<&str, u32> =
-        FxHashMap::with_capacity_and_hasher(total, Default::default());
-    let mut names = Vec::with_capacity(total);
-    let ids = libs
-        .iter()
+    // Hash in parallel; the map below then only compares.
+    let hashed: Vec<Vec<Hashed<'a>>> = libs
+        .par_iter()
         .map(|l| {
             l.defined
-                .iter()
-                .map(|s| {
-                    *index.entry(s.name.as_str()).or_insert_with(|| {
-                        names.push(s.name.as_str());
+                .par_iter()
+                .with_min_len(1024)
+                .map(|s| Hashed::new(&s.name))
+                .collect()
+        })
+        .collect();
+    let mut index: FxHashMap<Hashed<'a>, u32> =
+        FxHashMap::with_capacity_and_hasher(total, Default::default());
+    let mut names = Vec::with_capacity(total);
+    let ids = hashed
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(|&h| {
+                    *index.entry(h).or_insert_with(|| {
+                        names.push(h.text);
                         // u32: a symbol table has fewer than 2^32 entries (st_name is 32-bit).
                         (names.len() - 1) as u32
                     })
@@ -138,14 +189,14 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
         s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains_key(s.name.as_str())
     };
     let ids = &names.ids[lib_index];
-    let rows = lib
+    let (rows, row_ids): (Vec<SymRow>, Vec<(u32, u32)>) = lib
         .defined
         .par_iter()
         .zip(ids.par_iter())
         .with_min_len(512)
         .filter(|(s, _)| !is_node(s))
-        .map(|(s, &id)| {
-            let id = id as usize;
+        .map(|(s, &number)| {
+            let id = number as usize;
             let (mangled, demangled) = match &s.version {
                 Some(v) if keep_versions => {
                     let at = if s.version_hidden { "@" } else { "@@" };
@@ -157,21 +208,31 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
                 }
                 _ => (names.mangled[id].clone(), names.demangled[id].clone()),
             };
-            SymRow {
+            let row = SymRow {
                 mangled,
                 demangled,
                 kind: s.kind,
                 size: s.size,
                 address: s.address,
                 version: s.version.clone(),
-            }
+            };
+            (row, (number, names.text_ids[id]))
         })
-        .collect();
+        .unzip();
+    // With `--keep-versions` the texts carry their version, so the table's numbers do not
+    // name them.
+    let name_ids = (!keep_versions).then(|| NameIds {
+        space: names.space,
+        rows: row_ids,
+        names: names.mangled.len(),
+        texts: names.texts,
+    });
     Side {
         identity: Some(lib.identity.clone()),
         table: Some(lib.table),
         rows,
         sections: lib.sections.clone(),
+        name_ids,
     }
 }
 
@@ -397,6 +458,87 @@ fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a> {
         hashes: first_rows.iter().map(|&i| key_hashes[i]).collect(),
         distinct,
     }
+}
+
+/// [`fold`] and [`join`] by the numbers of a shared [`NameTable`]: no text is hashed or
+/// compared. Only for what that can express exactly: both sides from one table, no
+/// strip-scope or rename-map, and no mangled name twice on a side (copy k handling).
+/// Produces what the hashed path produces, entry for entry.
+fn fold_by_number<'a>(
+    before: &'a Side,
+    after: &'a Side,
+    opts: &DiffOptions,
+) -> Option<(Folding<'a>, Folding<'a>, Vec<Option<usize>>)> {
+    let (x, y) = (before.name_ids.as_ref()?, after.name_ids.as_ref()?);
+    let plain = opts.strip_scopes.is_empty() && opts.rename_map.is_empty();
+    if !plain || x.space != y.space {
+        return None;
+    }
+    let (b, a) = rayon::join(
+        || fold_numbered(&before.rows, x),
+        || fold_numbered(&after.rows, y),
+    );
+    let ((b, b_texts), (a, a_texts)) = (b?, a?);
+    let mut position = vec![u32::MAX; y.texts];
+    for (j, &t) in a_texts.iter().enumerate() {
+        *position.get_mut(t as usize)? = j as u32;
+    }
+    let pairs = b_texts
+        .iter()
+        .map(|&t| match position.get(t as usize) {
+            Some(&j) if j != u32::MAX => Some(j as usize),
+            _ => None,
+        })
+        .collect();
+    Some((b, a, pairs))
+}
+
+/// One side's fold by numbers, with each entry's text number; `None` when a mangled name
+/// occurs twice (or the numbers do not fit the rows).
+fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<(Folding<'a>, Vec<u32>)> {
+    if ids.rows.len() != rows.len() {
+        return None;
+    }
+    let mut seen = vec![false; ids.names];
+    for &(m, _) in &ids.rows {
+        let s = seen.get_mut(m as usize)?;
+        if *s {
+            return None;
+        }
+        *s = true;
+    }
+    let mut slot = vec![u32::MAX; ids.texts];
+    let mut folded: Vec<Folded<'a>> = Vec::new();
+    let mut texts = Vec::new();
+    for (r, &(_, t)) in rows.iter().zip(&ids.rows) {
+        let s = slot.get_mut(t as usize)?;
+        if *s == u32::MAX {
+            *s = folded.len() as u32;
+            folded.push(Folded {
+                name: Cow::Borrowed(&r.demangled),
+                size: 0,
+                count: 0,
+                mangled: Vec::with_capacity(1),
+                kind: r.kind,
+            });
+            texts.push(t);
+        }
+        let f = &mut folded[*s as usize];
+        f.size += r.size;
+        f.count += 1;
+        f.mangled.push(&r.mangled);
+    }
+    for f in &mut folded {
+        if f.mangled.len() > 1 {
+            f.mangled.sort_unstable();
+        }
+    }
+    let folding = Folding {
+        folded,
+        hashes: Vec::new(),
+        distinct: rows.len(),
+    };
+    Some((folding, texts))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -669,11 +811,17 @@ pub const REPORTED_SECTIONS: [&str; 5] = [".text", ".data", ".bss", ".rodata", "
 
 /// Compare two sides.
 pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
-    let (b, a) = rayon::join(
-        || fold_hashed(&before.rows, opts),
-        || fold_hashed(&after.rows, opts),
-    );
-    let pairs = join(&b.folded, &b.hashes, &a.folded, &a.hashes);
+    let (b, a, pairs) = match fold_by_number(before, after, opts) {
+        Some(numbered) => numbered,
+        None => {
+            let (b, a) = rayon::join(
+                || fold_hashed(&before.rows, opts),
+                || fold_hashed(&after.rows, opts),
+            );
+            let pairs = join(&b.folded, &b.hashes, &a.folded, &a.hashes);
+            (b, a, pairs)
+        }
+    };
     let (fa, fb) = (b.folded, a.folded);
     let listing = bucket_joined(&fa, &fb, &pairs, opts.threshold, &opts.only_names);
     let gate_view = if opts.threshold == 0 && opts.only_names.is_empty() {

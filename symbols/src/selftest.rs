@@ -54,6 +54,7 @@ pub fn canned() -> (Side, Side) {
             row("MobileGL::NoSize()", 0),
         ],
         sections: sections(&[(".text", 1000), (".data", 200), (".bss", 300)]),
+        name_ids: None,
     };
     let mut renamed = row("MobileGL::MG_State::GLState::LinkArtifacts::Reset()", 0x10);
     renamed.mangled = "_ZN8MobileGL8MG_State7GLState13LinkArtifacts5ResetEv".into();
@@ -68,6 +69,7 @@ pub fn canned() -> (Side, Side) {
             row("MobileGL::NoSize()", 0),
         ],
         sections: sections(&[(".text", 1100), (".data", 200), (".bss", 300)]),
+        name_ids: None,
     };
     (before, after)
 }
