@@ -107,7 +107,8 @@ impl NameTable {
     /// Collect the distinct names of `libs` and demangle them in parallel.
     pub fn new(libs: &[&Library]) -> NameTable {
         let (names, ids) = distinct_names(libs);
-        let (mangled, (demangled, text_hashes)): (Vec<Arc<str>>, (Vec<Arc<str>>, Vec<u64>)) = names
+        type Texts = (Vec<Arc<str>>, Vec<u64>);
+        let (mangled, (demangled, text_hashes)): (Vec<Arc<str>>, Texts) = names
             .par_iter()
             .with_min_len(256)
             .map(|&n| {
@@ -221,7 +222,7 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
         .unzip();
     // With `--keep-versions` the texts carry their version, so the table's numbers do not
     // name them.
-    let name_ids = (!keep_versions).then(|| NameIds {
+    let name_ids = (!keep_versions).then_some(NameIds {
         space: names.space,
         rows: row_ids,
         names: names.mangled.len(),
