@@ -190,11 +190,13 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
         s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains_key(s.name.as_str())
     };
     let ids = &names.ids[lib_index];
+    // One thread per side (the two sides are built in parallel): the rows of a side share a
+    // few version strings, and bumping one reference count from two threads costs more than
+    // building the rows.
     let (rows, row_ids): (Vec<SymRow>, Vec<(u32, u32)>) = lib
         .defined
-        .par_iter()
-        .zip(ids.par_iter())
-        .with_min_len(512)
+        .iter()
+        .zip(ids)
         .filter(|(s, _)| !is_node(s))
         .map(|(s, &number)| {
             let id = number as usize;
