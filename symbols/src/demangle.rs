@@ -6,6 +6,7 @@
 //! agreement and the known exceptions.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 mod itanium;
 
@@ -34,6 +35,17 @@ pub fn demangle(name: &str) -> Cow<'_, str> {
         Some(s) => Cow::Owned(s),
         None => Cow::Borrowed(name),
     }
+}
+
+/// [`demangle`] into a shared string, without a temporary one on the fast path (the diff
+/// keeps every text once, shared by both sides' rows).
+pub fn demangle_shared(name: &str) -> Arc<str> {
+    if name.starts_with("_Z") && !is_rust_legacy(name) {
+        if let Some(text) = itanium::demangle_with(name, |t: &str| Arc::from(t)) {
+            return text;
+        }
+    }
+    Arc::from(demangle(name).as_ref())
 }
 
 /// The fast Itanium path alone: `Some` with c++filt's text, or `None` where it declines and

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::demangle::demangle;
+use crate::demangle::demangle_shared;
 use crate::fasthash::{FxHashMap, FxHasher};
 use crate::model::{Identity, Library, SectionSize, Symbol, Table};
 
@@ -112,7 +112,7 @@ impl NameTable {
             .par_iter()
             .with_min_len(256)
             .map(|&n| {
-                let text: Arc<str> = Arc::from(demangle(n).as_ref());
+                let text = demangle_shared(n);
                 let hash = hash_of(&text);
                 (Arc::from(n), (text, hash))
             })
@@ -157,20 +157,30 @@ fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
     let mut index: FxHashMap<Hashed<'a>, u32> =
         FxHashMap::with_capacity_and_hasher(total, Default::default());
     let mut names = Vec::with_capacity(total);
-    let ids = hashed
-        .iter()
-        .map(|l| {
-            l.iter()
-                .map(|&h| {
+    let mut ids = Vec::with_capacity(libs.len());
+    for lib in &hashed {
+        // Names an earlier library already has are looked up in parallel; only the new ones
+        // are inserted, in order (most of a library's names are in the one before it).
+        let known: Vec<Option<u32>> = lib
+            .par_iter()
+            .with_min_len(1024)
+            .map(|h| index.get(h).copied())
+            .collect();
+        let lib_ids: Vec<u32> = lib
+            .iter()
+            .zip(known)
+            .map(|(&h, known)| {
+                known.unwrap_or_else(|| {
                     *index.entry(h).or_insert_with(|| {
                         names.push(h.text);
                         // u32: a symbol table has fewer than 2^32 entries (st_name is 32-bit).
                         (names.len() - 1) as u32
                     })
                 })
-                .collect()
-        })
-        .collect();
+            })
+            .collect();
+        ids.push(lib_ids);
+    }
     (names, ids)
 }
 

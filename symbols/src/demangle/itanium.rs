@@ -88,6 +88,8 @@ enum Node {
 struct Demangler {
     /// The name being demangled; nodes refer to it by byte range.
     text: String,
+    /// The output buffer, reused between names.
+    out: String,
     nodes: Vec<Node>,
     lists: Vec<Id>,
     scratch: Vec<Id>,
@@ -120,16 +122,32 @@ thread_local! {
 /// Demangle `name` (which starts with `_Z`) to libiberty's text, or `None` when the name is
 /// outside the fast path's grammar. Each thread reuses one arena.
 pub fn demangle(name: &str) -> Option<String> {
+    demangle_with(name, str::to_string)
+}
+
+/// Demangle `name` and hand the text to `f` without allocating it (the text lives in the
+/// thread's reused buffer).
+pub fn demangle_with<T>(name: &str, f: impl FnOnce(&str) -> T) -> Option<T> {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut d) => d.run(name),
-        Err(_) => Demangler::default().run(name),
+        Ok(mut d) => {
+            let mut out = std::mem::take(&mut d.out);
+            let result = d.run(name, &mut out).then(|| f(&out));
+            d.out = out;
+            result
+        }
+        Err(_) => {
+            let mut out = String::new();
+            Demangler::default().run(name, &mut out).then(|| f(&out))
+        }
     })
 }
 
 impl Demangler {
-    fn run(&mut self, name: &str) -> Option<String> {
+    /// Demangle into `out` (cleared first); false when the name is outside the subset.
+    fn run(&mut self, name: &str, out: &mut String) -> bool {
+        out.clear();
         if !name.starts_with("_Z") || name.len() > u32::MAX as usize / 2 {
-            return None;
+            return false;
         }
         self.text.clear();
         self.text.push_str(name);
@@ -147,14 +165,13 @@ impl Demangler {
             s: name.as_bytes(),
             pos: 2,
         };
-        let top = self.encoding(&mut p, true).ok()?;
-        let top = self.clone_suffixes(&mut p, top).ok()?;
-        if p.pos != p.s.len() {
-            return None;
-        }
-        let mut out = String::with_capacity(name.len() * 2);
-        self.print(top, &mut out).ok()?;
-        Some(out)
+        let Ok(top) = self.encoding(&mut p, true) else {
+            return false;
+        };
+        let Ok(top) = self.clone_suffixes(&mut p, top) else {
+            return false;
+        };
+        p.pos == p.s.len() && self.print(top, out).is_ok()
     }
 
     fn str(&self, (start, end): Str) -> &str {
