@@ -18,7 +18,7 @@ fn main() {
         .unwrap_or(20);
     let l =
         symbols::elf::read_library(std::path::Path::new(lib), symbols::TableChoice::Auto).unwrap();
-    let mut names: Vec<&str> = l.defined.iter().map(|s| s.name.as_str()).collect();
+    let mut names: Vec<&str> = l.defined.iter().map(|s| &*s.name).collect();
     names.sort_unstable();
     names.dedup();
     let mut child = Command::new("c++filt")

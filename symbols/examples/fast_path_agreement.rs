@@ -21,7 +21,7 @@ fn main() {
     for f in args.iter().take_while(|a| *a != "--show") {
         let path = std::path::Path::new(f);
         match symbols::elf::read_library(path, symbols::TableChoice::Auto) {
-            Ok(l) => names.extend(l.defined.iter().map(|s| s.name.clone())),
+            Ok(l) => names.extend(l.defined.iter().map(|s| s.name.to_string())),
             Err(_) => names.extend(
                 std::fs::read_to_string(path)
                     .unwrap()

@@ -114,7 +114,7 @@ impl NameTable {
             .map(|&n| {
                 let text = demangle_shared(n);
                 let hash = hash_of(&text);
-                (Arc::from(n), (text, hash))
+                (n.clone(), (text, hash))
             })
             .unzip();
         let mut text_index: FxHashMap<Hashed<'_>, u32> =
@@ -141,7 +141,7 @@ impl NameTable {
 }
 
 /// Every distinct defined name of the libraries, and per library each symbol's name index.
-fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
+fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a Arc<str>>, Vec<Vec<u32>>) {
     let total: usize = libs.iter().map(|l| l.defined.len()).sum();
     // Hash in parallel; the map below then only compares.
     let hashed: Vec<Vec<Hashed<'a>>> = libs
@@ -158,21 +158,22 @@ fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
         FxHashMap::with_capacity_and_hasher(total, Default::default());
     let mut names = Vec::with_capacity(total);
     let mut ids = Vec::with_capacity(libs.len());
-    for lib in &hashed {
+    for (lib, hashed) in libs.iter().zip(&hashed) {
         // Names an earlier library already has are looked up in parallel; only the new ones
         // are inserted, in order (most of a library's names are in the one before it).
-        let known: Vec<Option<u32>> = lib
+        let known: Vec<Option<u32>> = hashed
             .par_iter()
             .with_min_len(1024)
             .map(|h| index.get(h).copied())
             .collect();
-        let lib_ids: Vec<u32> = lib
+        let lib_ids: Vec<u32> = hashed
             .iter()
+            .zip(&lib.defined)
             .zip(known)
-            .map(|(&h, known)| {
+            .map(|((&h, symbol), known)| {
                 known.unwrap_or_else(|| {
                     *index.entry(h).or_insert_with(|| {
-                        names.push(h.text);
+                        names.push(&symbol.name);
                         // u32: a symbol table has fewer than 2^32 entries (st_name is 32-bit).
                         (names.len() - 1) as u32
                     })
@@ -197,7 +198,7 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
         );
     }
     let is_node = |s: &Symbol| {
-        s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains_key(s.name.as_str())
+        s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains_key(&*s.name)
     };
     let ids = &names.ids[lib_index];
     // One thread per side (the two sides are built in parallel): the rows of a side share a
@@ -215,7 +216,7 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
                     let at = if s.version_hidden { "@" } else { "@@" };
                     let suffix = [at, v].concat();
                     (
-                        Arc::from([s.name.as_str(), &suffix].concat()),
+                        Arc::from([&*s.name, &suffix].concat()),
                         Arc::from([&*names.demangled[id], &suffix].concat()),
                     )
                 }

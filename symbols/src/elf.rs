@@ -348,7 +348,7 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
             }
         }
     }
-    let name = name.to_owned();
+    let name = Arc::from(name);
     Ok(Symbol {
         name,
         version,

@@ -33,7 +33,7 @@ pub fn list(symbols: &[Symbol], sort: ListSort, top: Option<usize>) -> Vec<Liste
         .with_min_len(256)
         .map(|s| Listed {
             name: demangle(&s.name).into_owned(),
-            mangled: s.name.clone(),
+            mangled: s.name.to_string(),
             version: s.version.as_deref().map(String::from),
             kind: s.kind,
             size: s.size,

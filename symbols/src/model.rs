@@ -66,8 +66,8 @@ pub enum Visibility {
 /// One symbol table entry, with the letter `nm` prints for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Symbol {
-    /// Mangled name without any version suffix.
-    pub name: String,
+    /// Mangled name without any version suffix (shared: the diff keeps each name once).
+    pub name: Arc<str>,
     /// Symbol version (`LLVM_15`), when the dynamic version tables give one. Shared: a
     /// library has a handful of versions and every symbol carries one.
     pub version: Option<Arc<str>>,
@@ -88,7 +88,7 @@ impl Symbol {
         match &self.version {
             Some(v) if self.version_hidden => format!("{}@{v}", self.name),
             Some(v) => format!("{}@@{v}", self.name),
-            None => self.name.clone(),
+            None => self.name.to_string(),
         }
     }
 

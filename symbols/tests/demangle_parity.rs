@@ -36,7 +36,7 @@ fn check(lib: &str) {
     let mut names: Vec<String> = l
         .defined
         .iter()
-        .map(|s| s.name.clone())
+        .map(|s| s.name.to_string())
         .filter(|n| n.starts_with("_Z"))
         .collect();
     names.sort_unstable();
