@@ -4,8 +4,10 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+
+#[path = "support/cxxfilt.rs"]
+mod support;
+use support::cxxfilt;
 
 use symbols::diff::{diff, sides_from_libraries, DiffOptions};
 
@@ -26,21 +28,18 @@ fn main() {
         .collect();
     names.sort();
     names.dedup();
-    let mut child = Command::new("c++filt")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = names.join("\n") + "\n";
-    let mut stdin = child.stdin.take().unwrap();
-    let w = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    w.join().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let map: HashMap<&str, &str> = names.iter().map(String::as_str).zip(text.lines()).collect();
+    let text = cxxfilt(&names);
+    let map: HashMap<&str, &str> = names
+        .iter()
+        .map(String::as_str)
+        .zip(text.iter().map(String::as_str))
+        .collect();
     for r in b.rows.iter_mut().chain(a.rows.iter_mut()) {
         r.demangled = map[&*r.mangled].into();
     }
+    // The rows now carry c++filt's texts: the name table's numbers no longer describe them.
+    b.name_ids = None;
+    a.name_ids = None;
     let theirs = diff(&b, &a, &opts);
     let show = |what: &str, d: &symbols::diff::Diff| {
         let l = &d.listing;

@@ -2,8 +2,9 @@
 //! defined symbol of a library: `cargo run --release -p symbols --example demangle_agreement -- LIB [--show N]`.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "support/cxxfilt.rs"]
+mod support;
+use support::cxxfilt;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -21,18 +22,7 @@ fn main() {
     let mut names: Vec<&str> = l.defined.iter().map(|s| &*s.name).collect();
     names.sort_unstable();
     names.dedup();
-    let mut child = Command::new("c++filt")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = names.join("\n") + "\n";
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let theirs: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
-    assert_eq!(theirs.len(), names.len());
+    let theirs = cxxfilt(&names);
     let ours = symbols::demangle::demangle_all(&names);
     let mut differ = 0;
     for ((n, t), o) in names.iter().zip(&theirs).zip(&ours) {

@@ -5,9 +5,10 @@
 //! a bug), how many it declines, and the time of each path.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "support/cxxfilt.rs"]
+mod support;
 use std::time::Instant;
+use support::cxxfilt;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,18 +34,7 @@ fn main() {
     names.retain(|n| n.starts_with("_Z"));
     names.sort_unstable();
     names.dedup();
-    let mut child = Command::new("c++filt")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = names.join("\n") + "\n";
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let theirs: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
-    assert_eq!(theirs.len(), names.len());
+    let theirs = cxxfilt(&names);
 
     let t = Instant::now();
     let fast: Vec<Option<String>> = names

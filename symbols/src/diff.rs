@@ -376,6 +376,15 @@ impl Hash for Hashed<'_> {
     }
 }
 
+/// Each folded entry lists its mangled names sorted.
+fn sort_mangled(folded: &mut [Folded<'_>]) {
+    for f in folded {
+        if f.mangled.len() > 1 {
+            f.mangled.sort_unstable();
+        }
+    }
+}
+
 /// A fold with the hash of each folded name and the number of distinct mangled names
 /// ("defined symbols", upstream's count).
 struct Folding<'a> {
@@ -462,11 +471,7 @@ fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a> {
         f.count += 1;
         f.mangled.push(&r.mangled);
     }
-    for f in &mut folded {
-        if f.mangled.len() > 1 {
-            f.mangled.sort_unstable();
-        }
-    }
+    sort_mangled(&mut folded);
     Folding {
         folded,
         hashes: first_rows.iter().map(|&i| key_hashes[i]).collect(),
@@ -542,11 +547,7 @@ fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<(Folding<'a>, 
         f.count += 1;
         f.mangled.push(&r.mangled);
     }
-    for f in &mut folded {
-        if f.mangled.len() > 1 {
-            f.mangled.sort_unstable();
-        }
-    }
+    sort_mangled(&mut folded);
     let folding = Folding {
         folded,
         hashes: Vec::new(),

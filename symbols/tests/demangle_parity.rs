@@ -4,30 +4,15 @@
 //! at least 99.9 % of names (docs/symbols.md lists the known exceptions).
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use symbols::demangle::{demangle, fast_path};
 use symbols::elf::read_library;
 use symbols::TableChoice;
 
-fn cxxfilt(names: &[String]) -> Vec<String> {
-    let mut child = Command::new("c++filt")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("c++filt not on PATH: install binutils");
-    let input = names.join("\n") + "\n";
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<String> = text.lines().map(str::to_string).collect();
-    assert_eq!(lines.len(), names.len());
-    lines
-}
+#[path = "../examples/support/cxxfilt.rs"]
+mod support;
+use support::cxxfilt;
 
 fn check(lib: &str) {
     let path = Path::new(lib);
