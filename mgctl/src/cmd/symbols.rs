@@ -176,6 +176,7 @@ symbol table was read.",
     after_help = "Examples:\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols list libMobileGL.so --sort name --format json"
 )]
 pub struct ListArgs {
+    /// The ELF library or object to list (`.symtab`, or `.dynsym` when stripped).
     pub library: PathBuf,
     #[arg(long, value_enum, default_value_t = TableArg::Auto)]
     pub table: TableArg,
@@ -196,6 +197,7 @@ MobileGL's purity gate B) is visible at a glance.",
     after_help = "Examples:\n  mgctl symbols undefined libMobileGLServer.so\n  mgctl symbols undefined libMobileGLServer.so --depth 2 --format json"
 )]
 pub struct UndefinedArgs {
+    /// The ELF library whose undefined symbols to list.
     pub library: PathBuf,
     #[arg(long, value_enum, default_value_t = TableArg::Auto)]
     pub table: TableArg,
@@ -228,7 +230,9 @@ side with the speed-up and peak RSS. Run it on an idle machine; it is a benchmar
     after_help = "Examples:\n  mgctl symbols bench /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1\n  mgctl symbols bench old.so new.so --runs 10"
 )]
 pub struct BenchArgs {
+    /// The older library of the pair (what `symbols diff --before` would get).
     pub before: PathBuf,
+    /// The newer library of the pair.
     pub after: PathBuf,
     /// Timed runs of each side (the median is reported; one untimed warm-up run first).
     #[arg(long, default_value_t = 5)]
