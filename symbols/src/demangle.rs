@@ -186,6 +186,11 @@ fn demangle_itanium(name: &str) -> Option<String> {
         text
     };
     let text = fix_text(text);
+    let text = if text.contains("decltype (") || text.contains("!(") {
+        fix_expression_parens(&text)
+    } else {
+        text
+    };
     let text = if text.contains("&::") || text.contains("*::") || text.contains(" const::") {
         fix_misplaced_qualifiers(&text)
     } else {
@@ -463,6 +468,77 @@ fn rebuild_pack(text: &str, index: usize, qual: &str) -> Option<String> {
     ))
 }
 
+/// Inside expressions libiberty puts no parentheses around a name operand: a callee that is a
+/// plain (qualified) name, `std::begin(x)`, and the operand of `!` that is a qualified name,
+/// `!has_rbegin<T>::value`; cpp_demangle writes `(std::begin)(x)` and `!(has_rbegin<T>::value)`.
+/// A template-id keeps them in both (`(std::declval<T>)()`, `!(std::is_same_v<A, B>)`).
+fn fix_expression_parens(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut drop = vec![false; b.len()];
+    for open in 0..b.len() {
+        if b[open] != b'(' || open == 0 {
+            continue;
+        }
+        let Some(close) = matching_close(b, open) else {
+            continue;
+        };
+        let inner = &s[open + 1..close];
+        let callee =
+            b[open - 1] == b'(' && b.get(close + 1) == Some(&b'(') && is_plain_name(inner, false);
+        // `!(a<T>::v)` loses its parentheses; `!(v<T>)`, a template-id, keeps them.
+        let negated = b[open - 1] == b'!' && is_plain_name(inner, true) && !inner.ends_with('>');
+        if callee || negated {
+            drop[open] = true;
+            drop[close] = true;
+        }
+    }
+    s.char_indices()
+        .filter(|&(i, _)| !drop[i])
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// The index of the `)` closing the `(` at `open`.
+fn matching_close(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `a::b::c`, and with `templates` also `a<…>::b` (anything inside balanced angle brackets).
+fn is_plain_name(s: &str, templates: bool) -> bool {
+    let mut angle = 0i32;
+    let mut first = true;
+    for c in s.chars() {
+        if angle > 0 {
+            match c {
+                '<' => angle += 1,
+                '>' => angle -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '<' if templates && !first => angle += 1,
+            c if c.is_alphanumeric() || c == '_' || c == ':' => {}
+            _ => return false,
+        }
+        first = false;
+    }
+    !s.is_empty() && angle == 0 && !s.starts_with(':')
+}
+
 /// Rewrite cpp_demangle's spellings that libiberty prints differently.
 fn fix_text(mut s: String) -> String {
     if s.contains(", >") {
@@ -633,6 +709,28 @@ mod tests {
             demangle("_ZN4llvm21RAIIDelegateInstallerC1ERNS_15MachineFunctionEPNS1_8DelegateE"),
             "llvm::RAIIDelegateInstaller::RAIIDelegateInstaller(llvm::MachineFunction&, llvm::MachineFunction::Delegate*)"
         );
+    }
+
+    #[test]
+    fn expression_operands_take_libiberty_parentheses() {
+        // c++filt's text: a plain callee and a qualified `!` operand lose their parentheses,
+        // template-ids keep them.
+        for (mangled, text) in [
+            (
+                "_ZN4llvm17make_filter_rangeIRNS_10BasicBlockESt8functionIFbRNS_11InstructionEEEEENS_14iterator_rangeINS_20filter_iterator_implIDTclsr3stdE5beginclsr3stdE7declvalIRT_EEEET0_NS_6detail15fwd_or_bidi_tagISC_E4typeEEEEEOSA_SD_",
+                "llvm::iterator_range<llvm::filter_iterator_impl<decltype (std::begin((std::declval<llvm::BasicBlock&>)())), std::function<bool (llvm::Instruction&)>, llvm::detail::fwd_or_bidi_tag<decltype (std::begin((std::declval<llvm::BasicBlock&>)()))>::type> > llvm::make_filter_range<llvm::BasicBlock&, std::function<bool (llvm::Instruction&)> >(llvm::BasicBlock&, std::function<bool (llvm::Instruction&)>)",
+            ),
+            (
+                "_ZN4llvm11PassManagerINS_6ModuleENS_15AnalysisManagerIS1_JEEEJEE7addPassINS_12VerifierPassEEENSt9enable_ifIXntsr3stdE9is_same_vIT_S4_EEvE4typeEOS8_",
+                "std::enable_if<!(std::is_same_v<llvm::VerifierPass, llvm::PassManager<llvm::Module, llvm::AnalysisManager<llvm::Module>> >), void>::type llvm::PassManager<llvm::Module, llvm::AnalysisManager<llvm::Module>>::addPass<llvm::VerifierPass>(llvm::VerifierPass&&)",
+            ),
+            (
+                "_ZN4llvm7reverseINS_14iterator_rangeINS_20filter_iterator_implINS_14ilist_iteratorINS_12ilist_detail12node_optionsINS_11InstructionELb0ELb0EvEELb0ELb0EEESt8functionIFbRS6_EESt26bidirectional_iterator_tagEEEEEEDaOT_PNSt9enable_ifIXntsr10has_rbeginISG_EE5valueEvE4typeE",
+                "auto llvm::reverse<llvm::iterator_range<llvm::filter_iterator_impl<llvm::ilist_iterator<llvm::ilist_detail::node_options<llvm::Instruction, false, false, void>, false, false>, std::function<bool (llvm::Instruction&)>, std::bidirectional_iterator_tag> > >(llvm::iterator_range<llvm::filter_iterator_impl<llvm::ilist_iterator<llvm::ilist_detail::node_options<llvm::Instruction, false, false, void>, false, false>, std::function<bool (llvm::Instruction&)>, std::bidirectional_iterator_tag> >&&, std::enable_if<!has_rbegin<llvm::iterator_range<llvm::filter_iterator_impl<llvm::ilist_iterator<llvm::ilist_detail::node_options<llvm::Instruction, false, false, void>, false, false>, std::function<bool (llvm::Instruction&)>, std::bidirectional_iterator_tag> > >::value, void>::type*)",
+            ),
+        ] {
+            assert_eq!(demangle(mangled), text, "{mangled}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The in-process demangler against the machine's GNU `c++filt` over every defined name of
 //! real libraries. The fast Itanium path must print exactly c++filt's text wherever it answers,
 //! and answer nearly everything; the whole demangler (fast path plus fallback) must agree on
-//! at least 99.9 % of names (docs/symbols.md lists the known exceptions).
+//! every libLLVM name and all but the documented exceptions elsewhere (docs/symbols.md).
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
@@ -14,7 +14,8 @@ use symbols::TableChoice;
 mod support;
 use support::cxxfilt;
 
-fn check(lib: &str) {
+/// `allowed`: how many names may differ from c++filt (the documented exceptions).
+fn check(lib: &str, allowed: usize) {
     let path = Path::new(lib);
     assert!(path.exists(), "{lib} is missing: .ci/run installs it");
     let l = read_library(path, TableChoice::Auto).unwrap();
@@ -59,24 +60,25 @@ fn check(lib: &str) {
         "{lib}: fast path answers only {:.2} %",
         share(answered)
     );
+    let differ = names.len() - whole_agree;
     assert!(
-        share(whole_agree) >= 99.9,
-        "{lib}: only {:.3} % agree",
-        share(whole_agree)
+        differ <= allowed,
+        "{lib}: {differ} names differ from c++filt (at most {allowed} are documented exceptions)"
     );
 }
 
 #[test]
 fn libllvm15_names_print_as_cxxfilt_prints_them() {
-    check("/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1");
+    check("/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", 0);
 }
 
 #[test]
 fn libllvm14_names_print_as_cxxfilt_prints_them() {
-    check("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1");
+    check("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1", 0);
 }
 
 #[test]
 fn libstdcxx_names_print_as_cxxfilt_prints_them() {
-    check("/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
+    // `operator void (A::*)()() const`: a conversion to a member pointer.
+    check("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 1);
 }
