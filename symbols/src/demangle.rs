@@ -14,25 +14,13 @@ use rayon::prelude::*;
 
 /// Demangle one symbol name (without a `@VERSION` suffix).
 pub fn demangle(name: &str) -> Cow<'_, str> {
-    if name.starts_with("_R") {
-        // libiberty's v0 demangler drops a `.cold`/`.llvm.N` suffix and spells consts `8: usize`.
-        let core = name.split('.').next().unwrap_or(name);
-        if let Ok(d) = rustc_demangle::try_demangle(core) {
-            return Cow::Owned(fix_rust_consts(&d.to_string()));
-        }
-    } else if is_rust_legacy(name) {
-        if let Ok(d) = rustc_demangle::try_demangle(name) {
-            return Cow::Owned(d.to_string());
+    if is_itanium(name) {
+        if let Some(text) = itanium::demangle(name) {
+            return Cow::Owned(text);
         }
     }
-    if !name.starts_with("_Z") {
-        return Cow::Borrowed(name);
-    }
-    if let Some(text) = itanium::demangle(name) {
-        return Cow::Owned(text);
-    }
-    match demangle_itanium(name) {
-        Some(s) => Cow::Owned(s),
+    match slow_path(name) {
+        Some(text) => Cow::Owned(text),
         None => Cow::Borrowed(name),
     }
 }
@@ -40,12 +28,44 @@ pub fn demangle(name: &str) -> Cow<'_, str> {
 /// [`demangle`] into a shared string, without a temporary one on the fast path (the diff
 /// keeps every text once, shared by both sides' rows).
 pub fn demangle_shared(name: &str) -> Arc<str> {
-    if name.starts_with("_Z") && !is_rust_legacy(name) {
+    if is_itanium(name) {
         if let Some(text) = itanium::demangle_with(name, |t: &str| Arc::from(t)) {
             return text;
         }
     }
-    Arc::from(demangle(name).as_ref())
+    match slow_path(name) {
+        Some(text) => Arc::from(text),
+        None => Arc::from(name),
+    }
+}
+
+/// A C++ name for the fast path (legacy Rust names also start with `_ZN`).
+fn is_itanium(name: &str) -> bool {
+    name.starts_with("_Z") && !is_rust_legacy(name)
+}
+
+/// Everything but the fast path's answers: Rust names, and the C++ names it declines
+/// (`cpp_demangle` with its text rewritten to c++filt's). `None`: the name stays as it is.
+fn slow_path(name: &str) -> Option<String> {
+    if name.starts_with("_R") {
+        // libiberty's v0 demangler drops a `.cold`/`.llvm.N` suffix and spells consts `8: usize`.
+        let core = name.split('.').next().unwrap_or(name);
+        if let Ok(d) = rustc_demangle::try_demangle(core) {
+            return Some(fix_rust_consts(&d.to_string()));
+        }
+    } else if is_rust_legacy(name) {
+        if let Ok(d) = rustc_demangle::try_demangle(name) {
+            return Some(d.to_string());
+        }
+        // Not Rust after all: C++, which the fast path has not seen yet.
+        if let Some(text) = itanium::demangle(name) {
+            return Some(text);
+        }
+    }
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    demangle_itanium(name)
 }
 
 /// The fast Itanium path alone: `Some` with c++filt's text, or `None` where it declines and
