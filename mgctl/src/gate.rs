@@ -242,7 +242,8 @@ impl GateReport {
     }
 }
 
-/// Everything a gate may read: the workspace root and the resolved configuration.
+/// Everything a gate may read: the workspace root and the resolved configuration, plus what
+/// several gates of one run share (built once, by the first gate that needs it).
 pub struct CheckCtx {
     pub root: PathBuf,
     pub config: Arc<Config>,
@@ -250,6 +251,9 @@ pub struct CheckCtx {
     pub config_path: Option<PathBuf>,
     /// Its text (empty for the built-in profile), to turn `toml::Spanned` byte ranges into lines.
     pub config_text: String,
+    /// The include graph of this run's workspace, shared by both include gates. Per run, not
+    /// per process: a later run in the same process sees the files as they are then.
+    pub include_graph: std::sync::OnceLock<Result<Arc<include_graph::Graph>, String>>,
 }
 
 impl CheckCtx {

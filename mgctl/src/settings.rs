@@ -46,6 +46,7 @@ impl Settings {
             config: Arc::new(config),
             config_path,
             config_text,
+            include_graph: Default::default(),
         })
     }
 

@@ -1,9 +1,8 @@
 //! Gates `include-probes` (MobileGL's include-closure gate) and `include-layering` (checkdeps-style
 //! rules with witness chains). Both read the `[include]` section and share one graph per run.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -280,20 +279,15 @@ pub fn compile_units(
     Ok(Some((cc, units)))
 }
 
-/// One graph per (root, options) per process: both include gates share it in `check`.
+/// The run's include graph: built by whichever include gate asks first (the other waits for
+/// it), then shared.
 fn shared_graph(ctx: &CheckCtx, cfg: &IncludeConfig) -> Result<Arc<Graph>, String> {
-    static CACHE: Mutex<Option<HashMap<PathBuf, Arc<Graph>>>> = Mutex::new(None);
-    let mut guard = CACHE
-        .lock()
-        .map_err(|_| "include graph cache poisoned".to_string())?;
-    let map = guard.get_or_insert_with(HashMap::new);
-    if let Some(g) = map.get(&ctx.root) {
-        return Ok(g.clone());
-    }
-    let opts = graph_options(&ctx.root, cfg, None)?;
-    let g = Arc::new(Graph::build(&opts).map_err(|e| e.to_string())?);
-    map.insert(ctx.root.clone(), g.clone());
-    Ok(g)
+    ctx.include_graph
+        .get_or_init(|| {
+            let opts = graph_options(&ctx.root, cfg, None)?;
+            Ok(Arc::new(Graph::build(&opts).map_err(|e| e.to_string())?))
+        })
+        .clone()
 }
 
 /// Input problems met while building the graph, as findings (INC010; unreadable files are errors).
@@ -1156,6 +1150,53 @@ mod tests {
                 assert!(!r2.passed());
             }
         }
+    }
+
+    /// The graph is shared by the gates of one run, never across runs: a second `check` in the
+    /// same process sees the include added since the first (a process-wide cache would not).
+    #[test]
+    fn each_run_sees_the_files_as_they_are_then() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "mgctl.toml",
+            "[include]\ndirs = [\"MobileGL\"]\nscan = [\"MobileGL\"]\n\n[[include.layer]]\ndir = \"MobileGL/MG_Backend\"\ntransitive = true\nrules = [\"-MobileGL/MG_State\"]\n",
+        );
+        write("MobileGL/MG_State/State.h", "#pragma once\nint state;\n");
+        write("MobileGL/MG_Backend/Draw.cpp", "int draw();\n");
+        let ctx = || {
+            let (config, config_path, config_text) = crate::config::load(&root).unwrap();
+            CheckCtx {
+                root: root.clone(),
+                config: Arc::new(config),
+                config_path,
+                config_text,
+                include_graph: Default::default(),
+            }
+        };
+        let first = IncludeLayeringGate.run(&ctx());
+        assert_eq!(
+            first.verdict,
+            crate::gate::Verdict::Pass,
+            "{:#?}",
+            first.findings
+        );
+        write(
+            "MobileGL/MG_Backend/Draw.cpp",
+            "#include \"MG_State/State.h\"\nint draw();\n",
+        );
+        let second = IncludeLayeringGate.run(&ctx());
+        assert_eq!(
+            second.verdict,
+            crate::gate::Verdict::Fail,
+            "{:#?}",
+            second.findings
+        );
     }
 
     #[test]
