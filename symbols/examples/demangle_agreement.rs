@@ -23,7 +23,10 @@ fn main() {
     names.sort_unstable();
     names.dedup();
     let theirs = cxxfilt(&names);
-    let ours = symbols::demangle::demangle_all(&names);
+    let ours = names
+        .iter()
+        .map(|n| symbols::demangle::demangle(n))
+        .collect::<Vec<_>>();
     let mut differ = 0;
     for ((n, t), o) in names.iter().zip(&theirs).zip(&ours) {
         if t != o {

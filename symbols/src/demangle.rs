@@ -10,8 +10,6 @@ use std::sync::Arc;
 
 mod itanium;
 
-use rayon::prelude::*;
-
 /// Demangle one symbol name (without a `@VERSION` suffix).
 pub fn demangle(name: &str) -> Cow<'_, str> {
     if is_itanium(name) {
@@ -72,15 +70,6 @@ fn slow_path(name: &str) -> Option<String> {
 /// [`demangle`] falls back to the complete demangler (for agreement measurements).
 pub fn fast_path(name: &str) -> Option<String> {
     itanium::demangle(name)
-}
-
-/// Demangle many names in parallel (demangling dominates a diff's time); order is kept.
-pub fn demangle_all<'a>(names: &[&'a str]) -> Vec<Cow<'a, str>> {
-    names
-        .par_iter()
-        .with_min_len(256)
-        .map(|n| demangle(n))
-        .collect()
 }
 
 const RUST_INTS: [&str; 12] = [

@@ -385,15 +385,16 @@ fn sort_mangled(folded: &mut [Folded<'_>]) {
     }
 }
 
-/// A fold with the hash of each folded name and the number of distinct mangled names
+/// A fold, with a key per folded name to match it on the other side by (the hash of its text,
+/// or its text's number in the name table), and the number of distinct mangled names
 /// ("defined symbols", upstream's count).
-struct Folding<'a> {
+struct Folding<'a, K> {
     folded: Vec<Folded<'a>>,
-    hashes: Vec<u64>,
+    keys: Vec<K>,
     distinct: usize,
 }
 
-fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a> {
+fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a, u64> {
     // Every text is hashed once, in parallel; the maps below only compare equal hashes.
     let mangled: Vec<Hashed<'a>> = rows
         .par_iter()
@@ -474,7 +475,7 @@ fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a> {
     sort_mangled(&mut folded);
     Folding {
         folded,
-        hashes: first_rows.iter().map(|&i| key_hashes[i]).collect(),
+        keys: first_rows.iter().map(|&i| key_hashes[i]).collect(),
         distinct,
     }
 }
@@ -487,7 +488,7 @@ fn fold_by_number<'a>(
     before: &'a Side,
     after: &'a Side,
     opts: &DiffOptions,
-) -> Option<(Folding<'a>, Folding<'a>, Vec<Option<usize>>)> {
+) -> Option<Numbered<'a>> {
     let (x, y) = (before.name_ids.as_ref()?, after.name_ids.as_ref()?);
     let plain = opts.strip_scopes.is_empty() && opts.rename_map.is_empty();
     if !plain || x.space != y.space {
@@ -497,12 +498,13 @@ fn fold_by_number<'a>(
         || fold_numbered(&before.rows, x),
         || fold_numbered(&after.rows, y),
     );
-    let ((b, b_texts), (a, a_texts)) = (b?, a?);
+    let (b, a) = (b?, a?);
     let mut position = vec![u32::MAX; y.texts];
-    for (j, &t) in a_texts.iter().enumerate() {
+    for (j, &t) in a.keys.iter().enumerate() {
         *position.get_mut(t as usize)? = j as u32;
     }
-    let pairs = b_texts
+    let pairs = b
+        .keys
         .iter()
         .map(|&t| match position.get(t as usize) {
             Some(&j) if j != u32::MAX => Some(j as usize),
@@ -512,9 +514,12 @@ fn fold_by_number<'a>(
     Some((b, a, pairs))
 }
 
-/// One side's fold by numbers, with each entry's text number; `None` when a mangled name
+/// Both sides' folds by numbers, and for each entry before, its entry after.
+type Numbered<'a> = (Folding<'a, u32>, Folding<'a, u32>, Vec<Option<usize>>);
+
+/// One side's fold by numbers, keyed by each entry's text number; `None` when a mangled name
 /// occurs twice (or the numbers do not fit the rows).
-fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<(Folding<'a>, Vec<u32>)> {
+fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<Folding<'a, u32>> {
     if ids.rows.len() != rows.len() {
         return None;
     }
@@ -548,12 +553,11 @@ fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<(Folding<'a>, 
         f.mangled.push(&r.mangled);
     }
     sort_mangled(&mut folded);
-    let folding = Folding {
+    Some(Folding {
         folded,
-        hashes: Vec::new(),
+        keys: texts,
         distinct: rows.len(),
-    };
-    Some((folding, texts))
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -826,18 +830,18 @@ pub const REPORTED_SECTIONS: [&str; 5] = [".text", ".data", ".bss", ".rodata", "
 
 /// Compare two sides.
 pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
-    let (b, a, pairs) = match fold_by_number(before, after, opts) {
-        Some(numbered) => numbered,
-        None => {
-            let (b, a) = rayon::join(
-                || fold_hashed(&before.rows, opts),
-                || fold_hashed(&after.rows, opts),
-            );
-            let pairs = join(&b.folded, &b.hashes, &a.folded, &a.hashes);
-            (b, a, pairs)
-        }
-    };
-    let (fa, fb) = (b.folded, a.folded);
+    let ((fa, distinct_before), (fb, distinct_after), pairs) =
+        match fold_by_number(before, after, opts) {
+            Some((b, a, pairs)) => ((b.folded, b.distinct), (a.folded, a.distinct), pairs),
+            None => {
+                let (b, a) = rayon::join(
+                    || fold_hashed(&before.rows, opts),
+                    || fold_hashed(&after.rows, opts),
+                );
+                let pairs = join(&b.folded, &b.keys, &a.folded, &a.keys);
+                ((b.folded, b.distinct), (a.folded, a.distinct), pairs)
+            }
+        };
     let listing = bucket_joined(&fa, &fb, &pairs, opts.threshold, &opts.only_names);
     let gate_view = if opts.threshold == 0 && opts.only_names.is_empty() {
         None
@@ -876,8 +880,8 @@ pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
     Diff {
         listing,
         gate_view,
-        defined_before: b.distinct,
-        defined_after: a.distinct,
+        defined_before: distinct_before,
+        defined_after: distinct_after,
         names_before: fa.len(),
         names_after: fb.len(),
         sections,
