@@ -48,8 +48,8 @@ fn planted_token_violation_fails_with_file_and_line() {
         "{}",
         run.dump()
     );
-    assert!(run.stdout.contains("TOK001"), "{}", run.dump());
-    assert!(run.stdout.contains("FAIL"), "{}", run.dump());
+    run.assert_stdout_has("TOK001");
+    run.assert_stdout_has("FAIL");
 }
 
 #[test]
@@ -63,8 +63,8 @@ fn clean_tree_passes_and_lists_skipped_gates() {
         ],
     );
     let run = mgctl(&["check", "."], dir.path()).expect(0);
-    assert!(run.stdout.contains("tokens"), "{}", run.dump());
-    assert!(run.stdout.contains("mgctl check: PASS"), "{}", run.dump());
+    run.assert_stdout_has("tokens");
+    run.assert_stdout_has("mgctl check: PASS");
 }
 
 #[test]
@@ -120,18 +120,14 @@ fn github_output_has_annotations_then_full_report() {
     assert_eq!(ann.len(), 1, "{}", run.dump());
     assert_eq!(&ann[0][2], "MobileGL/MG_Backend/DirectGLES/Draw.cpp");
     assert_eq!(&ann[0][3], "3");
-    assert!(run.stdout.contains("mgctl check: FAIL"), "{}", run.dump());
+    run.assert_stdout_has("mgctl check: FAIL");
 }
 
 #[test]
 fn markdown_output_has_table() {
     let dir = planted();
     let run = mgctl(&["check", ".", "--format", "markdown"], dir.path()).expect(1);
-    assert!(
-        run.stdout.contains("| `tokens` | FAIL | 1 |"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("| `tokens` | FAIL | 1 |");
 }
 
 #[test]
@@ -150,7 +146,7 @@ fn output_file_gets_format_and_stdout_gets_summary() {
         dir.path(),
     )
     .expect(1);
-    assert!(run.stdout.contains("mgctl check: FAIL"), "{}", run.dump());
+    run.assert_stdout_has("mgctl check: FAIL");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["schema"], 1);
@@ -164,16 +160,12 @@ fn malformed_config_exits_2_naming_line_and_column() {
         &[("mgctl.toml", "[workspace]\nname = \"x\"\nbogus = 1\n")],
     );
     let run = mgctl(&["check", "."], dir.path()).expect(2);
-    assert!(
-        run.stderr.contains("mgctl.toml:3:1: unknown field `bogus`"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stderr_has("mgctl.toml:3:1: unknown field `bogus`");
     assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.dump());
 
     write_tree(dir.path(), &[("mgctl.toml", "[workspace\n")]);
     let run = mgctl(&["check", "."], dir.path()).expect(2);
-    assert!(run.stderr.contains("mgctl.toml:1:"), "{}", run.dump());
+    run.assert_stderr_has("mgctl.toml:1:");
 }
 
 #[test]
@@ -198,13 +190,9 @@ fn bad_rule_fails_only_its_gate() {
 fn unknown_gate_and_missing_path_exit_2() {
     let dir = planted();
     let run = mgctl(&["check", ".", "--only", "nosuchgate"], dir.path()).expect(2);
-    assert!(
-        run.stderr.contains("unknown gate `nosuchgate`"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stderr_has("unknown gate `nosuchgate`");
     let run = mgctl(&["check", "does/not/exist"], dir.path()).expect(2);
-    assert!(run.stderr.contains("does/not/exist"), "{}", run.dump());
+    run.assert_stderr_has("does/not/exist");
     assert_eq!(run.stderr.trim().lines().count(), 1);
 }
 
@@ -227,30 +215,22 @@ fn mobilegl_checkout_without_config_gets_the_profile() {
         &[("MobileGL/MG_Backend/X.cpp", "void f() { printf(\"x\"); }\n")],
     );
     let run = mgctl(&["check", ".", "--only", "tokens"], dir.path()).expect(1);
-    assert!(
-        run.stdout.contains("built-in MobileGL profile"),
-        "{}",
-        run.dump()
-    );
-    assert!(run.stdout.contains("no-stdio"), "{}", run.dump());
+    run.assert_stdout_has("built-in MobileGL profile");
+    run.assert_stdout_has("no-stdio");
 }
 
 #[test]
 fn skip_lists_the_gate_with_its_reason() {
     let dir = planted();
     let run = mgctl(&["check", ".", "--skip", "tokens"], dir.path()).expect(0);
-    assert!(run.stdout.contains("skipped by --skip"), "{}", run.dump());
+    run.assert_stdout_has("skipped by --skip");
 }
 
 #[test]
 fn self_test_passes_and_fails_when_a_control_is_neutered() {
     let dir = scratch();
     let run = mgctl(&["check", "--self-test"], dir.path()).expect(0);
-    assert!(
-        run.stdout.contains("negative controls tripped"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("negative controls tripped");
     let run = mgctl(
         &[
             "check",
@@ -274,7 +254,7 @@ fn self_test_passes_and_fails_when_a_control_is_neutered() {
 #[test]
 fn driver_workspace_is_green() {
     let run = mgctl(&["check", "driver"], &repo_root()).expect(0);
-    assert!(run.stdout.contains("mgctl check: PASS"), "{}", run.dump());
+    run.assert_stdout_has("mgctl check: PASS");
 }
 
 #[test]

@@ -132,7 +132,7 @@ fn drift_is_a_warning_unless_strict_and_shows_the_excerpt() {
     mgctl(&["cite", "--strict", "docs/DESIGN.md"], dir.path()).expect(1);
     // slack widens the window: line 3 +- 2 reaches line 5, so only the changed one is left
     let run = mgctl(&["cite", "--slack", "2", "docs/DESIGN.md"], dir.path()).expect(0);
-    assert!(run.stdout.contains(", 1 problem(s)"), "{}", run.dump());
+    run.assert_stdout_has(", 1 problem(s)");
     assert!(!run.stdout.contains("moved:"), "{}", run.dump());
 }
 
@@ -160,12 +160,8 @@ fn fix_rewrites_only_certain_moves_and_keeps_the_rest_byte_for_byte() {
         doc.replace("RenderState.cpp:3`", "RenderState.cpp:5`")
     );
     // the uncertain range move and the changed citation stay findings
-    assert!(
-        run.stdout.contains("range start uncertain"),
-        "{}",
-        run.dump()
-    );
-    assert!(run.stdout.contains("changed: `Vanished`"), "{}", run.dump());
+    run.assert_stdout_has("range start uncertain");
+    run.assert_stdout_has("changed: `Vanished`");
 }
 
 #[test]
@@ -189,11 +185,7 @@ fn bad_input_exits_2_with_a_clear_message() {
     tree(dir.path(), CLEAN_DOC);
     std::fs::write(dir.path().join("docs/BAD.md"), b"ok line\nbad \xff byte\n").unwrap();
     let run = mgctl(&["cite", "docs/NOPE.md"], dir.path()).expect(2);
-    assert!(
-        run.stderr.contains("docs/NOPE.md: no such document"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stderr_has("docs/NOPE.md: no such document");
     let run = mgctl(&["cite", "docs/BAD.md"], dir.path()).expect(2);
     assert!(
         run.stderr
@@ -202,17 +194,13 @@ fn bad_input_exits_2_with_a_clear_message() {
         run.dump()
     );
     let run = mgctl(&["cite", "--rev", "HEAD", "docs/DESIGN.md"], dir.path()).expect(2);
-    assert!(
-        run.stderr.contains("revision `HEAD` is unusable"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stderr_has("revision `HEAD` is unusable");
     mgctl(&["cite", "--root", "nowhere", "docs/DESIGN.md"], dir.path()).expect(2);
     // a document that cannot be read (a directory here) is unusable input too
     let run = mgctl(&["cite", "docs"], dir.path()).expect(2);
-    assert!(run.stderr.contains("docs: cannot read"), "{}", run.dump());
+    run.assert_stderr_has("docs: cannot read");
     let run = mgctl(&["cite"], dir.path()).expect(2);
-    assert!(run.stderr.contains("no documents given"), "{}", run.dump());
+    run.assert_stderr_has("no documents given");
     // a binary file and a huge line number are findings, not crashes
     write_tree(
         dir.path(),
@@ -229,11 +217,7 @@ fn bad_input_exits_2_with_a_clear_message() {
         "{}",
         run.dump()
     );
-    assert!(
-        run.stdout.contains("has 8 lines at WORKTREE"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("has 8 lines at WORKTREE");
 }
 
 #[test]
@@ -267,11 +251,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         dir.path(),
     )
     .expect(1);
-    assert!(
-        run.stdout.contains("FAIL negative continuation-wrong-file"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("FAIL negative continuation-wrong-file");
 }
 
 #[test]
@@ -294,16 +274,8 @@ fn bench_smoke_counts_one_read_per_file() {
         dir.path(),
     )
     .expect(0);
-    assert!(
-        run.stdout.contains("60 citations in 3 documents"),
-        "{}",
-        run.dump()
-    );
-    assert!(
-        run.stdout.contains("one read per cited file"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("60 citations in 3 documents");
+    run.assert_stdout_has("one read per cited file");
 }
 
 #[test]
@@ -319,18 +291,14 @@ fn check_gate_annotates_the_doc_line_for_github() {
         dir.path(),
     )
     .expect(1);
-    assert!(
-        run.stdout.contains("::error file=docs/DESIGN.md,line=3,col=17,title=mgctl cite CIT006::`Tracker.h:99` -> MobileGL/MG_Impl/Pipe/Tracker.h has 8 lines at WORKTREE"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("::error file=docs/DESIGN.md,line=3,col=17,title=mgctl cite CIT006::`Tracker.h:99` -> MobileGL/MG_Impl/Pipe/Tracker.h has 8 lines at WORKTREE");
     // a document glob that matches nothing fails the gate with a message, other gates unaffected
     write_tree(
         dir.path(),
         &[("mgctl.toml", "[cite]\ndocs = [\"nodocs/*.md\"]\n")],
     );
     let run = mgctl(&["check", ".", "--only", "cite"], dir.path()).expect(1);
-    assert!(run.stdout.contains("matches no file"), "{}", run.dump());
+    run.assert_stdout_has("matches no file");
 }
 
 /// A git2 repository: commit 1 cites code, commit 2 moves the code; `--rev` on both, then `--fix`.
@@ -382,11 +350,7 @@ fn rev_checks_each_commit_and_fix_follows_the_move() {
     mgctl(&["cite", "--rev", "no-such-rev", "docs/P.md"], root).expect(2);
     // the working tree has the same content as HEAD
     let run = mgctl(&["cite", "--fix", "docs/P.md"], root).expect(0);
-    assert!(
-        run.stdout.contains("`Pipe.cpp:3` -> `Pipe.cpp:5`"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("`Pipe.cpp:3` -> `Pipe.cpp:5`");
     let after = std::fs::read_to_string(root.join("docs/P.md")).unwrap();
     assert_eq!(after, doc.replace("Pipe.cpp:3", "Pipe.cpp:5"));
     mgctl(&["cite", "--rev", "HEAD", "--strict", "docs/P.md"], root).expect(0);
@@ -414,11 +378,7 @@ fn failing_gates(ws: &Path) -> Vec<String> {
 fn driver_docs_are_clean_with_every_form() {
     let root = driver();
     let run = mgctl(&["cite", "--root", ".", "--strict"], &root).expect(0);
-    assert!(
-        run.stdout.contains("against WORKTREE, 0 problem(s)"),
-        "{}",
-        run.dump()
-    );
+    run.assert_stdout_has("against WORKTREE, 0 problem(s)");
     // at least 60 citations, every form present and checked
     let v: serde_json::Value =
         serde_json::from_str(&mgctl(&["cite", "--format", "json"], &root).expect(0).stdout)

@@ -94,7 +94,7 @@ fn self_test_trips_everything_and_a_neutered_control_fails_it() {
         &driver(),
     )
     .expect(1);
-    assert!(r.stdout.contains("raw-string"), "{}", r.dump());
+    r.assert_stdout_has("raw-string");
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn a_missing_row_is_unmapped_and_a_bad_row_is_an_input_error() {
         &root,
     )
     .expect(1);
-    assert!(r.stdout.contains("DSF001"), "{}", r.dump());
+    r.assert_stdout_has("DSF001");
 
     std::fs::write(
         &def,
@@ -172,11 +172,7 @@ fn compat_upstream_reproduces_the_blind_spot_and_the_default_explains_it() {
     let ws = dir.path().to_str().unwrap();
     let r = mgctl(&["dirty-surface", "-C", ws, "--summary"], dir.path()).expect(0);
     assert!(r.stdout.starts_with("1 files / 2 mutator calls / 2 distinct mutators / 1 in 1 IMMEDIATE PUBLISH POINTS across 1 distinct mutators / 1 DEFERRED\n"), "{}", r.dump());
-    assert!(
-        r.stdout.contains("digit separator in `1'000` at line 3"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("digit separator in `1'000` at line 3");
     let r = mgctl(
         &[
             "dirty-surface",
@@ -191,7 +187,7 @@ fn compat_upstream_reproduces_the_blind_spot_and_the_default_explains_it() {
     .expect(0);
     assert!(r.stdout.starts_with("1 files / 1 mutator calls / 1 distinct mutators / 1 in 1 IMMEDIATE PUBLISH POINTS across 1 distinct mutators / 0 DEFERRED\n"), "{}", r.dump());
     let r = mgctl(&["dirty-surface", "-C", ws], dir.path()).expect(0);
-    assert!(r.stdout.contains("\nsrc/Entry.cpp\n  glB (line 6) -> backend: Flush\n      SetB                                         :7  kImmediate\n"), "{}", r.dump());
+    r.assert_stdout_has("\nsrc/Entry.cpp\n  glB (line 6) -> backend: Flush\n      SetB                                         :7  kImmediate\n");
 }
 
 #[test]
@@ -233,11 +229,7 @@ fn bad_input_is_reported_never_a_panic() {
         dir.path(),
     )
     .expect(2);
-    assert!(
-        r.stderr.contains("nope: scan root does not exist"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("nope: scan root does not exist");
     // Missing def: exit 2 naming it.
     let dir = mini(&[(
         "mgctl.toml",
@@ -248,11 +240,7 @@ fn bad_input_is_reported_never_a_panic() {
         dir.path(),
     )
     .expect(2);
-    assert!(
-        r.stderr.contains("Missing.def: missing file"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("Missing.def: missing file");
     // Unterminated literal and invalid UTF-8: warnings with positions, the rest still scanned.
     let dir = mini(&[(
         "src/Broken.cpp",
@@ -279,11 +267,7 @@ fn bad_input_is_reported_never_a_panic() {
         "{}",
         r.dump()
     );
-    assert!(
-        r.stderr.contains("src/Latin1.h:1:7: invalid UTF-8"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("src/Latin1.h:1:7: invalid UTF-8");
     assert!(
         r.stdout.starts_with("3 files / 4 mutator calls"),
         "{}",
@@ -298,8 +282,8 @@ fn bench_reports_both_scanners() {
         &repo_root(),
     )
     .expect(0);
-    assert!(r.stdout.contains("mgctl accurate scan"), "{}", r.dump());
-    assert!(r.stdout.contains("per 100,000 lines"), "{}", r.dump());
+    r.assert_stdout_has("mgctl accurate scan");
+    r.assert_stdout_has("per 100,000 lines");
 }
 
 /// The driver's planted dirty-surface overlays turn exactly this gate red, with the right code.

@@ -43,11 +43,7 @@ fn append(path: &std::path::Path, text: &str) {
 fn driver_is_green_on_both_include_gates() {
     let (_g, root) = driver_copy();
     let r = mgctl(&["include", "probes"], &root).expect(0);
-    assert!(
-        r.stdout.contains("include-closure: value-header OK"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("include-closure: value-header OK");
     assert!(
         r.stdout
             .contains("include-closure: 2 probes, 0 skipped, 0 problem(s)"),
@@ -60,7 +56,7 @@ fn driver_is_green_on_both_include_gates() {
         &root,
     )
     .expect(0);
-    assert!(r.stdout.contains("include-layering"), "{}", r.dump());
+    r.assert_stdout_has("include-layering");
 }
 
 #[test]
@@ -82,35 +78,19 @@ fn backend_reaching_glstate_fails_with_witness_chain_and_rule_line() {
         "#include \"MG_State/GLState/RenderState/RenderState.h\"\n",
     );
     let r = mgctl(&["include", "rules"], &root).expect(1);
-    assert!(
-        r.stdout.contains("VIOLATION MobileGL/MG_Backend/"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("VIOLATION MobileGL/MG_Backend/");
     assert!(
         r.stdout
             .contains("(rule `-MobileGL/MG_State/GLState` at mgctl.toml:21)"),
         "{}",
         r.dump()
     );
-    assert!(
-        r.stdout.contains("MobileGL/MG_Pipe/MGPipeValueTypes.h:"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("MobileGL/MG_Pipe/MGPipeValueTypes.h:");
     // The value-header probe goes red too, with an upstream-shaped chain.
     let r = mgctl(&["include", "probes"], &root).expect(1);
-    assert!(
-        r.stdout.contains("include-closure: value-header FORBIDDEN"),
-        "{}",
-        r.dump()
-    );
-    assert!(r.stdout.contains("forbidden: MobileGL/MG_State/GLState/RenderState/RenderState.h (rule MobileGL/MG_State/) reached by:"), "{}", r.dump());
-    assert!(
-        r.stdout.contains("::error::include-closure gate failed"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("include-closure: value-header FORBIDDEN");
+    r.assert_stdout_has("forbidden: MobileGL/MG_State/GLState/RenderState/RenderState.h (rule MobileGL/MG_State/) reached by:");
+    r.assert_stdout_has("::error::include-closure gate failed");
     // and `check` fails on both gates, with INC codes.
     let r = mgctl(
         &[
@@ -144,24 +124,12 @@ fn if0_hidden_include_does_not_trip() {
 fn expect_probes_counts_probes_that_ran() {
     let (_g, root) = driver_copy();
     let r = mgctl(&["include", "probes", "--expect-probes", "3"], &root).expect(1);
-    assert!(
-        r.stdout.contains("::error::expected 3 probe(s), ran 2"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("::error::expected 3 probe(s), ran 2");
     std::fs::remove_file(root.join("MobileGL/MG_Pipe/PipeMutation.h")).unwrap();
     let r = mgctl(&["include", "probes", "--expect-probes", "2"], &root).expect(1);
-    assert!(r.stdout.contains("include-closure: mutation-header SKIP  header not present yet: MobileGL/MG_Pipe/PipeMutation.h"), "{}", r.dump());
-    assert!(
-        r.stdout.contains("::error::expected 2 probe(s), ran 1"),
-        "{}",
-        r.dump()
-    );
-    assert!(
-        r.stdout.contains("SKIP is a failure under --require-all"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("include-closure: mutation-header SKIP  header not present yet: MobileGL/MG_Pipe/PipeMutation.h");
+    r.assert_stdout_has("::error::expected 2 probe(s), ran 1");
+    r.assert_stdout_has("SKIP is a failure under --require-all");
 }
 
 #[test]
@@ -193,7 +161,7 @@ fn queries_why_closure_graph_cycles() {
     )
     .expect(1);
     let r = mgctl(&["include", "-I", "inc", "closure", "src/a.cpp"], d.path()).expect(0);
-    assert!(r.stdout.contains("  2  inc/lib/d.h"), "{}", r.dump());
+    r.assert_stdout_has("  2  inc/lib/d.h");
     let r = mgctl(&["include", "-I", "inc", "cycles"], d.path()).expect(1);
     assert!(
         r.stdout
@@ -242,14 +210,10 @@ fn bad_input_is_reported_not_fatal_or_exit_2() {
         "{}",
         r.dump()
     );
-    assert!(
-        r.stderr.contains("bad.h:1:1: invalid UTF-8"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("bad.h:1:1: invalid UTF-8");
     #[cfg(unix)]
-    assert!(r.stderr.contains("symlink loop"), "{}", r.dump());
-    assert!(r.stdout.contains("  1  b.h"), "{}", r.dump());
+    r.assert_stderr_has("symlink loop");
+    r.assert_stdout_has("  1  b.h");
     std::fs::write(
         d.path().join("cc.json"),
         "[\n {\"directory\": \"/x\",\n  \"file\": 7 }\n]\n",
@@ -260,7 +224,7 @@ fn bad_input_is_reported_not_fatal_or_exit_2() {
         d.path(),
     )
     .expect(2);
-    assert!(r.stderr.contains("cc.json:3:"), "{}", r.dump());
+    r.assert_stderr_has("cc.json:3:");
 }
 
 #[test]
@@ -291,17 +255,13 @@ fn compile_commands_supplies_search_dirs() {
         d.path(),
     )
     .expect(0);
-    assert!(r.stdout.contains("third/x.h:1"), "{}", r.dump());
+    r.assert_stdout_has("third/x.h:1");
 }
 
 #[test]
 fn self_test_passes_and_a_neutered_control_fails_it() {
     let r = mgctl(&["include", "self-test"], scratch().path()).expect(0);
-    assert!(
-        r.stdout.contains("include-layering: self-test OK"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("include-layering: self-test OK");
     assert!(
         r.stdout
             .contains("hidden-by-if0-comment-and-string (must stay clean): clean"),
@@ -334,7 +294,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         &driver(),
     )
     .expect(0);
-    assert!(r.stdout.contains("include-probes"), "{}", r.dump());
+    r.assert_stdout_has("include-probes");
 }
 
 #[test]
@@ -345,12 +305,10 @@ fn stale_rule_and_new_temporary_use_fail_with_config_lines() {
     );
     std::fs::write(root.join("mgctl.toml"), cfg).unwrap();
     let r = mgctl(&["include", "rules"], &root).expect(1);
-    assert!(
-        r.stdout.contains("NEW temporary use: MobileGL/MG_Impl/"),
-        "{}",
-        r.dump()
+    r.assert_stdout_has("NEW temporary use: MobileGL/MG_Impl/");
+    r.assert_stdout_has(
+        "STALE rule `+MobileGL/MG_Nowhere/X.h` at mgctl.toml:27: no include uses this allowance",
     );
-    assert!(r.stdout.contains("STALE rule `+MobileGL/MG_Nowhere/X.h` at mgctl.toml:27: no include uses this allowance"), "{}", r.dump());
 }
 
 #[test]
@@ -361,22 +319,10 @@ fn compiler_mode_agrees_on_the_driver_and_json_carries_schema() {
         &root,
     )
     .expect(0);
-    assert!(
-        r.stdout.contains("include-closure: compiler: g++"),
-        "{}",
-        r.dump()
-    );
-    assert!(r.stdout.contains("value-header OK"), "{}", r.dump());
-    assert!(
-        r.stdout.contains("(mode=compiler, cxx=g++)"),
-        "{}",
-        r.dump()
-    );
-    assert!(
-        r.stdout.contains("value-header modes agree"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("include-closure: compiler: g++");
+    r.assert_stdout_has("value-header OK");
+    r.assert_stdout_has("(mode=compiler, cxx=g++)");
+    r.assert_stdout_has("value-header modes agree");
     let r = mgctl(&["include", "probes", "--format", "json"], &root).expect(0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["schema"], 1);
@@ -412,14 +358,14 @@ fn compiler_mode_sees_through_macros_and_flags_forbidden_reach() {
         d.path(),
     )
     .expect(1);
-    assert!(r.stdout.contains("pure FORBIDDEN"), "{}", r.dump());
+    r.assert_stdout_has("pure FORBIDDEN");
     assert!(
         r.stdout
             .contains("forbidden: src/State/Leak.h (rule src/State/) reached by:"),
         "{}",
         r.dump()
     );
-    assert!(r.stdout.contains("pure modes agree"), "{}", r.dump());
+    r.assert_stdout_has("pure modes agree");
 }
 
 #[test]
@@ -428,8 +374,8 @@ fn bench_prints_files_edges_and_milliseconds() {
         &["include", "bench", "--synthetic", "60", "--runs", "1"],
         scratch().path(),
     );
-    assert!(r.stdout.contains("graph: 60 files scanned"), "{}", r.dump());
-    assert!(r.stdout.contains("time: min "), "{}", r.dump());
+    r.assert_stdout_has("graph: 60 files scanned");
+    r.assert_stdout_has("time: min ");
     assert!(r.code == 0 || r.code == 1, "{}", r.dump());
 }
 
@@ -447,11 +393,7 @@ fn gate_mode_both_runs_the_compiler_and_trips_on_a_planted_reach() {
         "#include \"MG_State/GLState/Core.h\"\n",
     );
     let r = mgctl(&["check", ".", "--only", "include-probes"], &root).expect(1);
-    assert!(
-        r.stdout.contains("(mode=compiler, cxx=g++)"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("(mode=compiler, cxx=g++)");
 }
 
 #[test]
@@ -532,5 +474,5 @@ fn compiler_mode_borrows_the_database_flags() {
         "{}",
         r.dump()
     );
-    assert!(r.stdout.contains("p modes agree"), "{}", r.dump());
+    r.assert_stdout_has("p modes agree");
 }

@@ -85,22 +85,10 @@ fn regions_identical_then_moved_with_diff() {
         "{}",
         r.dump()
     );
-    assert!(
-        r.stdout.contains("ClearBufferPool IS A PINNED ROW"),
-        "{}",
-        r.dump()
-    );
-    assert!(
-        r.stdout.contains("also moved: RingAvailable"),
-        "{}",
-        r.dump()
-    );
-    assert!(r.stdout.contains("+    p.bytes = 0;"), "{}", r.dump());
-    assert!(
-        r.stdout.contains("-    return r.head != r.tail;"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("ClearBufferPool IS A PINNED ROW");
+    r.assert_stdout_has("also moved: RingAvailable");
+    r.assert_stdout_has("+    p.bytes = 0;");
+    r.assert_stdout_has("-    return r.head != r.tail;");
 
     // Two refs: commit the edit and compare HEAD~1 with HEAD; JSON names the first mover.
     commit_files(dir.path(), &[], "[Test] (lint): edit").unwrap();
@@ -145,7 +133,7 @@ fn regions_could_not_run_is_exit_2_with_every_hit() {
         "void ClearBufferPool(Pool& p) {\n    p.blocks.clear();\n}\n} // namespace",
     );
     let r = mgctl(&["lint", "regions", "HEAD"], dir.path()).expect(2);
-    assert!(r.stderr.contains("ClearBufferPool: expected exactly one function definition in src/Managers.cpp at 'working tree', found 2"), "{}", r.dump());
+    r.assert_stderr_has("ClearBufferPool: expected exactly one function definition in src/Managers.cpp at 'working tree', found 2");
     assert!(
         r.stderr
             .contains("definition at src/Managers.cpp:3, 3 lines")
@@ -155,7 +143,7 @@ fn regions_could_not_run_is_exit_2_with_every_hit() {
     );
 
     let r = mgctl(&["lint", "regions", "no-such-ref"], dir.path()).expect(2);
-    assert!(r.stderr.contains("no commit 'no-such-ref'"), "{}", r.dump());
+    r.assert_stderr_has("no commit 'no-such-ref'");
 
     let toml = regions_toml(CLEAR_PIN).replace(
         "name = \"RingAvailable\"\nfile = \"src/Managers.cpp\"",
@@ -184,18 +172,14 @@ fn regions_repo_without_commits_is_named() {
     );
     lints::gitread::fixture::init(dir.path()).unwrap();
     let r = mgctl(&["lint", "regions", "HEAD"], dir.path()).expect(2);
-    assert!(r.stderr.contains("has no commits yet"), "{}", r.dump());
+    r.assert_stderr_has("has no commits yet");
 }
 
 #[test]
 fn regions_self_test_passes_and_a_neutered_control_fails_it() {
     let dir = scratch();
     let r = mgctl(&["lint", "regions", "--self-test"], dir.path()).expect(0);
-    assert!(
-        r.stdout.contains("negative control wrong-pin: tripped"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("negative control wrong-pin: tripped");
     assert!(
         r.stdout
             .contains("negative control duplicated-definition: tripped"),
@@ -233,7 +217,7 @@ fn check_compares_the_working_tree_with_the_pins() {
         "{}",
         r.dump()
     );
-    assert!(r.stdout.contains("[commits] has no range"), "{}", r.dump());
+    r.assert_stdout_has("[commits] has no range");
     edit(
         dir.path(),
         "    p.blocks.clear();\n",
@@ -279,7 +263,7 @@ fn test_names_ratchet_and_same() {
         dir.path(),
     )
     .expect(0);
-    assert!(r.stdout.contains("\n0 removed / +1\n"), "{}", r.dump());
+    r.assert_stdout_has("\n0 removed / +1\n");
     assert!(
         r.stdout
             .contains("added (1):\n  DirectGLES. (1)\n    DirectGLES.Blend\n"),
@@ -303,7 +287,7 @@ fn test_names_ratchet_and_same() {
         "{}",
         r.dump()
     );
-    assert!(r.stdout.contains("\n1 removed / +0\n"), "{}", r.dump());
+    r.assert_stdout_has("\n1 removed / +0\n");
     mgctl(
         &["lint", "test-names", "--same", "before.txt", "push.json"],
         dir.path(),
@@ -335,21 +319,13 @@ fn test_names_ratchet_and_same() {
         dir.path(),
     )
     .expect(2);
-    assert!(
-        r.stderr.contains("missing.txt: cannot read"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("missing.txt: cannot read");
     let r = mgctl(
         &["lint", "test-names", "--same", "binary.txt", "before.txt"],
         dir.path(),
     )
     .expect(2);
-    assert!(
-        r.stderr.contains("binary.txt:1: binary data"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("binary.txt:1: binary data");
 }
 
 #[test]
@@ -369,11 +345,7 @@ fn test_names_gate_ratchets_against_the_checked_in_baseline() {
     );
     let ws = dir.path().to_str().unwrap();
     let r = mgctl(&["check", ws, "--only", "test-names"], dir.path()).expect(0);
-    assert!(
-        r.stdout.contains("4 tests / 0 removed / +1"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("4 tests / 0 removed / +1");
     std::fs::write(dir.path().join("t/now.txt"), "smoke\n").unwrap();
     let r = mgctl(
         &["check", ws, "--only", "test-names", "--format", "json"],
@@ -499,11 +471,7 @@ fn commits_style_over_a_range() {
     commit_files(dir.path(), &[("a", "1")], "[Feat] (core): first").unwrap();
     commit_files(dir.path(), &[("a", "2")], "[Fix] (core): second").unwrap();
     let r = mgctl(&["lint", "commits", "HEAD~1..HEAD"], dir.path()).expect(0);
-    assert!(
-        r.stdout.contains("commits: 1 in HEAD~1..HEAD, 0 off-style"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("commits: 1 in HEAD~1..HEAD, 0 off-style");
     let bad = commit_files(
         dir.path(),
         &[("a", "3")],
@@ -517,22 +485,18 @@ fn commits_style_over_a_range() {
         "{}",
         r.dump()
     );
-    assert!(
-        r.stdout.contains("known-type: unknown Type '[Feature]'"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("known-type: unknown Type '[Feature]'");
     assert!(
         r.stdout
             .contains("no-attribution: attribution trailer 'Co-Authored-By:'"),
         "{}",
         r.dump()
     );
-    assert!(r.stdout.contains("single-line:"), "{}", r.dump());
+    r.assert_stdout_has("single-line:");
     let r = mgctl(&["lint", "commits", "nope..HEAD"], dir.path()).expect(2);
-    assert!(r.stderr.contains("no commit 'nope'"), "{}", r.dump());
+    r.assert_stderr_has("no commit 'nope'");
     let r = mgctl(&["lint", "commits"], dir.path()).expect(2);
-    assert!(r.stderr.contains("give a RANGE"), "{}", r.dump());
+    r.assert_stderr_has("give a RANGE");
 }
 
 const MY_GATES: &str = "regions,test-names,preproc,commits";

@@ -363,7 +363,7 @@ fn fatals_verify_gate_semantics() {
         &data(),
     )
     .expect(1);
-    assert!(r.stdout.contains("verify never armed"), "{}", r.dump());
+    r.assert_stdout_has("verify never armed");
 }
 
 #[test]
@@ -561,11 +561,7 @@ fn bad_input_is_a_clear_error_never_a_panic() {
         r.dump()
     );
     let r = mgctl(&["stats", "summary", "missing.log"], p).expect(2);
-    assert!(
-        r.stderr.contains("missing.log: cannot open"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("missing.log: cannot open");
     let cases: [(&str, &[u8], &str); 6] = [
         (
             "trunc.json",
@@ -629,11 +625,7 @@ fn bad_input_is_a_clear_error_never_a_panic() {
     );
     write(p, "nohdr.txt", b"EGL 1.5 via x\n");
     let r = mgctl(&["bench", "driver", "nohdr.txt"], p).expect(2);
-    assert!(
-        r.stderr.contains("nohdr.txt: no DriverBench header"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("nohdr.txt: no DriverBench header");
 }
 
 #[test]
@@ -643,7 +635,7 @@ fn diff_refuses_different_traces() {
     let b = a.replace("draws=102157 draws/f=851.31", "draws=102158 draws/f=851.32");
     write_tree(d.path(), &[("a.log", &a), ("b.log", &b)]);
     let r = mgctl(&["stats", "diff", "a.log", "b.log"], d.path()).expect(1);
-    assert!(r.stdout.contains("validity: INVALID — draws differ in 1 of 7 aligned window(s) (first: frames=360 draws A=102157 B=102158)"), "{}", r.dump());
+    r.assert_stdout_has("validity: INVALID — draws differ in 1 of 7 aligned window(s) (first: frames=360 draws A=102157 B=102158)");
     assert!(
         r.stderr
             .contains("a.log and b.log are not an A/B of the same trace"),
@@ -737,12 +729,8 @@ fn check_gate_fatals() {
         d.path(),
     )
     .expect(1);
-    assert!(
-        r.stdout.contains("file=logs/bad.log,line=5"),
-        "{}",
-        r.dump()
-    );
-    assert!(r.stdout.contains("FAT001"), "{}", r.dump());
+    r.assert_stdout_has("file=logs/bad.log,line=5");
+    r.assert_stdout_has("FAT001");
     let r = mgctl(&["check", ".", "--only", "fatals", "--self-test"], d.path()).expect(0);
     assert!(!r.stdout.contains("FAIL"), "{}", r.dump());
     // A neutered negative control makes the self-test itself fail.
@@ -841,11 +829,7 @@ fn summary_pairs_the_json_dump_with_its_session() {
         &data(),
     )
     .expect(2);
-    assert!(
-        r.stderr.contains("--dump pairs one JSON dump with one log"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stderr_has("--dump pairs one JSON dump with one log");
 }
 
 #[test]

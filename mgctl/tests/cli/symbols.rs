@@ -196,11 +196,7 @@ fn group_and_sort_and_artifacts() {
         ],
     )
     .expect(0);
-    assert!(
-        r.stdout.contains("symbol-report: markdown written to"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("symbol-report: markdown written to");
     let md = std::fs::read_to_string(md).unwrap();
     assert!(
         md.contains("### By namespace (depth 2)") && md.contains("| MobileGL::RenderState |"),
@@ -249,7 +245,7 @@ fn list_and_undefined() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["table"], ".dynsym");
     let r = mgctl(&["symbols", "undefined", a.to_str().unwrap()], dir.path()).expect(0);
-    assert!(r.stdout.contains("undefined symbols from"), "{}", r.dump());
+    r.assert_stdout_has("undefined symbols from");
 }
 
 #[test]
@@ -296,7 +292,7 @@ fn bad_input_is_exit_2_with_one_line_naming_the_file() {
         let bytes = std::fs::read(&a).unwrap();
         std::fs::write(&a, &bytes[..bytes.len() / 2]).unwrap();
         let r = mgctl(&["symbols", "list", a.to_str().unwrap()], dir.path()).expect(2);
-        assert!(r.stderr.contains("malformed ELF"), "{}", r.dump());
+        r.assert_stderr_has("malformed ELF");
     }
 }
 
@@ -315,11 +311,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         dir.path(),
     )
     .expect(1);
-    assert!(
-        r.stdout.contains("symbol-report: self-test: FAILED"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("symbol-report: self-test: FAILED");
 }
 
 #[test]
@@ -438,11 +430,7 @@ fn versions_are_stripped_unless_kept_and_stripped_libraries_use_dynsym() {
     };
     let (b, a) = (b.to_str().unwrap(), a.to_str().unwrap());
     let r = diff(dir.path(), b, a, &["--fail-on-symbol-set-change"]).expect(0);
-    assert!(
-        r.stdout.contains("symbols from .dynsym (stripped)"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("symbols from .dynsym (stripped)");
     assert!(
         r.stdout
             .contains("0 added, 0 removed, 0 resized, 0 renamed"),
@@ -463,10 +451,6 @@ fn versions_are_stripped_unless_kept_and_stripped_libraries_use_dynsym() {
         r.dump()
     );
     let r = mgctl(&["symbols", "list", a, "--sort", "name"], dir.path()).expect(0);
-    assert!(
-        r.stdout.contains("MobileGL::Stable(int) @LIB_2"),
-        "{}",
-        r.dump()
-    );
+    r.assert_stdout_has("MobileGL::Stable(int) @LIB_2");
     mgctl(&["symbols", "list", a, "--table", "symtab"], dir.path()).expect(2);
 }

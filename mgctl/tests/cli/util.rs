@@ -17,6 +17,26 @@ impl Run {
         assert_eq!(self.code, code, "{}", self.dump());
         self
     }
+    /// Asserts that stdout contains `needle`, printing the whole run when it does not.
+    #[track_caller]
+    pub fn assert_stdout_has(&self, needle: &str) {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}\n{}",
+            self.dump()
+        );
+    }
+
+    /// Asserts that stderr contains `needle`, printing the whole run when it does not.
+    #[track_caller]
+    pub fn assert_stderr_has(&self, needle: &str) {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}\n{}",
+            self.dump()
+        );
+    }
+
     pub fn dump(&self) -> String {
         format!(
             "command: {}\nexit: {}\n--- stdout\n{}\n--- stderr\n{}",

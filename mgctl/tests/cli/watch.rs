@@ -75,9 +75,9 @@ fn without_a_terminal_it_says_so() {
     let dir = scratch();
     let log = sample("abA-pull-DirectGLES.mobilegl.log");
     let r = mgctl(&["stats", "watch", log.to_str().unwrap()], dir.path()).expect(2);
-    assert!(r.stderr.contains("use --once"), "{}", r.dump());
+    r.assert_stderr_has("use --once");
     let r = mgctl(&["stats", "watch"], dir.path()).expect(2);
-    assert!(r.stderr.contains("needs one source"), "{}", r.dump());
+    r.assert_stderr_has("needs one source");
     let r = mgctl(
         &[
             "stats",
@@ -90,7 +90,7 @@ fn without_a_terminal_it_says_so() {
         dir.path(),
     )
     .expect(2);
-    assert!(r.stderr.contains("nope.log"), "{}", r.dump());
+    r.assert_stderr_has("nope.log");
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn once_on_binary_junk_and_a_log_without_windows_says_what_it_sees() {
         "{}",
         r.dump()
     );
-    assert!(r.stdout.contains("the input looks binary"), "{}", r.dump());
+    r.assert_stdout_has("the input looks binary");
     std::fs::write(dir.path().join("empty.log"), BANNER).unwrap();
     let r = mgctl(&["stats", "watch", "--once", "empty.log"], dir.path()).expect(0);
     assert!(
