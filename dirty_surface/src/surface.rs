@@ -596,7 +596,8 @@ mod tests {
     use super::*;
     use crate::scan::upstream_prefixes;
 
-    fn diff(src: &str) -> Vec<Difference> {
+    /// The accurate surface of one source file `a.cpp`.
+    fn surface_of(src: &str, call_graph: bool, explain: bool) -> Surface {
         let s = Source {
             rel: "a.cpp".into(),
             text: src.into(),
@@ -605,18 +606,16 @@ mod tests {
         let cfg = ScanConfig {
             prefixes: upstream_prefixes("P5e").unwrap(),
         };
-        let surf = analyse(
-            &[s],
-            &["x".into()],
-            &cfg,
-            Options {
-                mode: Mode::Accurate,
-                call_graph: false,
-                explain: true,
-            },
-        )
-        .unwrap();
-        surf.differences.unwrap()
+        let options = Options {
+            mode: Mode::Accurate,
+            call_graph,
+            explain,
+        };
+        analyse(&[s], &["x".into()], &cfg, options).unwrap()
+    }
+
+    fn diff(src: &str) -> Vec<Difference> {
+        surface_of(src, false, true).differences.unwrap()
     }
 
     #[test]
@@ -663,25 +662,7 @@ mod tests {
     #[test]
     fn call_graph_finds_helpers_that_reach_the_backend() {
         let src = "void Flush() { Publish(); }\nvoid Publish() { gBackendFunctionsTable.GL.Flush(); }\nvoid glA() { pGLContext->SetA(1); Flush(); }\nvoid glB() { pGLContext->SetB(1); Other(); }\n";
-        let s = Source {
-            rel: "a.cpp".into(),
-            text: src.into(),
-            bad_utf8: None,
-        };
-        let cfg = ScanConfig {
-            prefixes: upstream_prefixes("P5e").unwrap(),
-        };
-        let surf = analyse(
-            &[s],
-            &["x".into()],
-            &cfg,
-            Options {
-                mode: Mode::Accurate,
-                call_graph: true,
-                explain: false,
-            },
-        )
-        .unwrap();
+        let surf = surface_of(src, true, false);
         assert_eq!(surf.helper_points.len(), 1);
         let h = &surf.helper_points[0];
         assert_eq!(
