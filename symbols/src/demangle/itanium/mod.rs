@@ -84,14 +84,19 @@ enum Node {
     Unnamed(u32),
     Special(&'static str, Id),
     CtorVtable(Id, Id),
-    Encoding {
-        name: Id,
-        ret: Id,
-        params: Span,
-        cv: u8,
-        refq: u8,
-    },
+    Encoding(Function),
     Clone(Id, Str),
+}
+
+/// A function encoding: its name, return type (`NONE` unless the name is a template),
+/// parameters, and the member function's cv- and ref-qualifiers.
+#[derive(Clone, Copy, Debug)]
+struct Function {
+    name: Id,
+    ret: Id,
+    params: Span,
+    cv: u8,
+    refq: u8,
 }
 
 /// Parser and printer state, reused between names to avoid allocation.

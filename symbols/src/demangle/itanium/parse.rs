@@ -36,13 +36,13 @@ impl Demangler {
             NONE
         };
         let params = self.params(p)?;
-        Ok(self.add(Node::Encoding {
+        Ok(self.add(Node::Encoding(Function {
             name,
             ret,
             params,
             cv,
             refq,
-        }))
+        })))
     }
 
     /// Parameter types up to the end of the encoding; a lone `v` is an empty list.

@@ -53,13 +53,7 @@ impl Demangler {
             Node::Local(enc, entity) => {
                 // libiberty prints a local name's function without its return type.
                 match self.node(enc)? {
-                    Node::Encoding {
-                        name,
-                        params,
-                        cv,
-                        refq,
-                        ..
-                    } => self.print_function(name, NONE, params, cv, refq, out)?,
+                    Node::Encoding(f) => self.print_function(Function { ret: NONE, ..f }, out)?,
                     _ => self.print(enc, out)?,
                 }
                 out.push_str("::");
@@ -87,13 +81,7 @@ impl Demangler {
                 out.push_str("-in-");
                 self.print(derived, out)?;
             }
-            Node::Encoding {
-                name,
-                ret,
-                params,
-                cv,
-                refq,
-            } => self.print_function(name, ret, params, cv, refq, out)?,
+            Node::Encoding(f) => self.print_function(f, out)?,
             Node::Clone(inner, suffix) => {
                 self.print(inner, out)?;
                 out.push_str(" [clone ");
@@ -148,48 +136,32 @@ impl Demangler {
 
     /// A function: while its return type, name and parameters print, `T_` refers to the
     /// template arguments of its name (of the entity, for a local name), as in libiberty.
-    fn print_function(
-        &mut self,
-        name: Id,
-        ret: Id,
-        params: Span,
-        cv: u8,
-        refq: u8,
-        out: &mut String,
-    ) -> R<()> {
-        let args = self.template_args_of(name)?;
+    fn print_function(&mut self, f: Function, out: &mut String) -> R<()> {
+        let args = self.template_args_of(f.name)?;
         if let Some(args) = args {
             self.templates.push(args);
         }
-        let r = self.print_function_body(name, ret, params, cv, refq, out);
+        let r = self.print_function_body(f, out);
         if args.is_some() {
             self.templates.pop();
         }
         r
     }
 
-    fn print_function_body(
-        &mut self,
-        name: Id,
-        ret: Id,
-        params: Span,
-        cv: u8,
-        refq: u8,
-        out: &mut String,
-    ) -> R<()> {
-        if ret != NONE {
-            if self.needs_declarator(ret, self.templates.len())? {
+    fn print_function_body(&mut self, f: Function, out: &mut String) -> R<()> {
+        if f.ret != NONE {
+            if self.needs_declarator(f.ret, self.templates.len())? {
                 return Err(Unsupported);
             }
-            self.print(ret, out)?;
+            self.print(f.ret, out)?;
             out.push(' ');
         }
-        self.print(name, out)?;
+        self.print(f.name, out)?;
         out.push('(');
-        self.print_list(params, out)?;
+        self.print_list(f.params, out)?;
         out.push(')');
-        push_cv(out, cv);
-        push_ref(out, refq);
+        push_cv(out, f.cv);
+        push_ref(out, f.refq);
         Ok(())
     }
 
