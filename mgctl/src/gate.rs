@@ -148,6 +148,15 @@ pub struct SelfTest {
 }
 
 impl SelfTest {
+    /// The one way a gate turns its library's control results into a self-test: each library
+    /// runs its controls through the same entry point as a real run, and the gate converts the
+    /// library's result type into [`Control`] (a `From` impl in `gates/<gate>.rs`).
+    pub fn from_controls<T: Into<Control>>(controls: impl IntoIterator<Item = T>) -> Self {
+        SelfTest {
+            controls: controls.into_iter().map(Into::into).collect(),
+        }
+    }
+
     pub fn passed(&self) -> bool {
         self.controls.iter().all(Control::ok)
             && self.controls.iter().any(|c| c.expect_trip && c.tripped)

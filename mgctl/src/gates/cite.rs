@@ -243,7 +243,7 @@ impl Gate for CiteGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        let controls = controls::controls()
+        let controls: Vec<Control> = controls::controls()
             .iter()
             .map(|c| {
                 let o = controls::run(c, neutered.contains(GATE, c.name));
@@ -255,6 +255,6 @@ impl Gate for CiteGate {
                 }
             })
             .collect();
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }

@@ -180,7 +180,7 @@ impl Gate for CommitsGate {
             })
             .collect();
         controls.push(range_control(neutered));
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }
 

@@ -278,7 +278,7 @@ impl Gate for FatalsGate {
                 detail,
             });
         }
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }
 

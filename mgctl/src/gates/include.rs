@@ -977,7 +977,7 @@ pub mod selftest {
             ),
             ("known-temporary-use-only-warns", false, (glue(), temp(&["Backend/Glue.cpp -> Impl/Legacy.h"])), (vec![], vec![]), vec![], vec![]),
         ];
-        let controls = cases
+        let controls: Vec<Control> = cases
             .into_iter()
             .map(|(name, negative, bad, clean, dirs, codes)| {
                 let (files, groups) = if negative && neutered.contains(gate, name) {
@@ -988,7 +988,7 @@ pub mod selftest {
                 control(name, negative, layering_run(&files, &dirs, &groups), &codes)
             })
             .collect();
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 
     fn probe_run(
@@ -1104,7 +1104,7 @@ pub mod selftest {
                 vec![],
             ),
         ];
-        let controls = cases
+        let controls: Vec<Control> = cases
             .into_iter()
             .map(|(name, negative, bad, clean, probes, require_all, codes)| {
                 let files = if negative && neutered.contains(gate, name) {
@@ -1120,7 +1120,7 @@ pub mod selftest {
                 )
             })
             .collect();
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }
 

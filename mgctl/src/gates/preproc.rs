@@ -281,7 +281,7 @@ impl Gate for PreprocGate {
                 "",
             ),
         ];
-        let controls = cases
+        let controls: Vec<Control> = cases
             .iter()
             .map(|&(name, expect_trip, src, want)| {
                 let src = if expect_trip && neutered.contains(GATE, name) {
@@ -299,6 +299,6 @@ impl Gate for PreprocGate {
                 }
             })
             .collect();
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }

@@ -300,6 +300,6 @@ impl Gate for RegionsGate {
                 detail: format!("could not build the temporary repository: {e}"),
             }],
         };
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }

@@ -526,7 +526,7 @@ impl Gate for SymbolsGate {
                     .map_or_else(|| "clean".into(), |f| f.message.clone()),
             });
         }
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }
 
@@ -798,6 +798,6 @@ impl Gate for SymbolRulesGate {
                     .map_or_else(|| "clean".into(), |f| f.message.clone()),
             });
         }
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }

@@ -229,7 +229,7 @@ impl Gate for TestNamesGate {
                 "TST003",
             ),
         ];
-        let controls = cases
+        let controls: Vec<Control> = cases
             .iter()
             .map(|&(name, expect_trip, ratchet, a, b, code)| {
                 let b = if expect_trip && neutered.contains(GATE, name) {
@@ -247,7 +247,7 @@ impl Gate for TestNamesGate {
                 run_case(name, expect_trip, ratchet, a, b, code)
             })
             .collect();
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }
 

@@ -312,7 +312,7 @@ impl Gate for TokensGate {
                 vec![],
             ),
         ];
-        let controls = cases
+        let controls: Vec<Control> = cases
             .into_iter()
             .map(|(name, expect_trip, bad, clean)| {
                 let files = if expect_trip && neutered.contains(GATE, name) {
@@ -338,6 +338,6 @@ impl Gate for TokensGate {
                 }
             })
             .collect();
-        SelfTest { controls }
+        SelfTest::from_controls(controls)
     }
 }
