@@ -109,7 +109,12 @@ impl GitWorkspace {
         &self.prefix
     }
 
-    fn repo_path(&self, rel: &str) -> String {
+    /// The repository, for the other git readers of this crate (pin.rs).
+    pub(crate) fn repo(&self) -> &Repository {
+        &self.repo
+    }
+
+    pub(crate) fn repo_path(&self, rel: &str) -> String {
         if self.prefix.is_empty() {
             rel.to_string()
         } else {

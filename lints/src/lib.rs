@@ -4,6 +4,7 @@ pub mod cite;
 pub mod commits;
 pub mod cpp;
 pub mod gitread;
+pub mod pin;
 pub mod preproc;
 pub mod regions;
 pub mod test_names;

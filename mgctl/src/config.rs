@@ -30,6 +30,9 @@ pub struct Config {
     pub cite: Option<gates::cite::CiteConfig>,
     pub include: Option<gates::include::IncludeConfig>,
     pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
+    #[serde(default)]
+    pub budget: Vec<gates::budgets::BudgetConfig>,
+    pub counters: Option<gates::counters::CountersConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -58,6 +61,8 @@ impl Config {
             cite: gates::cite::mobilegl_profile(),
             include: gates::include::mobilegl_profile(),
             dirty_surface: gates::dirty_surface::mobilegl_profile(),
+            budget: gates::budgets::mobilegl_profile(),
+            counters: gates::counters::mobilegl_profile(),
         }
     }
 }

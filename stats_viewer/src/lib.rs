@@ -38,6 +38,8 @@
 pub mod analysis;
 pub mod bench_report;
 pub mod benchmark;
+pub mod budget;
+pub mod counters;
 pub mod diff;
 pub mod driverbench;
 pub mod dump;

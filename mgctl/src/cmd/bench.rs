@@ -32,6 +32,7 @@ pub struct BenchArgs {
 pub enum BenchCommand {
     Frames(FramesArgs),
     Driver(DriverArgs),
+    Ab(super::ab::AbArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -102,6 +103,7 @@ pub fn run(args: &BenchArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
     match &args.command {
         BenchCommand::Frames(a) => frames(a, out),
         BenchCommand::Driver(a) => driver(a, out),
+        BenchCommand::Ab(a) => super::ab::run(a, out),
     }
 }
 

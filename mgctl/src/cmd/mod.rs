@@ -1,5 +1,6 @@
 //! One module per command; each takes its args, `&Settings` and the stdout writer.
 
+pub mod ab;
 pub mod bench;
 mod check;
 pub mod cite;

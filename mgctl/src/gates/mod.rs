@@ -1,7 +1,9 @@
 //! Every gate this build offers, each adapting one library's domain result to `GateReport`.
 
+pub mod budgets;
 pub mod cite;
 pub mod commits;
+pub mod counters;
 pub mod dirty_surface;
 pub mod fatals;
 pub mod include;
@@ -28,6 +30,8 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(cite::CiteGate),
         Box::new(include::IncludeProbesGate),
         Box::new(include::IncludeLayeringGate),
+        Box::new(budgets::BudgetsGate),
+        Box::new(counters::CountersGate),
     ]
 }
 

@@ -1,0 +1,760 @@
+//! Counter contracts (`[[counters.expect]]` in mgctl.toml): `expect` lines comparing an
+//! `MGPipe stats:` field of a window with a constant or with another field (`csom <= 4`,
+//! `csom < csob`, `bytes/f.resid > 0`), evaluated per session and role on the last complete
+//! window, every complete window or the steady state. A field that is absent is a failure, never
+//! a pass: a contract must not hold vacuously on a build that does not print the counter.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::budget::inputs::{self, InputFile};
+use crate::budget::ControlResult;
+use crate::report::SteadyRange;
+use crate::session::{Log, Session};
+use crate::window::{FieldKind, Value, Window};
+
+/// Finding codes of the `counters` gate (docs/codes.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    Cnt001,
+    Cnt002,
+    Cnt003,
+    Cnt004,
+    Cnt005,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::Cnt001,
+        Code::Cnt002,
+        Code::Cnt003,
+        Code::Cnt004,
+        Code::Cnt005,
+    ];
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::Cnt001 => "CNT001",
+            Code::Cnt002 => "CNT002",
+            Code::Cnt003 => "CNT003",
+            Code::Cnt004 => "CNT004",
+            Code::Cnt005 => "CNT005",
+        }
+    }
+    /// One line, what the finding means.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Code::Cnt001 => "a counter contract is broken",
+            Code::Cnt002 => "no log matches the contract's `logs` globs: nothing was checked",
+            Code::Cnt003 => "a field the contract compares is absent (or n/a) in the window",
+            Code::Cnt004 => "a log is unreadable or has no window the contract can read",
+            Code::Cnt005 => "an `expect` line or steady range does not parse",
+        }
+    }
+}
+
+/// `[counters]` in mgctl.toml.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountersConfig {
+    #[serde(default)]
+    pub expect: Vec<Contract>,
+}
+
+/// One `[[counters.expect]]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contract {
+    pub name: String,
+    /// Workspace-relative globs of logs.
+    pub logs: Vec<String>,
+    #[serde(default)]
+    pub window: WindowSel,
+    /// Complete windows of the steady state (`3..`, `3..6`); default 3.. (as `stats summary`).
+    pub steady: Option<String>,
+    pub expect: Vec<String>,
+    /// The derivation, printed with the verdict.
+    #[serde(default)]
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowSel {
+    #[default]
+    LastComplete,
+    EveryComplete,
+    Steady,
+}
+
+impl WindowSel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowSel::LastComplete => "last-complete",
+            WindowSel::EveryComplete => "every-complete",
+            WindowSel::Steady => "steady",
+        }
+    }
+}
+
+/// A comparison operator of an `expect` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Le,
+    Lt,
+    Ge,
+    Gt,
+    Eq,
+    Ne,
+}
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Le => "<=",
+            Op::Lt => "<",
+            Op::Ge => ">=",
+            Op::Gt => ">",
+            Op::Eq => "==",
+            Op::Ne => "!=",
+        }
+    }
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Op::Le => a <= b,
+            Op::Lt => a < b,
+            Op::Ge => a >= b,
+            Op::Gt => a > b,
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    Const(f64),
+    Field(String),
+}
+
+/// One parsed `expect` line: `FIELD OP (NUMBER | FIELD)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expect {
+    pub lhs: String,
+    pub op: Op,
+    pub rhs: Operand,
+}
+
+/// Parses `csom <= 4`, `csom<csob`, `bytes/f.resid > 0`.
+pub fn parse_expect(s: &str) -> Result<Expect, String> {
+    let at = s
+        .find(['<', '>', '=', '!'])
+        .ok_or_else(|| format!("`{s}`: no comparison (<=, <, >=, >, ==, !=)"))?;
+    let rest = &s[at..];
+    let (op, len) = match rest.as_bytes() {
+        [b'<', b'=', ..] => (Op::Le, 2),
+        [b'>', b'=', ..] => (Op::Ge, 2),
+        [b'=', b'=', ..] => (Op::Eq, 2),
+        [b'!', b'=', ..] => (Op::Ne, 2),
+        [b'<', ..] => (Op::Lt, 1),
+        [b'>', ..] => (Op::Gt, 1),
+        _ => return Err(format!("`{s}`: `=` is not a comparison (use ==)")),
+    };
+    let lhs = s[..at].trim();
+    let rhs = rest[len..].trim();
+    let field_ok = |f: &str| {
+        !f.is_empty()
+            && f.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+    };
+    if !field_ok(lhs) || lhs.parse::<f64>().is_ok() {
+        return Err(format!("`{s}`: left side `{lhs}` is not a field name"));
+    }
+    let rhs = match rhs.parse::<f64>() {
+        Ok(v) if v.is_finite() => Operand::Const(v),
+        _ if field_ok(rhs) => Operand::Field(rhs.to_string()),
+        _ => {
+            return Err(format!(
+                "`{s}`: right side `{rhs}` is neither a number nor a field"
+            ))
+        }
+    };
+    Ok(Expect {
+        lhs: lhs.to_string(),
+        op,
+        rhs,
+    })
+}
+
+/// Why a field has no number in a window.
+fn absent(name: &str, why: &str) -> String {
+    format!("{name} is {why}")
+}
+
+/// The raw value of a field: the namespaced name (`bytes/f.resid`, `cso.csom`), else a bare key
+/// that is unique across brackets (`csom`). `NAME.hit` / `NAME.miss` read half of a gate.
+fn raw<'a>(w: &'a Window, name: &str) -> Option<(&'a Value, Option<bool>)> {
+    if let Some(v) = w.get(name) {
+        return Some((v, None));
+    }
+    for (suffix, hit) in [(".hit", true), (".miss", false)] {
+        if let Some(base) = name.strip_suffix(suffix) {
+            if let Some(v) = raw(w, base) {
+                return Some((v.0, Some(hit)));
+            }
+        }
+    }
+    if name.contains('.') {
+        return None;
+    }
+    let mut hits = w.fields.iter().filter(|f| f.key == name);
+    match (hits.next(), hits.next()) {
+        (Some(f), None) => Some((&f.value, None)),
+        _ => None,
+    }
+}
+
+fn number(v: &Value, half: Option<bool>, name: &str) -> Result<f64, String> {
+    match (v, half) {
+        (Value::Int(x), None) => Ok(*x as f64),
+        (Value::Fixed(x), None) => Ok(x.to_f64()),
+        (Value::HitMiss { hit, .. }, Some(true)) => Ok(*hit as f64),
+        (Value::HitMiss { miss, .. }, Some(false)) => Ok(*miss as f64),
+        (Value::HitMiss { .. }, None) => Err(absent(
+            name,
+            "a hit/miss pair (compare NAME.hit or NAME.miss)",
+        )),
+        (Value::NotAvailable, _) => Err(absent(name, "n/a (zero denominator)")),
+        (other, _) => Err(absent(name, &format!("not a number (`{other}`)"))),
+    }
+}
+
+/// A field of one window as a number; `Err` says why it is absent.
+pub fn window_value(w: &Window, name: &str) -> Result<f64, String> {
+    match raw(w, name) {
+        Some((v, half)) => number(v, half, name),
+        None => Err(absent(name, "absent")),
+    }
+}
+
+/// A field over the steady state, by its kind: per-frame values Σ(v·window)/Σwindow (`draws/f`
+/// exactly Σdraws/Σwindow), `acc/draw` Σacc/Σdraws, counts and gate halves summed, gauges and
+/// run totals the last value. Absent in any window = absent.
+pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, String> {
+    let Some(last) = ws.last() else {
+        return Err(absent(name, "unavailable: the steady state has no window"));
+    };
+    let frames: u64 = ws.iter().map(|w| w.window).sum();
+    let draws: u64 = ws.iter().map(|w| w.draws).sum();
+    let ratio = |a: u64, b: u64| {
+        if b == 0 {
+            Err(absent(name, "n/a (zero denominator)"))
+        } else {
+            Ok(a as f64 / b as f64)
+        }
+    };
+    match name {
+        "draws/f" => return ratio(draws, frames),
+        "acc/draw" => return ratio(ws.iter().map(|w| w.acc).sum(), draws),
+        _ => {}
+    }
+    let kind = last
+        .fields
+        .iter()
+        .find(|f| f.name() == name || f.key == name)
+        .map(|f| f.kind());
+    let mut values = Vec::with_capacity(ws.len());
+    for w in ws {
+        values.push((window_value(w, name)?, w.window));
+    }
+    Ok(match kind {
+        Some(FieldKind::PerFrame) => {
+            if frames == 0 {
+                return Err(absent(name, "n/a (zero frames)"));
+            }
+            values.iter().map(|(v, n)| v * *n as f64).sum::<f64>() / frames as f64
+        }
+        Some(FieldKind::Gauge | FieldKind::RunTotal) => values.last().map_or(0.0, |v| v.0),
+        _ => values.iter().map(|v| v.0).sum(),
+    })
+}
+
+/// One finding of a contract.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub code: Code,
+    pub contract: String,
+    pub message: String,
+    /// Workspace-relative log path and 1-based line, when the finding points into a log.
+    pub path: Option<String>,
+    pub line: Option<usize>,
+}
+
+/// What one run of every contract found.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub findings: Vec<Finding>,
+    pub contracts: usize,
+    /// Expect lines evaluated (per log, session and window).
+    pub checks: usize,
+    pub logs: Vec<String>,
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// One judged unit of a session: a label, its line and the windows it covers.
+type Target<'a> = (String, usize, Vec<&'a Window>);
+
+/// The windows a contract reads in one session, with a label and a line: `Err` when there is none.
+fn targets<'a>(
+    c: &Contract,
+    s: &'a Session,
+    steady: SteadyRange,
+) -> Result<Vec<Target<'a>>, String> {
+    let complete = s.complete_windows();
+    if complete.is_empty() {
+        return Err("no complete `MGPipe stats:` window (window == period)".into());
+    }
+    Ok(match c.window {
+        WindowSel::LastComplete => complete
+            .last()
+            .map(|w| {
+                vec![(
+                    format!("last complete window frames={}", w.item.frames),
+                    w.line,
+                    vec![&w.item],
+                )]
+            })
+            .unwrap_or_default(),
+        WindowSel::EveryComplete => complete
+            .iter()
+            .map(|w| {
+                (
+                    format!("complete window frames={}", w.item.frames),
+                    w.line,
+                    vec![&w.item],
+                )
+            })
+            .collect(),
+        WindowSel::Steady => {
+            let to = steady.to.unwrap_or(complete.len());
+            if steady.from > to || to > complete.len() {
+                return Err(format!(
+                    "steady state {}..{to} requested, the session has {} complete windows",
+                    steady.from,
+                    complete.len()
+                ));
+            }
+            let ws = &complete[steady.from - 1..to];
+            vec![(
+                format!("steady state (complete windows {}..{to})", steady.from),
+                ws.first().map_or(0, |w| w.line),
+                ws.iter().map(|w| &w.item).collect(),
+            )]
+        }
+    })
+}
+
+/// Evaluates one contract over parsed logs (`(rel, log)`); pure.
+pub fn evaluate(c: &Contract, logs: &[(String, Log)]) -> (Vec<Finding>, usize) {
+    let mut out = Vec::new();
+    let mut checks = 0;
+    let finding = |code: Code, message: String, path: Option<&str>, line: Option<usize>| Finding {
+        code,
+        contract: c.name.clone(),
+        message,
+        path: path.map(str::to_string),
+        line,
+    };
+    let why = if c.why.is_empty() {
+        String::new()
+    } else {
+        format!(" (why: {})", c.why)
+    };
+    let mut parsed = Vec::new();
+    for e in &c.expect {
+        match parse_expect(e) {
+            Ok(x) => parsed.push((e.trim().to_string(), x)),
+            Err(m) => out.push(finding(
+                Code::Cnt005,
+                format!("contract {}: expect {m}", c.name),
+                None,
+                None,
+            )),
+        }
+    }
+    let steady = match &c.steady {
+        None => SteadyRange::default(),
+        Some(s) => match SteadyRange::parse(s) {
+            Some(r) => r,
+            None => {
+                out.push(finding(
+                    Code::Cnt005,
+                    format!(
+                        "contract {}: steady = {s:?}: expected FROM, FROM.. or FROM..TO",
+                        c.name
+                    ),
+                    None,
+                    None,
+                ));
+                return (out, 0);
+            }
+        },
+    };
+    if logs.is_empty() {
+        out.push(finding(
+            Code::Cnt002,
+            format!(
+                "contract {}: no log matches logs = {:?}: nothing was checked{why}",
+                c.name, c.logs
+            ),
+            None,
+            None,
+        ));
+        return (out, 0);
+    }
+    for (rel, log) in logs {
+        let sessions: Vec<&Session> = log
+            .reported_sessions()
+            .into_iter()
+            .filter(|s| !s.windows.is_empty())
+            .collect();
+        if sessions.is_empty() {
+            out.push(finding(
+                Code::Cnt004,
+                format!("contract {}: {rel}: no `MGPipe stats:` window", c.name),
+                Some(rel),
+                None,
+            ));
+            continue;
+        }
+        for s in sessions {
+            let who = format!(
+                "session {} ({}{})",
+                s.index,
+                s.role.as_str(),
+                s.pid.map(|p| format!(", pid {p}")).unwrap_or_default()
+            );
+            let ts = match targets(c, s, steady) {
+                Ok(t) => t,
+                Err(m) => {
+                    out.push(finding(
+                        Code::Cnt004,
+                        format!("contract {}: {rel} {who}: {m}", c.name),
+                        Some(rel),
+                        Some(s.start_line),
+                    ));
+                    continue;
+                }
+            };
+            for (label, line, ws) in &ts {
+                let value = |name: &str| match c.window {
+                    WindowSel::Steady => steady_value(ws, name),
+                    _ => ws
+                        .first()
+                        .map_or_else(|| Err(absent(name, "absent")), |w| window_value(w, name)),
+                };
+                for (text, x) in &parsed {
+                    checks += 1;
+                    let lhs = value(&x.lhs);
+                    let rhs = match &x.rhs {
+                        Operand::Const(v) => Ok(*v),
+                        Operand::Field(f) => value(f),
+                    };
+                    let at = format!("{rel}:{line} {who}, {label}");
+                    match (lhs, rhs) {
+                        (Ok(a), Ok(b)) if x.op.holds(a, b) => {}
+                        (Ok(a), Ok(b)) => {
+                            let shown = match &x.rhs {
+                                Operand::Const(_) => format!("{} = {}", x.lhs, fmt_num(a)),
+                                Operand::Field(f) => {
+                                    format!("{} = {}, {f} = {}", x.lhs, fmt_num(a), fmt_num(b))
+                                }
+                            };
+                            out.push(finding(
+                                Code::Cnt001,
+                                format!(
+                                    "contract {} broken: `{text}` does not hold ({shown}) at {at}{why}",
+                                    c.name
+                                ),
+                                Some(rel),
+                                Some(*line),
+                            ));
+                        }
+                        (Err(m), _) | (_, Err(m)) => out.push(finding(
+                            Code::Cnt003,
+                            format!(
+                                "contract {}: `{text}` cannot be evaluated: {m} at {at} (an absent field fails){why}",
+                                c.name
+                            ),
+                            Some(rel),
+                            Some(*line),
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    (out, checks)
+}
+
+/// The gate's entry point: every contract of `cfg` over the workspace at `root`.
+pub fn run(root: &Path, cfg: &CountersConfig) -> Outcome {
+    let mut o = Outcome {
+        contracts: cfg.expect.len(),
+        ..Outcome::default()
+    };
+    for c in &cfg.expect {
+        let files = match inputs::read_matching(root, &c.logs, &format!("contract {} logs", c.name))
+        {
+            Ok(f) => f,
+            Err(m) => {
+                o.findings.push(Finding {
+                    code: Code::Cnt004,
+                    contract: c.name.clone(),
+                    message: m,
+                    path: None,
+                    line: None,
+                });
+                continue;
+            }
+        };
+        let (f, n) = evaluate_files(c, &files, &mut o.logs);
+        o.findings.extend(f);
+        o.checks += n;
+    }
+    o.logs.sort();
+    o.logs.dedup();
+    o
+}
+
+fn evaluate_files(
+    c: &Contract,
+    files: &[InputFile],
+    seen: &mut Vec<String>,
+) -> (Vec<Finding>, usize) {
+    let mut logs = Vec::new();
+    let mut bad = Vec::new();
+    for f in files {
+        seen.push(f.rel.clone());
+        match Log::parse(Path::new(&f.rel), &f.bytes) {
+            Ok(l) => logs.push((f.rel.clone(), l)),
+            Err(e) => bad.push(Finding {
+                code: Code::Cnt004,
+                contract: c.name.clone(),
+                message: format!("contract {}: unreadable log: {e}", c.name),
+                path: Some(f.rel.clone()),
+                line: None,
+            }),
+        }
+    }
+    if logs.is_empty() && !bad.is_empty() {
+        return (bad, 0);
+    }
+    let (mut f, n) = evaluate(c, &logs);
+    bad.append(&mut f);
+    (bad, n)
+}
+
+const BANNER: &str = "[10:00:00] [Linux t/INFO]: MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 60 frames\n";
+
+fn window_line(frames: u64, csom: u64, csob: u64, resid: &str) -> String {
+    format!("[10:00:01] [Linux t/INFO]: MGPipe stats: frames={frames} window=60 draws=600 draws/f=10.00 acc=1200 acc/draw=2.00 bytes/f[buf=8.00 resid={resid}] cso[csom={csom} csob={csob} mpr=0] gates[ers=1/2]\n")
+}
+
+/// Self-test controls, through [`evaluate_files`] as a real run. `neutered(name)` feeds that
+/// negative control its clean twin.
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+    let clean = format!(
+        "{BANNER}{}{}",
+        window_line(60, 6, 241, "0.00"),
+        window_line(120, 0, 241, "12.50")
+    );
+    let broken = format!(
+        "{BANNER}{}{}",
+        window_line(60, 0, 241, "0.00"),
+        window_line(120, 64, 64, "12.50")
+    );
+    let no_cso = format!(
+        "{BANNER}[10:00:01] [Linux t/INFO]: MGPipe stats: frames=60 window=60 draws=600 draws/f=10.00 acc=1200 acc/draw=2.00 bytes/f[buf=8.00 resid=1.00] gates[ers=1/2]\n"
+    );
+    let contract = |expect: &[&str]| Contract {
+        name: "selftest".into(),
+        logs: vec!["selftest.log".into()],
+        window: WindowSel::LastComplete,
+        steady: None,
+        expect: expect.iter().map(|s| s.to_string()).collect(),
+        why: "self-test".into(),
+    };
+    let cso = [
+        "csom <= 4",
+        "csom < csob",
+        "csob >= 16",
+        "bytes/f.resid > 0",
+    ];
+    // (name, expect trip, code, bad log, clean twin, expect lines)
+    type Case<'a> = (&'a str, bool, Code, String, String, Vec<&'a str>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "contract-broken",
+            true,
+            Code::Cnt001,
+            broken,
+            clean.clone(),
+            cso.to_vec(),
+        ),
+        (
+            "absent-field",
+            true,
+            Code::Cnt003,
+            no_cso,
+            clean.clone(),
+            cso.to_vec(),
+        ),
+        (
+            "no-logs",
+            true,
+            Code::Cnt002,
+            String::new(),
+            clean.clone(),
+            cso.to_vec(),
+        ),
+        (
+            "contract-holds",
+            false,
+            Code::Cnt001,
+            clean.clone(),
+            clean,
+            cso.to_vec(),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, expect_trip, code, bad, good, lines) in cases {
+        let text = if expect_trip && neutered(name) {
+            good
+        } else {
+            bad
+        };
+        let files: Vec<InputFile> = if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![InputFile {
+                rel: "selftest.log".into(),
+                path: "selftest.log".into(),
+                bytes: text.into_bytes(),
+            }]
+        };
+        let (fs, _) = evaluate_files(&contract(&lines), &files, &mut Vec::new());
+        let hit = fs
+            .iter()
+            .find(|f| if expect_trip { f.code == code } else { true });
+        out.push(ControlResult {
+            name: name.into(),
+            expect_trip,
+            tripped: hit.is_some(),
+            detail: hit.map_or_else(
+                || {
+                    if expect_trip {
+                        format!("no {} finding", code.as_str())
+                    } else {
+                        "clean".into()
+                    }
+                },
+                |f| format!("{}: {}", f.code.as_str(), f.message),
+            ),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn codes_unique_and_well_formed() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in Code::ALL {
+            let s = c.as_str();
+            assert!(
+                s.len() == 6 && s.starts_with("CNT") && s[3..].bytes().all(|b| b.is_ascii_digit())
+            );
+            assert!(seen.insert(s), "{s}");
+            assert!(!c.summary().is_empty());
+        }
+    }
+
+    #[test]
+    fn expect_lines_parse() {
+        let e = parse_expect("csom<csob").unwrap();
+        assert_eq!(
+            (e.lhs.as_str(), e.op, e.rhs),
+            ("csom", Op::Lt, Operand::Field("csob".into()))
+        );
+        let e = parse_expect(" bytes/f.resid > 0 ").unwrap();
+        assert_eq!(
+            (e.lhs.as_str(), e.op, e.rhs),
+            ("bytes/f.resid", Op::Gt, Operand::Const(0.0))
+        );
+        assert_eq!(parse_expect("csom == csob").unwrap().op, Op::Eq);
+        assert!(parse_expect("csom = 4").is_err());
+        assert!(parse_expect("csom").is_err());
+        assert!(parse_expect("4 < csom").is_err());
+    }
+
+    #[test]
+    fn equal_counters_break_strict_less() {
+        let text = format!("{BANNER}{}", window_line(60, 61654, 61654, "1.00"));
+        let log = Log::parse(Path::new("x.log"), text.as_bytes()).unwrap();
+        let mut c = Contract {
+            name: "cso".into(),
+            logs: vec![],
+            window: WindowSel::LastComplete,
+            steady: None,
+            expect: vec!["csom < csob".into()],
+            why: "content addressing".into(),
+        };
+        let (f, n) = evaluate(&c, &[("x.log".into(), log.clone())]);
+        assert_eq!(n, 1);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message.contains("csom = 61654, csob = 61654"),
+            "{}",
+            f[0].message
+        );
+        c.expect = vec!["csom == csob".into(), "gates.ers.miss >= 2".into()];
+        assert!(evaluate(&c, &[("x.log".into(), log)]).0.is_empty());
+    }
+
+    #[test]
+    fn steady_sums_and_weights() {
+        let text = format!(
+            "{BANNER}{}{}{}",
+            window_line(60, 1, 10, "1.00"),
+            window_line(120, 2, 10, "2.00"),
+            window_line(180, 3, 10, "4.00")
+        );
+        let log = Log::parse(Path::new("x.log"), text.as_bytes()).unwrap();
+        let s = log.reported_session().unwrap();
+        let ws: Vec<&Window> = s.complete_windows()[1..].iter().map(|w| &w.item).collect();
+        assert_eq!(steady_value(&ws, "csom").unwrap(), 5.0);
+        assert_eq!(steady_value(&ws, "bytes/f.resid").unwrap(), 3.0);
+        assert_eq!(steady_value(&ws, "acc/draw").unwrap(), 2.0);
+        assert!(steady_value(&ws, "nope").is_err());
+    }
+
+    #[test]
+    fn controls_trip() {
+        let r = run_controls(&|_| false);
+        assert!(r.iter().all(|c| c.expect_trip == c.tripped), "{r:?}");
+        let r = run_controls(&|c| c == "contract-broken");
+        assert!(!r[0].tripped, "{r:?}");
+    }
+}
