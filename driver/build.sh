@@ -103,6 +103,18 @@ if [[ "$RUN_DEMO" == 1 ]]; then
         build/driver_demo --frames 120 --log build/mobilegl.verify-corrupt.log
     MOBILEGL_PIPE_STATS_PERIOD=60 build/driver_demo --frames 330 --backend DirectVulkan \
         --log build/mobilegl.vulkan.log
+    # build/runs/minecraft-like-330-DirectGLES/{pull,push}/: the A/B runs directory (`mgctl bench
+    # ab`), 3 repeats per arm (benchmark-run<i>.json) and the last repeat's mobilegl.log.
+    # MobileGL/MG_Test/runs/ holds a committed copy that the budgets and counters gates read.
+    for arm in pull push; do
+        dir="build/runs/minecraft-like-330-DirectGLES/$arm"
+        rm -rf "$dir" && mkdir -p "$dir"
+        for run in 1 2 3; do
+            LD_LIBRARY_PATH="$here/build/$arm" MOBILEGL_PIPE_STATS_PERIOD=60 \
+                build/driver_demo --frames 330 --log "$dir/mobilegl.log" \
+                --benchmark-json "$dir/benchmark-run$run.json"
+        done
+    done
     for log in build/mobilegl.log build/mobilegl.push.log build/mobilegl.vulkan.log; do
         echo "$log: $(grep -c 'MGPipe stats: frames=' "$log") MGPipe stats window lines"
     done

@@ -3,6 +3,7 @@
 
 mod util;
 
+mod budgets;
 mod check;
 mod cite;
 mod dirty_surface;
