@@ -225,7 +225,11 @@ fn number(v: &Value, half: Option<bool>, name: &str) -> Result<f64, String> {
             "a hit/miss pair (compare NAME.hit or NAME.miss)",
         )),
         (Value::NotAvailable, _) => Err(absent(name, "n/a (zero denominator)")),
-        (other, _) => Err(absent(name, &format!("not a number (`{other}`)"))),
+        // Debug-quoted: a malformed value never reaches the terminal raw.
+        (other, _) => Err(absent(
+            name,
+            &format!("not a number ({:?})", other.to_string()),
+        )),
     }
 }
 
@@ -731,6 +735,16 @@ mod tests {
         );
         c.expect = vec!["csom == csob".into(), "gates.ers.miss >= 2".into()];
         assert!(evaluate(&c, &[("x.log".into(), log)]).0.is_empty());
+    }
+
+    #[test]
+    fn a_malformed_value_is_absent_and_quoted() {
+        let text =
+            format!("{BANNER}{}", window_line(60, 1, 2, "1.00")).replace("csom=1", "csom=1x");
+        let log = Log::parse(Path::new("x.log"), text.as_bytes()).unwrap();
+        let w = &log.reported_session().unwrap().windows[0].item;
+        let e = window_value(w, "csom").unwrap_err();
+        assert!(e.contains("not a number (\"1x\")"), "{e}");
     }
 
     #[test]
