@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::check::{check, CheckInput, CheckResult};
+use crate::check::{self as checker, CheckInput, CheckResult};
 use crate::def::{self, Def};
 use crate::error::{Error, Result};
 use crate::nonrender::{self, Claim, Unit, Verdicts};
@@ -79,7 +79,8 @@ impl Settings {
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub sources: Vec<Source>,
-    pub def: Source,
+    /// Absent only in a report run on a tree older than the mapping (upstream's P0 era).
+    pub def: Option<Source>,
     /// Only loaded for `--check`.
     pub render_state: Option<Source>,
     pub tracker: Option<Source>,
@@ -93,8 +94,9 @@ fn read_all(list: Vec<(String, std::path::PathBuf)>) -> Result<Vec<Source>> {
         .collect()
 }
 
-/// Read the scan roots and the def (the report needs nothing else); with `for_check`, also
-/// RenderState.cpp, Tracker.h, the write-analysis roots and the containment files.
+/// Read the scan roots and the def (the report needs nothing else, and runs without the def, as
+/// upstream's P0 scanner did); with `for_check`, the def is required, and so are RenderState.cpp,
+/// Tracker.h, the write-analysis roots and the containment files.
 pub fn load(root: &Path, s: &Settings, for_check: bool) -> Result<Workspace> {
     if s.prefixes.is_empty()
         || s.prefixes
@@ -107,7 +109,15 @@ pub fn load(root: &Path, s: &Settings, for_check: bool) -> Result<Workspace> {
         )));
     }
     let sources = read_all(tree::list(root, &s.scan_roots)?)?;
-    let def = tree::read_required(root, &s.def, "the DirtySurface.def mapping")?;
+    let def = if for_check || root.join(&s.def).exists() {
+        Some(tree::read_required(
+            root,
+            &s.def,
+            "the DirtySurface.def mapping",
+        )?)
+    } else {
+        None
+    };
     let mut ws = Workspace {
         sources,
         def,
@@ -145,9 +155,53 @@ pub fn surface(ws: &Workspace, s: &Settings, opts: Options) -> Result<Surface> {
         .map_err(|e| Error::Config(format!("prefix pattern: {e}")))
 }
 
-/// The def, strictly (a malformed row is an error) or, for `--compat upstream`, as upstream reads it.
-pub fn parse_def(ws: &Workspace, mode: Mode) -> Result<Def> {
-    def::parse_with(&ws.def.text, Path::new(&ws.def.rel), mode == Mode::Upstream)
+/// The def, strictly (a malformed row is an error) or, for `--compat upstream`, as upstream reads
+/// it; `None` when the workspace has no mapping.
+pub fn parse_def(ws: &Workspace, mode: Mode) -> Result<Option<Def>> {
+    ws.def
+        .as_ref()
+        .map(|d| def::parse_with(&d.text, Path::new(&d.rel), mode == Mode::Upstream))
+        .transpose()
+}
+
+/// The report's model: the surface and each mutator's answer as spelled in the def.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub surface: Surface,
+    pub answers: std::collections::BTreeMap<String, String>,
+    /// The workspace had a DirtySurface.def (without one every mutator is UNMAPPED).
+    pub mapped: bool,
+}
+
+/// The report's entry point (`dirty-surface`, `--summary`, `--json`): load the scan roots under
+/// `root` (and the def when there is one) and scan them.
+pub fn report(root: &Path, s: &Settings, mode: Mode, call_graph: bool) -> Result<Report> {
+    let ws = load(root, s, false)?;
+    let def = parse_def(&ws, mode)?;
+    let surface = surface(
+        &ws,
+        s,
+        Options {
+            mode,
+            call_graph,
+            explain: mode == Mode::Accurate,
+        },
+    )?;
+    let answers = def
+        .as_ref()
+        .map(|d| crate::report::answers(d, mode))
+        .unwrap_or_default();
+    Ok(Report {
+        surface,
+        answers,
+        mapped: def.is_some(),
+    })
+}
+
+/// The gate's entry point, shared by `dirty-surface --check` and the `dirty-surface` gate: load
+/// every input under `root` and check the def against the scan and the derivations.
+pub fn check(root: &Path, s: &Settings, mode: Mode) -> Result<CheckRun> {
+    run_check(&load(root, s, true)?, s, mode)
 }
 
 /// A `--check` run: the surface it checked, the def, the verdicts and the problems.
@@ -166,17 +220,52 @@ pub struct CheckRun {
     pub verdicts: Verdicts,
     /// Lexical/structural problems of the scanned files (accurate mode); they fail the check.
     pub issues: Vec<FileIssue>,
+    /// Every file the run read (workspace-relative), scan roots first.
+    pub inputs: Vec<String>,
 }
 
 impl CheckRun {
     pub fn passed(&self) -> bool {
         self.result.problems.is_empty() && self.issues.is_empty()
     }
+
+    /// The headline figures (name, value) a gate reports.
+    pub fn figures(&self) -> Vec<(&'static str, i64)> {
+        use crate::nonrender::Verdict as V;
+        let c = &self.counts;
+        let count = |f: fn(&V) -> bool| {
+            i64::try_from(self.verdicts.pairs.values().filter(|x| f(x)).count()).unwrap_or(i64::MAX)
+        };
+        let n = |x: usize| i64::try_from(x).unwrap_or(i64::MAX);
+        vec![
+            ("files", n(c.files)),
+            ("mutator_calls", n(c.calls)),
+            ("distinct_mutators", n(c.distinct)),
+            ("immediate_calls", n(c.immediate_calls)),
+            ("immediate_publish_points", n(c.points)),
+            ("deferred", c.deferred),
+            (
+                "bit_answers_supported",
+                count(|x| matches!(x, V::Supported)),
+            ),
+            ("bit_answers_coarse", count(|x| matches!(x, V::Coarse(_)))),
+            (
+                "bit_answers_undecided",
+                count(|x| matches!(x, V::Undecided(_))),
+            ),
+        ]
+    }
 }
 
 /// Run the gate over a loaded workspace.
 pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
-    let def = parse_def(ws, mode)?;
+    let Some(def) = parse_def(ws, mode)? else {
+        return Err(Error::MissingFile {
+            path: s.def.clone().into(),
+            what: "the DirtySurface.def mapping",
+        });
+    };
+    let def_path = ws.def.as_ref().map(|d| d.rel.clone()).unwrap_or_default();
     let surf = surface(
         ws,
         s,
@@ -246,7 +335,7 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
         },
     };
     let scanned = surf.names();
-    let result = check(&CheckInput {
+    let result = checker::check(&CheckInput {
         scanned: &scanned,
         def: &def,
         bits: &bits,
@@ -267,9 +356,17 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
         summary: crate::report::summary_line(&surf),
         counts: surf.counts(),
         first_site,
-        def_path: ws.def.rel.clone(),
+        def_path,
         result,
         verdicts,
         issues: if upstream { Vec::new() } else { surf.issues },
+        inputs: ws
+            .sources
+            .iter()
+            .chain(ws.def.iter())
+            .chain(ws.render_state.iter())
+            .chain(ws.tracker.iter())
+            .map(|x| x.rel.clone())
+            .collect(),
     })
 }

@@ -11,10 +11,12 @@ pub mod scan;
 pub mod scope;
 pub mod selftest;
 
+pub use code::Code;
 pub use error::{Error, Result};
 pub mod audit;
-pub mod bench;
+pub mod cfg;
 pub mod check;
+pub mod code;
 pub mod def;
 pub mod nonrender;
 pub mod render;

@@ -628,12 +628,8 @@ fn declared_locals(b: &Body<'_>) -> Locals {
         let name = b.t(k).to_string();
         let ro = (b.lo..k).rev().take(6).any(|j| b.t(j) == "const");
         let init: Vec<usize> = match b.t(k + 1) {
-            "=" | ":" => (k + 2..b.hi)
-                .take_while(|&j| !matches!(b.t(j), ";" | ")" | "{"))
-                .collect(),
-            "{" | "(" => (k + 2..b.hi)
-                .take_while(|&j| !matches!(b.t(j), "}" | ")" | ";"))
-                .collect(),
+            "=" | ":" => initialiser(b, k + 2, &[";", ")", "{"]),
+            "{" | "(" => initialiser(b, k + 2, &["}", ")", ";"]),
             _ => Vec::new(),
         };
         let addr = init.first().is_some_and(|&j| b.t(j) == "&");
@@ -648,6 +644,27 @@ fn declared_locals(b: &Body<'_>) -> Locals {
         }
     }
     l
+}
+
+/// The tokens of an initialiser from `from` up to the first `stops` token outside brackets, so a
+/// subscript by any expression (`m_a[Index(face)]`, as upstream's stencil setters bind their
+/// alias) stays whole; a closing bracket at depth 0 ends it too.
+fn initialiser(b: &Body<'_>, from: usize, stops: &[&str]) -> Vec<usize> {
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for j in from..b.hi {
+        let t = b.t(j);
+        if depth == 0 && (stops.contains(&t) || matches!(t, ")" | "]" | "}")) {
+            break;
+        }
+        match t {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            _ => {}
+        }
+        out.push(j);
+    }
+    out
 }
 
 fn resolve_alias(
@@ -1493,7 +1510,7 @@ mod tests {
     use super::*;
 
     const TRACKER: &str = "enum class MGPipeDirty : Uint32 {\n    PixelPack = 0,\n    Patch,\n    Count\n};\nclass MGPipeTracker {\npublic:\n    Uint32 Update(const Ctx& ctx) {\n        Uint32 dirty = 0;\n        auto& ps = ctx.GetPixelStore();\n        now[Index(MGPipeDirty::PixelPack)] = ps.Pack;\n        now[Index(MGPipeDirty::Patch)] = ctx.GetPatch();\n        return dirty;\n    }\n};\n";
-    const STATE: &str = "struct S {\n  const PixelStore& GetPixelStore() const { return m_pixelStore; }\n  int GetPatch() const { return m_parameters.PatchVertices; }\n  void SetPixelStoreParam(GLenum p, int v) { m_pixelStore.Pack = v; }\n  void SetClearColor(float r) { m_parameters.ClearColor = r; }\n  void SetStencilFunc(int i, int f) { auto& s = m_parameters.StencilStates[i]; s.Func = f; }\n  void SetViaRef(int& out) { out = 1; }\n  void SetAliasCall(int i) { auto& s = Lookup(i); s.x = 1; }\n  void SetAll(const Params& fresh) { m_parameters = fresh; }\n};\n";
+    const STATE: &str = "struct S {\n  const PixelStore& GetPixelStore() const { return m_pixelStore; }\n  int GetPatch() const { return m_parameters.PatchVertices; }\n  void SetPixelStoreParam(GLenum p, int v) { m_pixelStore.Pack = v; }\n  void SetClearColor(float r) { m_parameters.ClearColor = r; }\n  void SetStencilFunc(int i, int f) { auto& s = m_parameters.StencilStates[i]; s.Func = f; }\n  void SetViaRef(int& out) { out = 1; }\n  void SetAliasCall(int i) { auto& s = Lookup(i); s.x = 1; }\n  void SetStencilMask(GLenum face, int m) { StencilFaceState& state = m_parameters.StencilStates[GetStencilFaceIndex(face)]; state.WriteMask = m; }\n  void SetAll(const Params& fresh) { m_parameters = fresh; }\n};\n";
 
     fn verdict(m: &str, bit: &str, en: &str) -> Verdict {
         let units = [Unit {
@@ -1533,6 +1550,12 @@ mod tests {
         );
         assert!(
             matches!(verdict("SetAliasCall", "NEW_PATCH_STATE", "Patch"), Verdict::Undecided(d) if d.contains("bound to something"))
+        );
+        // Issue 18 item 1: an alias bound to a member subscripted by a call resolves to the member.
+        assert!(
+            matches!(verdict("SetStencilMask", "NEW_PATCH_STATE", "Patch"), Verdict::UnderFiring(d) if d.contains("m_parameters{StencilStates}")),
+            "{:?}",
+            verdict("SetStencilMask", "NEW_PATCH_STATE", "Patch")
         );
         assert_eq!(
             verdict("SetAll", "NEW_PATCH_STATE", "Patch"),

@@ -143,7 +143,7 @@ void RenderState::SetBlendFunc(GLenum s, GLenum d)
 
 void RenderState::SetStencilFunc(GLenum face, GLenum f)
 {
-    StencilState& s = m_parameters.StencilStates[face];
+    StencilState& s = m_parameters.StencilStates[GetStencilFaceIndex(face)];
     s.Func = f;
     BumpVersions();
 }
@@ -313,7 +313,7 @@ impl Fixture {
         write_units.push(src(TRACKER_PATH, &self.tracker));
         Workspace {
             sources,
-            def: src(DEF_PATH, &self.def),
+            def: Some(src(DEF_PATH, &self.def)),
             render_state: Some(src(RS_PATH, &self.render_state)),
             tracker: Some(src(TRACKER_PATH, &self.tracker)),
             write_units,
@@ -368,12 +368,19 @@ fn settings() -> Settings {
 /// One control's outcome.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ControlResult {
-    pub label: String,
+    pub name: String,
     /// A negative control (must trip) or a positive one (must stay clean).
-    pub negative: bool,
-    /// For a negative control: it tripped. For a positive control: it stayed clean.
-    pub ok: bool,
+    pub expect_trip: bool,
+    /// The gate went red on the control's input.
+    pub tripped: bool,
     pub detail: String,
+}
+
+impl ControlResult {
+    /// The control behaved: a negative one tripped, a positive one stayed clean.
+    pub fn ok(&self) -> bool {
+        self.expect_trip == self.tripped
+    }
 }
 
 fn texts(r: &Result<CheckRun, String>) -> Vec<String> {
@@ -417,15 +424,15 @@ fn verdict_of(r: &Result<CheckRun, String>, m: &str, bit: &str) -> Option<Verdic
 }
 
 /// Run every control. `neutered(label)` makes that negative control run on the clean input.
-pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     let s = settings();
     let mut out = Vec::new();
     let mut neg = |label: &str, f: &dyn Fn(bool) -> (bool, String)| {
         let (ok, detail) = f(!neutered(label));
         out.push(ControlResult {
-            label: label.to_string(),
-            negative: true,
-            ok,
+            name: label.to_string(),
+            expect_trip: true,
+            tripped: ok,
             detail,
         });
     };
@@ -877,18 +884,18 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     let clean_run = clean().check(&s);
     let t = texts(&clean_run);
     out.push(ControlResult {
-        label: "clean fixture is green".into(),
-        negative: false,
-        ok: clean_run.as_ref().is_ok_and(|r| r.passed()),
+        name: "clean fixture is green".into(),
+        expect_trip: false,
+        tripped: !clean_run.as_ref().is_ok_and(|r| r.passed()),
         detail: t.first().cloned().unwrap_or_else(|| "green".into()),
     });
     let pix = t.iter().find(|x| x.contains("for SetPixelStoreParam"));
     out.push(ControlResult {
-        label: "SetPixelStoreParam = NEW_PIXEL_PACK with no mark stays clean".into(),
-        negative: false,
-        ok: pix.is_none()
+        name: "SetPixelStoreParam = NEW_PIXEL_PACK with no mark stays clean".into(),
+        expect_trip: false,
+        tripped: !(pix.is_none()
             && verdict_of(&clean_run, "SetPixelStoreParam", "NEW_PIXEL_PACK")
-                == Some(Verdict::Supported),
+                == Some(Verdict::Supported)),
         detail: pix.cloned().unwrap_or_else(|| "clean".into()),
     });
     let ws = clean().workspace();
@@ -909,9 +916,9 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         }
     }
     out.push(ControlResult {
-        label: "reference-alias setters resolve to m_parameters' fields".into(),
-        negative: false,
-        ok: bad.is_empty(),
+        name: "reference-alias setters resolve to m_parameters' fields".into(),
+        expect_trip: false,
+        tripped: !bad.is_empty(),
         detail: if bad.is_empty() {
             "resolved".into()
         } else {
@@ -952,18 +959,21 @@ impl Fixture {
 /// Upstream's summary lines for a self-test run.
 pub fn lines(results: &[ControlResult]) -> (bool, Vec<String>) {
     let mut out = Vec::new();
-    let negatives = results.iter().filter(|r| r.negative).count();
-    let tripped = results.iter().filter(|r| r.negative && r.ok).count();
-    for r in results.iter().filter(|r| !r.ok) {
-        if r.negative {
+    let negatives = results.iter().filter(|r| r.expect_trip).count();
+    let tripped = results
+        .iter()
+        .filter(|r| r.expect_trip && r.tripped)
+        .count();
+    for r in results.iter().filter(|r| !r.ok()) {
+        if r.expect_trip {
             out.push(format!(
                 "dirty-surface self-test: negative control {} did NOT trip ({})",
-                r.label, r.detail
+                r.name, r.detail
             ));
         } else {
             out.push(format!(
                 "dirty-surface self-test: positive control FAILED: {} ({})",
-                r.label, r.detail
+                r.name, r.detail
             ));
         }
     }
@@ -971,7 +981,7 @@ pub fn lines(results: &[ControlResult]) -> (bool, Vec<String>) {
         out.push("dirty-surface self-test: NOTHING tripped - the gate cannot fail, which is worse than a red gate".into());
         return (false, out);
     }
-    let pass = results.iter().all(|r| r.ok);
+    let pass = results.iter().all(ControlResult::ok);
     if pass {
         out.push(format!(
             "dirty-surface self-test: {negatives} negative controls, all tripped; positive controls OK (the fixture checks green, SetPixelStoreParam's field-level writes are read at field level, and the reference-alias setters of RenderState.cpp resolve to m_parameters' fields)"
@@ -986,15 +996,15 @@ mod tests {
 
     #[test]
     fn every_control_behaves() {
-        let r = run(&|_| false);
-        let bad: Vec<&ControlResult> = r.iter().filter(|c| !c.ok).collect();
+        let r = run_controls(&|_| false);
+        let bad: Vec<&ControlResult> = r.iter().filter(|c| !c.ok()).collect();
         assert!(bad.is_empty(), "{bad:#?}");
-        assert!(r.iter().filter(|c| c.negative).count() >= 33);
+        assert!(r.iter().filter(|c| c.expect_trip).count() >= 33);
     }
 
     #[test]
     fn a_neutered_control_fails_the_self_test() {
-        let r = run(&|l| l == "7");
+        let r = run_controls(&|l| l == "7");
         let (pass, lines) = super::lines(&r);
         assert!(!pass);
         assert!(

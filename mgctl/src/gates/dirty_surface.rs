@@ -1,114 +1,26 @@
-//! Gate `dirty-surface`: every frontend mutator the GL entry points call is mapped in
-//! `DirtySurface.def` to what publishes it, and the derivable answers are the derived ones
-//! (library: `dirty_surface`; upstream: `scripts/gen_pipe_dirty_surface.py --check`).
+//! Gate `dirty-surface`: maps the library's `--check` outcome to findings (library:
+//! `dirty_surface`; upstream: `scripts/gen_pipe_dirty_surface.py --check`).
 
-use serde::Deserialize;
-
-use dirty_surface::audit::{self, CheckRun, Settings};
+use dirty_surface::audit::{self, CheckRun};
 use dirty_surface::check::ProblemKind;
-use dirty_surface::scan::upstream_prefixes;
 use dirty_surface::selftest;
 use dirty_surface::surface::Mode;
+use dirty_surface::Code;
 
 use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
+pub use dirty_surface::cfg::{mobilegl_profile, DirtySurfaceConfig};
+
 const GATE: &str = "dirty-surface";
 
-/// `[dirty_surface]` in mgctl.toml. Every key has the MobileGL default.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DirtySurfaceConfig {
-    /// Directories scanned for mutator calls (recursive, `.cpp`/`.h`).
-    #[serde(default = "default_scan_roots")]
-    pub scan_roots: Vec<String>,
-    /// Mutator name prefixes; exclusive with `prefix_set`.
-    pub prefixes: Option<Vec<String>>,
-    /// An upstream prefix set by version: P0, P1, P2, P3a (10 words), P4a (12), P5e (13).
-    pub prefix_set: Option<String>,
-    #[serde(default = "default_def")]
-    pub def: String,
-    #[serde(default = "default_render_state")]
-    pub render_state: String,
-    #[serde(default = "default_tracker")]
-    pub tracker: String,
-    #[serde(default = "default_write_roots")]
-    pub write_roots: Vec<String>,
-    #[serde(default = "default_containment_root")]
-    pub containment_root: String,
-}
-
-fn default_scan_roots() -> Vec<String> {
-    Settings::mobilegl().scan_roots
-}
-fn default_def() -> String {
-    Settings::mobilegl().def
-}
-fn default_render_state() -> String {
-    Settings::mobilegl().render_state
-}
-fn default_tracker() -> String {
-    Settings::mobilegl().tracker
-}
-fn default_write_roots() -> Vec<String> {
-    Settings::mobilegl().write_roots
-}
-fn default_containment_root() -> String {
-    Settings::mobilegl().containment_root
-}
-
-impl Default for DirtySurfaceConfig {
-    fn default() -> Self {
-        DirtySurfaceConfig {
-            scan_roots: default_scan_roots(),
-            prefixes: None,
-            prefix_set: None,
-            def: default_def(),
-            render_state: default_render_state(),
-            tracker: default_tracker(),
-            write_roots: default_write_roots(),
-            containment_root: default_containment_root(),
+impl From<selftest::ControlResult> for Control {
+    fn from(r: selftest::ControlResult) -> Self {
+        Control {
+            name: r.name,
+            expect_trip: r.expect_trip,
+            tripped: r.tripped,
+            detail: r.detail,
         }
-    }
-}
-
-impl DirtySurfaceConfig {
-    /// The library settings; a bad prefix choice is a one-line error.
-    pub fn settings(&self) -> Result<Settings, String> {
-        let prefixes = match (&self.prefixes, &self.prefix_set) {
-            (Some(_), Some(_)) => return Err("[dirty_surface]: set `prefixes` or `prefix_set`, not both".into()),
-            (Some(p), None) => p.clone(),
-            (None, Some(v)) => upstream_prefixes(v).ok_or_else(|| format!("[dirty_surface]: unknown prefix_set `{v}` (expected P0, P1, P2, P3a, P4a or P5e)"))?,
-            (None, None) => Settings::mobilegl().prefixes,
-        };
-        Ok(Settings {
-            scan_roots: self.scan_roots.clone(),
-            prefixes,
-            def: self.def.clone(),
-            render_state: self.render_state.clone(),
-            tracker: self.tracker.clone(),
-            write_roots: self.write_roots.clone(),
-            containment_root: self.containment_root.clone(),
-        })
-    }
-}
-
-/// Upstream's fixed paths and the newest (P5e) prefix set.
-pub fn mobilegl_profile() -> Option<DirtySurfaceConfig> {
-    Some(DirtySurfaceConfig::default())
-}
-
-fn code(kind: ProblemKind) -> &'static str {
-    match kind {
-        ProblemKind::Unmapped => "DSF001",
-        ProblemKind::StaleRow => "DSF002",
-        ProblemKind::Duplicate => "DSF003",
-        ProblemKind::BadAnswer => "DSF004",
-        ProblemKind::Undecided => "DSF005",
-        ProblemKind::UnderFiringBit => "DSF006",
-        ProblemKind::StaleMark => "DSF007",
-        ProblemKind::Unverifiable => "DSF008",
-        ProblemKind::MissingPublisher => "DSF009",
-        ProblemKind::UnderFiringRender => "DSF010",
     }
 }
 
@@ -117,7 +29,7 @@ pub fn findings(run: &CheckRun) -> Vec<Finding> {
     let mut out = Vec::new();
     for i in &run.issues {
         out.push(
-            Finding::error(GATE, "DSF011", i.message.clone())
+            Finding::error(GATE, Code::Dsf011.as_str(), i.message.clone())
                 .at(Location::at(i.path.clone(), i.line, Some(i.column)))
                 .in_unit(i.path.clone()),
         );
@@ -131,7 +43,7 @@ pub fn findings(run: &CheckRun) -> Vec<Finding> {
             (_, Some(l)) => Some(Location::at(run.def_path.clone(), l as u32, None)),
             _ => Some(Location::file(run.def_path.clone())),
         };
-        let mut f = Finding::error(GATE, code(p.kind), p.text.clone())
+        let mut f = Finding::error(GATE, p.kind.code().as_str(), p.text.clone())
             .in_unit(p.mutator.clone())
             .with_detail(serde_json::json!({ "kind": p.kind, "mutator": p.mutator }));
         f.location = loc;
@@ -167,63 +79,28 @@ impl Gate for DirtySurfaceGate {
             Err(e) => {
                 return GateReport::could_not_run(
                     GATE,
-                    "DSF012",
+                    Code::Dsf012.as_str(),
                     e,
                     ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p))),
                 )
             }
         };
-        let run = audit::load(&ctx.root, &settings, true)
-            .and_then(|ws| audit::run_check(&ws, &settings, Mode::Accurate).map(|r| (ws, r)));
-        let (ws, run) = match run {
-            Ok(x) => x,
-            Err(e) => return GateReport::could_not_run(GATE, "DSF012", e.to_string(), None),
+        let run = match audit::check(&ctx.root, &settings, Mode::Accurate) {
+            Ok(run) => run,
+            Err(e) => {
+                return GateReport::could_not_run(GATE, Code::Dsf012.as_str(), e.to_string(), None)
+            }
         };
-        let c = &run.counts;
-        let v = &run.verdicts.pairs;
-        let count =
-            |f: fn(&dirty_surface::nonrender::Verdict) -> bool| v.values().filter(|x| f(x)).count();
-        use dirty_surface::nonrender::Verdict as V;
-        let mut gr = GateReport::from_findings(GATE, findings(&run), run.summary.clone())
-            .figure("files", c.files)
-            .figure("mutator_calls", c.calls)
-            .figure("distinct_mutators", c.distinct)
-            .figure("immediate_calls", c.immediate_calls)
-            .figure("immediate_publish_points", c.points)
-            .figure("deferred", c.deferred)
-            .figure(
-                "bit_answers_supported",
-                count(|x| matches!(x, V::Supported)),
-            )
-            .figure("bit_answers_coarse", count(|x| matches!(x, V::Coarse(_))))
-            .figure(
-                "bit_answers_undecided",
-                count(|x| matches!(x, V::Undecided(_))),
-            );
+        let mut gr = GateReport::from_findings(GATE, findings(&run), run.summary.clone());
+        for (name, v) in run.figures() {
+            gr = gr.figure(name, v);
+        }
         gr.units = run.first_site.keys().cloned().collect();
-        gr.inputs = ws.sources.iter().map(|s| s.rel.clone()).collect();
-        gr.inputs.push(ws.def.rel.clone());
-        gr.inputs.extend(
-            ws.render_state
-                .iter()
-                .chain(ws.tracker.iter())
-                .map(|s| s.rel.clone()),
-        );
+        gr.inputs = run.inputs.clone();
         gr
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        let results = selftest::run(&|label| neutered.contains(GATE, label));
-        SelfTest {
-            controls: results
-                .into_iter()
-                .map(|r| Control {
-                    name: r.label,
-                    expect_trip: r.negative,
-                    tripped: if r.negative { r.ok } else { !r.ok },
-                    detail: r.detail,
-                })
-                .collect(),
-        }
+        SelfTest::from_controls(selftest::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }

@@ -230,13 +230,24 @@ fn bad_input_is_reported_never_a_panic() {
     )
     .expect(2);
     r.assert_stderr_has("nope: scan root does not exist");
-    // Missing def: exit 2 naming it.
+    // Missing def: the report runs without it (issue 18 item 2, was exit 2); --check exits 2 naming it.
     let dir = mini(&[(
         "mgctl.toml",
         "[dirty_surface]\nscan_roots = [\"src\"]\ndef = \"Missing.def\"\n",
     )]);
     let r = mgctl(
         &["dirty-surface", "-C", dir.path().to_str().unwrap()],
+        dir.path(),
+    )
+    .expect(0);
+    r.assert_stderr_has("Missing.def: no DirtySurface.def mapping");
+    let r = mgctl(
+        &[
+            "dirty-surface",
+            "-C",
+            dir.path().to_str().unwrap(),
+            "--check",
+        ],
         dir.path(),
     )
     .expect(2);
@@ -275,17 +286,6 @@ fn bad_input_is_reported_never_a_panic() {
     );
 }
 
-#[test]
-fn bench_reports_both_scanners() {
-    let r = mgctl(
-        &["dirty-surface", "bench", "--lines", "20000", "--runs", "1"],
-        &repo_root(),
-    )
-    .expect(0);
-    r.assert_stdout_has("mgctl accurate scan");
-    r.assert_stdout_has("per 100,000 lines");
-}
-
 /// The driver's planted dirty-surface overlays turn exactly this gate red, with the right code.
 #[test]
 fn planted_overlays_turn_the_gate_red() {
@@ -312,6 +312,111 @@ fn planted_overlays_turn_the_gate_red() {
             r.stdout.contains(code) && r.stdout.contains(text),
             "{overlay}: {}",
             r.dump()
+        );
+    }
+}
+
+/// Issue 14: `dirty-surface --check` and the `dirty-surface` gate go through one library entry
+/// point, so they agree on the verdict, the problems and the headline on the clean driver and on
+/// every dirty-surface overlay.
+#[test]
+fn issue_14_command_and_gate_agree_on_every_overlay() {
+    let overlays = std::fs::read_dir(driver().join("fixtures/violations"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("dirty-surface-"))
+        .collect::<Vec<_>>();
+    assert!(overlays.len() >= 2, "{overlays:?}");
+    for overlay in std::iter::once(None).chain(overlays.iter().map(Some)) {
+        let (_g, root) = copy_driver();
+        if let Some(o) = overlay {
+            apply_violation(&root, o);
+        }
+        let ws = root.to_str().unwrap();
+        let cmd = mgctl(&["dirty-surface", "-C", ws, "--check", "--json"], &root);
+        let gate = mgctl(
+            &["check", ws, "--only", "dirty-surface", "--format", "json"],
+            &root,
+        );
+        assert_eq!(
+            cmd.code,
+            gate.code,
+            "{overlay:?}: {}\n{}",
+            cmd.dump(),
+            gate.dump()
+        );
+        let c: serde_json::Value = serde_json::from_str(&cmd.stdout).unwrap();
+        let g: serde_json::Value = serde_json::from_str(&gate.stdout).unwrap();
+        let g = g["gates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["gate"] == "dirty-surface")
+            .unwrap();
+        assert_eq!(
+            c["pass"].as_bool().unwrap(),
+            g["verdict"] == "pass",
+            "{overlay:?}"
+        );
+        let problems: Vec<&str> = c["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["text"].as_str().unwrap())
+            .collect();
+        let findings: Vec<&str> = g["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(problems, findings, "{overlay:?}");
+        assert_eq!(overlay.is_none(), problems.is_empty(), "{overlay:?}");
+        // The headline is the report's summary line, computed once.
+        let summary = mgctl(&["dirty-surface", "-C", ws, "--summary"], &root).expect(0);
+        assert_eq!(
+            summary.stdout.lines().next().unwrap(),
+            g["headline"].as_str().unwrap(),
+            "{overlay:?}"
+        );
+    }
+}
+
+/// Issue 18 item 2: a tree from before DirtySurface.def (upstream's P0 era) still gets its
+/// report; every mutator is UNMAPPED; only `--check` needs the mapping.
+#[test]
+fn issue_18_summary_runs_without_the_mapping_and_check_needs_it() {
+    let (_g, root) = copy_driver();
+    std::fs::remove_file(root.join("MobileGL/MG_Pipe/DirtySurface.def")).unwrap();
+    let ws = root.to_str().unwrap();
+    let r = mgctl(&["dirty-surface", "-C", ws, "--summary"], &root).expect(0);
+    assert!(
+        regex::Regex::new(SUMMARY_SHAPE)
+            .unwrap()
+            .is_match(r.stdout.lines().next().unwrap()),
+        "{}",
+        r.dump()
+    );
+    r.assert_stdout_has(" UNMAPPED - run --check");
+    r.assert_stderr_has("no DirtySurface.def mapping");
+    let full = mgctl(&["dirty-surface", "-C", ws], &root).expect(0);
+    full.assert_stdout_has("UNMAPPED");
+    let c = mgctl(&["dirty-surface", "-C", ws, "--check"], &root).expect(2);
+    c.assert_stderr_has("missing file (the DirtySurface.def mapping)");
+}
+
+/// Issue 18 item 1: driver's `RenderState::SetStencilMask` binds its alias through an indexed call
+/// (`m_parameters.StencilStates[FaceFirst(…)]`, upstream's stencil shape); it resolves to
+/// `m_parameters{StencilStates}`, so it taints nothing, in default mode and under `--compat upstream`.
+#[test]
+fn issue_18_an_alias_bound_through_an_indexed_call_resolves() {
+    let d = driver();
+    for compat in [&[][..], &["--compat", "upstream"][..]] {
+        let mut args = vec!["dirty-surface", "-C", d.to_str().unwrap(), "--check"];
+        args.extend_from_slice(compat);
+        let r = mgctl(&args, &repo_root()).expect(0);
+        r.assert_stdout_has(
+            "19 of those bodies carry a write it could not attribute and taint whatever reaches them, 1 of the 47 mutators reach one",
         );
     }
 }

@@ -171,8 +171,8 @@ void RenderState::SetStencilOp(GLenum face, GLenum fail, GLenum depthFail, GLenu
 void RenderState::SetStencilMask(GLenum face, Uint32 mask)
 {
     for (Uint32 i = FaceFirst(face); i <= FaceLast(face); ++i) {
-        MG_Pipe::StencilFaceDesc& stencil = m_parameters.StencilStates[i];
-        stencil.WriteMask = mask;
+        MG_Pipe::StencilFaceDesc& state = m_parameters.StencilStates[FaceFirst(i == 0 ? GL_FRONT : GL_BACK)]; // alias through an indexed call, as upstream's setters bind it
+        state.WriteMask = mask;
     }
     BumpVersions();
 }
