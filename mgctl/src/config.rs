@@ -33,6 +33,7 @@ pub struct Config {
     #[serde(default)]
     pub budget: Vec<gates::budgets::BudgetConfig>,
     pub counters: Option<gates::counters::CountersConfig>,
+    pub fatal_sites: Option<gates::fatal_sites::FatalSitesConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -63,6 +64,7 @@ impl Config {
             dirty_surface: gates::dirty_surface::mobilegl_profile(),
             budget: gates::budgets::mobilegl_profile(),
             counters: gates::counters::mobilegl_profile(),
+            fatal_sites: gates::fatal_sites::mobilegl_profile(),
         }
     }
 }

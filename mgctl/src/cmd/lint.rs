@@ -38,6 +38,7 @@ pub enum LintCommand {
     Regions(RegionsArgs),
     TestNames(TestNamesArgs),
     Commits(CommitsArgs),
+    FatalSites(super::fatal_sites::FatalSitesArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -139,6 +140,7 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         LintCommand::Regions(a) => run_regions(a, settings, out),
         LintCommand::TestNames(a) => run_test_names(a, out),
         LintCommand::Commits(a) => run_commits(a, settings, out),
+        LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),
     }
 }
 

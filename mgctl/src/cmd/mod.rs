@@ -6,6 +6,7 @@ mod check;
 pub mod cite;
 mod completions;
 pub mod dirty_surface;
+pub mod fatal_sites;
 pub mod include;
 pub mod lint;
 pub mod stats;

@@ -5,6 +5,7 @@ pub mod cite;
 pub mod commits;
 pub mod counters;
 pub mod dirty_surface;
+pub mod fatal_sites;
 pub mod fatals;
 pub mod include;
 pub mod preproc;
@@ -27,6 +28,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(preproc::PreprocGate),
         Box::new(commits::CommitsGate),
         Box::new(fatals::FatalsGate),
+        Box::new(fatal_sites::FatalSitesGate),
         Box::new(cite::CiteGate),
         Box::new(include::IncludeProbesGate),
         Box::new(include::IncludeLayeringGate),

@@ -7,6 +7,7 @@ mod budgets;
 mod check;
 mod cite;
 mod dirty_surface;
+mod fatal_sites;
 mod include;
 mod lint;
 mod stats;

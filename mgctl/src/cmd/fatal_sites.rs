@@ -1,0 +1,140 @@
+//! `mgctl lint fatal-sites`: renders the fatal census (`lints::fatal_sites`), records its
+//! baseline (`--write-baseline`) and runs its controls (`--self-test`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use lints::fatal_sites;
+
+use super::Outcome;
+use crate::gates::fatal_sites::GATE;
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+#[command(
+    about = "The fatal census: every death under MG_Remote names a Fatal{Family}",
+    long_about = "MobileGL's scripts/ci/fatal_census.py (CONTRACT-P6 5.2, exit gate S7), also the `fatal-sites` \
+gate of `check`. Scans MobileGL/MG_Remote/**/*.{cpp,h} (paths with an MG_Test component skipped) with comments \
+blanked (string literals and line numbers kept): every std::abort() needs a Fatal{Family} marker in the 12 lines \
+ending at it (except in the funnel files Transport/WireLog.{cpp,h}), every WireLogFatal( call outside them one in \
+the 12 lines starting at it, and every family word must be in scripts/ci/fatal_census_baseline.json (`abort_sites`, \
+`families`; the abort count may grow). Prints `fatal census: N abort sites under MG_Remote/, F distinct family \
+words, U unmarked`, then one `::error::` line (stderr) per unmarked abort, unnamed funnel call and unrecorded \
+family. Paths come from [fatal_sites] in mgctl.toml (MobileGL defaults otherwise). Exit status: 0 clean, 1 any \
+error or a self-test failure, 2 bad input (missing root or baseline, bad baseline JSON, nothing scanned).",
+    after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C ~/MobileGL --write-baseline\n  mgctl lint fatal-sites --self-test"
+)]
+pub struct FatalSitesArgs {
+    /// The workspace root (its mgctl.toml [fatal_sites] section is read when present).
+    #[arg(short = 'C', long = "workspace", default_value = ".")]
+    pub workspace: PathBuf,
+    /// Record today's abort count and family words in the baseline JSON, then exit 0.
+    #[arg(long)]
+    pub write_baseline: bool,
+    /// Run the controls (an unmarked abort, a marker 13 lines up, an unnamed funnel call, a new word, …).
+    #[arg(long)]
+    pub self_test: bool,
+    /// Test hook: neuter a self-test negative control by name.
+    #[arg(long, hide = true, value_name = "NAME")]
+    pub neuter: Vec<String>,
+}
+
+/// Control characters from paths are shown escaped, never raw.
+fn printable(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let v: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            v
+        })
+        .collect()
+}
+
+pub fn run(
+    args: &FatalSitesArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    if args.self_test {
+        let results = fatal_sites::run_controls(&|c| {
+            args.neuter
+                .iter()
+                .any(|n| n == c || *n == format!("{GATE}/{c}"))
+        });
+        let mut pass = results.iter().any(|r| r.expect_trip && r.tripped);
+        for r in &results {
+            let ok = r.expect_trip == r.tripped;
+            pass &= ok;
+            let kind = if r.expect_trip {
+                "negative"
+            } else {
+                "positive"
+            };
+            let verdict = match (r.expect_trip, ok) {
+                (true, true) => "tripped",
+                (false, true) => "clean",
+                (true, false) => "NEGATIVE CONTROL DID NOT TRIP",
+                (false, false) => "POSITIVE CONTROL FAILED",
+            };
+            writeln!(out, "{kind} control {}: {verdict}: {}", r.name, r.detail)?;
+        }
+        writeln!(
+            out,
+            "fatal census self-test: {} controls, {} failed",
+            results.len(),
+            results
+                .iter()
+                .filter(|r| r.expect_trip != r.tripped)
+                .count()
+        )?;
+        return Ok(Outcome::from_pass(pass));
+    }
+    let ctx = settings.workspace(&args.workspace)?;
+    let cfg = ctx.config.fatal_sites.clone().unwrap_or_default();
+    let root = &ctx.root;
+    let census = fatal_sites::census(root, &cfg, !args.write_baseline)?;
+    if args.write_baseline {
+        let path = root.join(&cfg.baseline);
+        if path.exists() && !path.is_file() {
+            bail!(
+                "{}: exists and is not a regular file; not replaced",
+                path.display()
+            );
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create", dir.display()))?;
+        }
+        // Write beside the target, then rename: a reader never sees half a baseline.
+        let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+        std::fs::write(&tmp, census.baseline_json())
+            .with_context(|| format!("{}: cannot write", tmp.display()))?;
+        std::fs::rename(&tmp, &path)
+            .with_context(|| format!("{}: cannot replace", path.display()))?;
+        writeln!(
+            out,
+            "fatal census baseline written: {} abort sites, {} families ({})",
+            census.abort_sites.len(),
+            census.families.len(),
+            printable(&cfg.baseline)
+        )?;
+        return Ok(Outcome::Pass);
+    }
+    writeln!(out, "{}", census.headline())?;
+    for p in &census.problems {
+        eprintln!(
+            "::error::{}:{}: {} [{}]",
+            printable(&p.path),
+            p.line,
+            printable(&p.message),
+            p.code.as_str()
+        );
+    }
+    Ok(Outcome::from_pass(census.passed()))
+}
