@@ -1,5 +1,5 @@
-//! `mgctl lint fatal-sites`: renders the fatal census (`lints::fatal_sites`), records its
-//! baseline (`--write-baseline`) and runs its controls (`--self-test`).
+//! `mgctl lint fatal-sites`: renders the fatal census (`lints::fatal_sites`) and records its
+//! baseline (`--write-baseline`); `--self-test` goes through `lint`'s shared self-test printer.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,7 +10,6 @@ use clap::Args;
 use lints::fatal_sites;
 
 use super::Outcome;
-use crate::gates::fatal_sites::GATE;
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]
@@ -61,40 +60,6 @@ pub fn run(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    if args.self_test {
-        let results = fatal_sites::run_controls(&|c| {
-            args.neuter
-                .iter()
-                .any(|n| n == c || *n == format!("{GATE}/{c}"))
-        });
-        let mut pass = results.iter().any(|r| r.expect_trip && r.tripped);
-        for r in &results {
-            let ok = r.expect_trip == r.tripped;
-            pass &= ok;
-            let kind = if r.expect_trip {
-                "negative"
-            } else {
-                "positive"
-            };
-            let verdict = match (r.expect_trip, ok) {
-                (true, true) => "tripped",
-                (false, true) => "clean",
-                (true, false) => "NEGATIVE CONTROL DID NOT TRIP",
-                (false, false) => "POSITIVE CONTROL FAILED",
-            };
-            writeln!(out, "{kind} control {}: {verdict}: {}", r.name, r.detail)?;
-        }
-        writeln!(
-            out,
-            "fatal census self-test: {} controls, {} failed",
-            results.len(),
-            results
-                .iter()
-                .filter(|r| r.expect_trip != r.tripped)
-                .count()
-        )?;
-        return Ok(Outcome::from_pass(pass));
-    }
     let ctx = settings.workspace(&args.workspace)?;
     let cfg = ctx.config.fatal_sites.clone().unwrap_or_default();
     let root = &ctx.root;

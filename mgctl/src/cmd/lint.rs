@@ -21,12 +21,12 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
-    about = "Untouched regions, the test-name ratchet and commit style",
+    about = "Untouched regions, the test-name ratchet, commit style and the fatal census",
     long_about = "Source-history lints of a MobileGL workspace, each also a `check` gate: untouched \
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
 style (`[Type] (Scope): description`, one line, no attribution trailers).",
-    after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD"
+    after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver"
 )]
 pub struct LintArgs {
     #[command(subcommand)]
@@ -140,6 +140,12 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         LintCommand::Regions(a) => run_regions(a, settings, out),
         LintCommand::TestNames(a) => run_test_names(a, out),
         LintCommand::Commits(a) => run_commits(a, settings, out),
+        LintCommand::FatalSites(a) if a.self_test => self_test(
+            &gates::fatal_sites::FatalSitesGate,
+            &a.neuter,
+            LintFormat::Human,
+            out,
+        ),
         LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),
     }
 }
