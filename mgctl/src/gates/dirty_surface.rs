@@ -25,7 +25,7 @@ impl From<selftest::ControlResult> for Control {
 }
 
 /// Findings of a check run: scan problems (DSF011) first, then the problems in upstream order.
-pub fn findings(run: &CheckRun) -> Vec<Finding> {
+fn findings(run: &CheckRun) -> Vec<Finding> {
     let mut out = Vec::new();
     for i in &run.issues {
         out.push(

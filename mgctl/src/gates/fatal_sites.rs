@@ -7,7 +7,7 @@ use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neuter
 
 pub use lints::fatal_sites::cfg::{mobilegl_profile, FatalSitesConfig};
 
-pub const GATE: &str = "fatal-sites";
+const GATE: &str = "fatal-sites";
 
 impl From<ControlResult> for Control {
     fn from(r: ControlResult) -> Self {
@@ -21,7 +21,7 @@ impl From<ControlResult> for Control {
 }
 
 /// One error finding per unmarked abort, unnamed funnel call and unrecorded family.
-pub fn findings(c: &Census) -> Vec<Finding> {
+fn findings(c: &Census) -> Vec<Finding> {
     c.problems
         .iter()
         .map(|p| {
