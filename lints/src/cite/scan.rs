@@ -80,7 +80,8 @@ fn is_path_byte(b: u8) -> bool {
 /// A code span `…` inside one line: byte range of its content (line-relative).
 fn code_spans(line: &str) -> Vec<Span> {
     let b = line.as_bytes();
-    let mut spans = Vec::new();
+    // backtick runs (start, length), in order
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         if b[i] != b'`' {
@@ -91,30 +92,44 @@ fn code_spans(line: &str) -> Vec<Span> {
         while i < b.len() && b[i] == b'`' {
             i += 1;
         }
-        let run = i - start;
-        // find the closing run of exactly the same length
-        let mut j = i;
-        let mut closed = None;
-        while j < b.len() {
-            if b[j] == b'`' {
-                let s = j;
-                while j < b.len() && b[j] == b'`' {
-                    j += 1;
-                }
-                if j - s == run {
-                    closed = Some(s);
-                    break;
-                }
-            } else {
-                j += 1;
-            }
+        runs.push((start, i - start));
+    }
+    // the next run of the same length after each run, found in one backward pass (looking it up
+    // by scanning forward from every opener is quadratic on a line of unmatched runs)
+    let mut next_same = vec![usize::MAX; runs.len()];
+    let mut last_of_len: std::collections::HashMap<usize, usize> = Default::default();
+    for k in (0..runs.len()).rev() {
+        if let Some(&n) = last_of_len.get(&runs[k].1) {
+            next_same[k] = n;
         }
-        if let Some(end) = closed {
-            spans.push(i..end);
-            i = end + run;
+        last_of_len.insert(runs[k].1, k);
+    }
+    let mut spans = Vec::new();
+    let mut k = 0;
+    while k < runs.len() {
+        let (start, run) = runs[k];
+        match next_same.get(k).copied().filter(|&n| n != usize::MAX) {
+            Some(n) => {
+                spans.push(start + run..runs[n].0);
+                k = n + 1;
+            }
+            None => k += 1,
         }
     }
     spans
+}
+
+/// Whether byte `i` lies inside one of `spans` (sorted, disjoint): a binary search, so a line
+/// with many code spans and many dots or pipes stays linear.
+fn in_spans(spans: &[Span], i: usize) -> bool {
+    let k = spans.partition_point(|s| s.start <= i);
+    k > 0 && i < spans[k - 1].end
+}
+
+/// Whether `r` lies wholly inside one of `spans` (sorted, disjoint).
+fn within_span(spans: &[Span], r: &Span) -> bool {
+    let k = spans.partition_point(|s| s.start <= r.start);
+    k > 0 && r.end <= spans[k - 1].end
 }
 
 /// Numbers of one citation after the colon: members, each (first, last, spans, dash kind).
@@ -201,6 +216,11 @@ fn raw_cites(line: &str, continuations: bool, skipped: &mut Skipped) -> Vec<RawC
     let mut out = Vec::new();
     let mut i = 0;
     let mut taken_until = 0;
+    // start of the whitespace-delimited word around `i`, advanced monotonically (a line without
+    // spaces must not be walked back to its start for every citation)
+    let (mut word_cursor, mut word_start) = (0usize, 0usize);
+    // start of the last `://` wholly before the cursor
+    let (mut url_cursor, mut url_at) = (0usize, None::<usize>);
     while i < b.len() {
         let colon_len = if b[i] == b':' {
             1
@@ -252,12 +272,22 @@ fn raw_cites(line: &str, continuations: bool, skipped: &mut Skipped) -> Vec<RawC
             continue;
         }
         // the whitespace-delimited word around the match: a URL is no citation
-        let mut ws = s;
-        while ws > 0 && !b[ws - 1].is_ascii_whitespace() {
-            ws -= 1;
+        // both cursors only move forward, because `i` does
+        while word_cursor < s {
+            if b[word_cursor].is_ascii_whitespace() {
+                word_start = word_cursor + 1;
+            }
+            word_cursor += 1;
         }
-        let word = &line[ws..i];
-        if word.contains("://") || word.starts_with("www.") || word.ends_with('@') {
+        while url_cursor + 3 <= i {
+            if &b[url_cursor..url_cursor + 3] == b"://" {
+                url_at = Some(url_cursor);
+            }
+            url_cursor += 1;
+        }
+        let word = &line[word_start..i];
+        let url = url_at.is_some_and(|u| u >= word_start);
+        if url || word.starts_with("www.") || word.ends_with('@') {
             skipped.urls += 1;
             i = end;
             continue;
@@ -304,7 +334,7 @@ fn sentence_breaks(line: &str, spans: &[Span]) -> Vec<usize> {
     let b = line.as_bytes();
     let mut out = Vec::new();
     for i in 0..b.len() {
-        if !matches!(b[i], b'.' | b'!' | b'?') || spans.iter().any(|s| s.start <= i && i < s.end) {
+        if !matches!(b[i], b'.' | b'!' | b'?') || in_spans(spans, i) {
             continue;
         }
         if !(i + 1 == b.len() || b[i + 1] == b' ') {
@@ -444,7 +474,7 @@ pub fn scan(doc: &str, doc_dir: Option<&str>, text: &str) -> DocScan {
         let cell_ends: Vec<usize> = if is_table {
             line.bytes()
                 .enumerate()
-                .filter(|&(i, c)| c == b'|' && !spans.iter().any(|s| s.start <= i && i < s.end))
+                .filter(|&(i, c)| c == b'|' && !in_spans(&spans, i))
                 .map(|(i, _)| i)
                 .collect()
         } else {
@@ -480,7 +510,9 @@ pub fn scan(doc: &str, doc_dir: Option<&str>, text: &str) -> DocScan {
                 Item::Span(i) => {
                     let s = &spans[i];
                     let text = &line[s.clone()];
-                    let has_cite = raws.iter().any(|r| r.start >= s.start && r.end <= s.end);
+                    // raws are sorted and disjoint: only the first one starting inside can fit
+                    let k = raws.partition_point(|r| r.start < s.start);
+                    let has_cite = raws.get(k).is_some_and(|r| r.end <= s.end);
                     if !has_cite && is_anchor(text) {
                         scope.events.push(Event::Span {
                             text: text.trim().to_string(),
@@ -489,7 +521,7 @@ pub fn scan(doc: &str, doc_dir: Option<&str>, text: &str) -> DocScan {
                 }
                 Item::Cite(i) => {
                     let r = &raws[i];
-                    let backticked = spans.iter().any(|s| s.start <= r.start && r.end <= s.end);
+                    let backticked = within_span(&spans, &(r.start..r.end));
                     let (path, inherited) = match &r.path {
                         Some(p) => {
                             scope.last_path = Some((p.clone(), line_no));
@@ -662,6 +694,33 @@ mod tests {
         );
         assert!(s.citations.is_empty(), "{:?}", s.citations);
         assert_eq!(s.skipped.urls, 1);
+    }
+
+    #[test]
+    fn urls_and_words_on_long_lines() {
+        // the word cursors move forward only: a URL after a citation, a citation after a URL
+        let s = scan(
+            "d.md",
+            None,
+            "a.cpp:1 https://x.org/b.cpp:2 c.cpp:3;`F`d.cpp:4 www.e.org/e.cpp:5\n",
+        );
+        let paths: Vec<_> = s
+            .citations
+            .iter()
+            .map(|c| c.path.clone().unwrap())
+            .collect();
+        assert_eq!(paths, vec!["a.cpp", "c.cpp", "d.cpp"]);
+        assert_eq!(s.skipped.urls, 2);
+        let line: String = (0..500).map(|_| "`Foo`src/A.cpp:1;").collect();
+        let s = scan("d.md", None, &line);
+        assert_eq!(s.citations.len(), 500);
+        assert!(s.citations.iter().all(|c| c.anchors == vec!["Foo"]));
+    }
+
+    #[test]
+    fn code_spans_pair_runs_of_equal_length() {
+        assert_eq!(code_spans("`a` ``b`c`` ` d"), vec![1..2, 6..9]);
+        assert_eq!(code_spans("``` ` ```"), vec![3..6]);
     }
 
     #[test]
