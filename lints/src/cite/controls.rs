@@ -204,6 +204,23 @@ pub fn run(control: &Control, neutered: bool) -> Outcome {
     }
 }
 
+/// Every control, in the shape every lint gate's self-test takes; `neutered(name)` feeds that
+/// negative control its clean document.
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<crate::diag::ControlResult> {
+    controls()
+        .iter()
+        .map(|c| {
+            let o = run(c, neutered(c.name));
+            crate::diag::ControlResult {
+                name: o.name.to_string(),
+                expect_trip: o.expect_trip,
+                tripped: o.tripped,
+                detail: o.detail,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,4 +26,10 @@ pub enum Error {
     },
     #[error("{pattern}: bad glob: {reason}")]
     BadGlob { pattern: String, reason: String },
+    #[error("{pattern}: bad document glob: {reason}")]
+    BadDocGlob { pattern: String, reason: String },
+    #[error("{}: cannot list: {reason}", .path.display())]
+    List { path: PathBuf, reason: String },
+    #[error("{}: document pattern `{pattern}` matches no file", .root.display())]
+    NoMatch { root: PathBuf, pattern: String },
 }

@@ -16,12 +16,14 @@
 //! ```
 
 pub mod bench;
+pub mod cfg;
 pub mod check;
 pub mod controls;
 pub mod error;
 pub mod fix;
 pub mod model;
 pub mod report;
+pub mod run;
 pub mod scan;
 pub mod tree;
 
@@ -31,6 +33,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 pub use error::Error;
 pub use model::{CiteReport, Level};
+pub use run::{expand_docs, outcome, run_check, Code};
 
 /// Read a document: it must exist and be UTF-8 (the error names the line and byte).
 pub fn read_doc(path: &Path) -> Result<String, Error> {

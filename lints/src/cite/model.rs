@@ -216,19 +216,21 @@ pub enum Problem {
 impl Problem {
     /// Stable finding code (docs/codes.md).
     pub fn code(&self) -> &'static str {
+        use super::run::Code;
         match self {
-            Problem::NoSuchFile => "CIT001",
-            Problem::Ambiguous { .. } => "CIT002",
-            Problem::WrongDirectory { .. } => "CIT003",
-            Problem::LineZero => "CIT004",
-            Problem::Inverted => "CIT005",
-            Problem::PastEnd { .. } => "CIT006",
-            Problem::Moved { .. } => "CIT007",
-            Problem::Changed { .. } => "CIT008",
-            Problem::Binary { .. } => "CIT009",
-            Problem::Orphan => "CIT010",
-            Problem::Unreachable { .. } => "CIT011",
+            Problem::NoSuchFile => Code::Cit001,
+            Problem::Ambiguous { .. } => Code::Cit002,
+            Problem::WrongDirectory { .. } => Code::Cit003,
+            Problem::LineZero => Code::Cit004,
+            Problem::Inverted => Code::Cit005,
+            Problem::PastEnd { .. } => Code::Cit006,
+            Problem::Moved { .. } => Code::Cit007,
+            Problem::Changed { .. } => Code::Cit008,
+            Problem::Binary { .. } => Code::Cit009,
+            Problem::Orphan => Code::Cit010,
+            Problem::Unreachable { .. } => Code::Cit011,
         }
+        .as_str()
     }
 
     pub fn level(&self) -> Level {

@@ -4,6 +4,9 @@
 //! gate (no `printf`-style instrumentation under `MG_Backend`/`MG_State`) as such rules.
 //! `parse` compiles rules, `scan` is a pure function over one file's text, `run` walks a tree.
 
+pub mod cfg;
+pub mod check;
+pub mod controls;
 mod mask;
 
 use std::path::{Path, PathBuf};
@@ -11,6 +14,7 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use regex::Regex;
 
+pub use check::{check, Code};
 pub use mask::{mask, Mask};
 
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +69,8 @@ pub struct Rule {
     pub name: String,
     pub message: Option<String>,
     regex: Regex,
+    /// The `paths` globs as written, index-aligned with `paths` (to name one that matches nothing).
+    globs: Vec<String>,
     paths: GlobSet,
     exclude: GlobSet,
     mask: Mask,
@@ -133,6 +139,7 @@ impl Rule {
             name: spec.name.clone(),
             message: spec.message.clone(),
             regex,
+            globs: spec.paths.clone(),
             paths: globset(&spec.name, &spec.paths)?,
             exclude: globset(&spec.name, &spec.exclude)?,
             mask: spec.mask,
@@ -206,12 +213,27 @@ pub struct Report {
     pub files: Vec<String>,
     /// Files skipped and why (not UTF-8, unreadable): never silent.
     pub skipped: Vec<(String, String)>,
+    /// (rule, glob) `paths` globs that matched no file of the tree (a rule that checks nothing
+    /// there passes vacuously). Filled by [`run`], which sees the whole tree.
+    pub vacuous: Vec<(String, String)>,
+    /// Rules at least one file matched (by any of their globs), for telling a vacuous rule
+    /// from a rule with one vacuous glob.
+    pub matched_rules: Vec<String>,
+}
+
+impl Report {
+    /// Whether some glob of `rule` matched a file.
+    pub fn vacuous_rule_has_files(&self, rule: &str) -> bool {
+        self.matched_rules.iter().any(|r| r == rule)
+    }
 }
 
 /// Walks `root` and scans every file some rule applies to (each read once).
 pub fn run(root: &Path, rules: &[Rule]) -> Result<Report, Error> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
+    // per rule, which of its `paths` globs matched a file the rule applies to
+    let mut used: Vec<Vec<bool>> = rules.iter().map(|r| vec![false; r.globs.len()]).collect();
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
         let entry = entry.map_err(|e| Error::Walk {
             path: e.path().unwrap_or(root).to_path_buf(),
@@ -226,7 +248,18 @@ pub fn run(root: &Path, rules: &[Rule]) -> Result<Report, Error> {
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        if !rules.iter().any(|r| r.applies_to(&rel)) {
+        let mut applies = false;
+        for (r, u) in rules.iter().zip(used.iter_mut()) {
+            if r.applies_to(&rel) {
+                applies = true;
+                for g in r.paths.matches(&rel) {
+                    if let Some(slot) = u.get_mut(g) {
+                        *slot = true;
+                    }
+                }
+            }
+        }
+        if !applies {
             continue;
         }
         let bytes = std::fs::read(&path).map_err(|e| Error::Read {
@@ -243,6 +276,16 @@ pub fn run(root: &Path, rules: &[Rule]) -> Result<Report, Error> {
     }
     let mut report = analyse(rules, files.iter().map(|(r, t)| (r.as_str(), t.as_str())));
     report.skipped = skipped;
+    for (r, u) in rules.iter().zip(&used) {
+        if u.iter().any(|&b| b) {
+            report.matched_rules.push(r.name.clone());
+        }
+        for (g, hit) in r.globs.iter().zip(u) {
+            if !hit {
+                report.vacuous.push((r.name.clone(), g.clone()));
+            }
+        }
+    }
     Ok(report)
 }
 
@@ -345,6 +388,31 @@ mod tests {
             ..spec
         };
         assert!(matches!(Rule::compile(&spec), Err(Error::NoPattern { .. })));
+    }
+
+    #[test]
+    fn a_glob_matching_no_file_is_vacuous() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.cpp"), "int x;\n").unwrap();
+        let spec = |paths: &[&str]| RuleSpec {
+            name: "r".into(),
+            pattern: None,
+            ident: Some("x".into()),
+            paths: paths.iter().map(|s| s.to_string()).collect(),
+            exclude: vec!["src/skip/**".into()],
+            mask: Mask::None,
+            allow: vec![],
+            message: None,
+        };
+        let r = Rule::compile(&spec(&["src/**", "srcc/**"])).unwrap();
+        let report = run(dir.path(), &[r]).unwrap();
+        assert_eq!(
+            report.vacuous,
+            vec![("r".to_string(), "srcc/**".to_string())]
+        );
+        let r = Rule::compile(&spec(&["src/**"])).unwrap();
+        assert!(run(dir.path(), &[r]).unwrap().vacuous.is_empty());
     }
 
     #[test]

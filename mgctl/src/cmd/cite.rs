@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use lints::cite::{self, bench, controls, fix, report};
+use lints::cite::{self, bench, controls, expand_docs, fix, report, run_check};
 
 use super::Outcome;
-use crate::gates::cite::{expand_docs, run_check};
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]

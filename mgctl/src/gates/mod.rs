@@ -8,6 +8,7 @@ pub mod dirty_surface;
 pub mod fatal_sites;
 pub mod fatals;
 pub mod include;
+pub mod lint_map;
 pub mod preproc;
 pub mod regions;
 pub mod symbols;

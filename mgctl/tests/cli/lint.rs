@@ -595,3 +595,63 @@ fn check_with_a_base_ref_and_a_bad_pin() {
         r.dump()
     );
 }
+
+/// Issue 15 item 3: a `[[tokens.rule]]` whose `paths` glob is misspelt checks nothing; it used
+/// to pass while the backend really held `pGLContext`.
+#[test]
+fn issue15_tokens_rule_glob_matching_no_file_fails() {
+    let (_guard, copy) = copy_driver();
+    apply_violation(&copy, "tokens-backend-pglcontext");
+    let toml = std::fs::read_to_string(copy.join("mgctl.toml")).unwrap();
+    let bad = toml.replacen(
+        "paths = [\"MobileGL/MG_Backend/**\"]",
+        "paths = [\"MobileGL/MG_Backnd/**\"]",
+        1,
+    );
+    assert_ne!(bad, toml);
+    std::fs::write(copy.join("mgctl.toml"), &bad).unwrap();
+    let ws = copy.to_str().unwrap();
+    let r = mgctl(
+        &["check", ws, "--only", "tokens", "--format", "github"],
+        &copy,
+    )
+    .expect(1);
+    r.assert_stdout_has("TOK006");
+    r.assert_stdout_has("paths glob `MobileGL/MG_Backnd/**` matches no file");
+    r.assert_stdout_has("file=mgctl.toml,line=11");
+    // one misspelt glob of a rule whose other glob matches files is a warning, not a failure
+    let two = toml.replacen(
+        "paths = [\"MobileGL/MG_Backend/**\", \"MobileGL/MG_State/**\"]",
+        "paths = [\"MobileGL/MG_Backend/**\", \"MobileGL/MG_Stat/**\"]",
+        1,
+    );
+    assert_ne!(two, toml);
+    std::fs::write(copy.join("mgctl.toml"), &two).unwrap();
+    let r = mgctl(
+        &["check", ws, "--only", "tokens", "--format", "json"],
+        &copy,
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let gate = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "tokens")
+        .unwrap();
+    let fs = gate["findings"].as_array().unwrap();
+    assert!(
+        fs.iter()
+            .any(|f| f["code"] == "TOK007" && f["severity"] == "warning"),
+        "{}",
+        r.dump()
+    );
+    assert!(fs.iter().any(|f| f["code"] == "TOK001"), "{}", r.dump());
+    // the clean driver stays green: every glob of its rules matches a file
+    let (_g2, clean) = copy_driver();
+    mgctl(
+        &["check", clean.to_str().unwrap(), "--only", "tokens"],
+        &clean,
+    )
+    .expect(0);
+}

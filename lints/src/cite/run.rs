@@ -1,0 +1,264 @@
+//! The citation check as one entry point over a workspace, shared by `mgctl cite` (which renders
+//! the [`CiteReport`]) and the `cite` gate (which maps [`outcome`]'s diagnostics to findings).
+
+use std::path::{Path, PathBuf};
+
+use super::cfg::CiteConfig;
+use super::check::{check, Options};
+use super::model::{Class, Level};
+use super::tree::SourceTree;
+use super::{report, CiteReport, Error};
+use crate::diag::{Diag, Outcome};
+
+/// Finding codes of the `cite` gate (docs/codes.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    Cit001,
+    Cit002,
+    Cit003,
+    Cit004,
+    Cit005,
+    Cit006,
+    Cit007,
+    Cit008,
+    Cit009,
+    Cit010,
+    Cit011,
+    Cit012,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::Cit001,
+        Code::Cit002,
+        Code::Cit003,
+        Code::Cit004,
+        Code::Cit005,
+        Code::Cit006,
+        Code::Cit007,
+        Code::Cit008,
+        Code::Cit009,
+        Code::Cit010,
+        Code::Cit011,
+        Code::Cit012,
+    ];
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::Cit001 => "CIT001",
+            Code::Cit002 => "CIT002",
+            Code::Cit003 => "CIT003",
+            Code::Cit004 => "CIT004",
+            Code::Cit005 => "CIT005",
+            Code::Cit006 => "CIT006",
+            Code::Cit007 => "CIT007",
+            Code::Cit008 => "CIT008",
+            Code::Cit009 => "CIT009",
+            Code::Cit010 => "CIT010",
+            Code::Cit011 => "CIT011",
+            Code::Cit012 => "CIT012",
+        }
+    }
+    /// One line, what the finding means.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Code::Cit001 => "a citation names a file that does not exist",
+            Code::Cit002 => "a citation's file name matches several files",
+            Code::Cit003 => "a citation's directory is wrong",
+            Code::Cit004 => "a citation of line 0",
+            Code::Cit005 => "a reversed line range",
+            Code::Cit006 => "a citation past the end of its file",
+            Code::Cit007 => "the cited code moved",
+            Code::Cit008 => "the cited code changed",
+            Code::Cit009 => "a citation names a binary file",
+            Code::Cit010 => "a `:N` continuation with no cited file before it",
+            Code::Cit011 => "an uncheckable citation",
+            Code::Cit012 => "the citation check could not run",
+        }
+    }
+}
+
+/// Expand document patterns under `root` (sorted, deduplicated). A plain path that does not
+/// exist, or a glob that matches nothing, is an error (never a vacuous pass).
+pub fn expand_docs(root: &Path, patterns: &[String]) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for p in patterns {
+        if !p.contains(['*', '?', '[', '{']) {
+            let path = root.join(p);
+            if !path.is_file() {
+                return Err(Error::NoDocument { path });
+            }
+            out.push(path);
+            continue;
+        }
+        let glob = globset::Glob::new(p)
+            .map_err(|e| Error::BadDocGlob {
+                pattern: p.clone(),
+                reason: e.to_string(),
+            })?
+            .compile_matcher();
+        // walk only the fixed directory prefix of the pattern
+        let fixed: PathBuf = Path::new(p)
+            .components()
+            .take_while(|c| {
+                !c.as_os_str()
+                    .to_string_lossy()
+                    .contains(['*', '?', '[', '{'])
+            })
+            .collect();
+        let base = root.join(&fixed);
+        let list_err = |e: std::io::Error| Error::List {
+            path: base.clone(),
+            reason: e.to_string(),
+        };
+        let mut hits = Vec::new();
+        if base.is_dir() {
+            for e in std::fs::read_dir(&base).map_err(list_err)? {
+                let e = e.map_err(list_err)?;
+                let rel = fixed
+                    .join(e.file_name())
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if e.path().is_file() && glob.is_match(&rel) {
+                    hits.push(e.path());
+                }
+            }
+        }
+        if hits.is_empty() {
+            return Err(Error::NoMatch {
+                root: root.to_path_buf(),
+                pattern: p.clone(),
+            });
+        }
+        out.extend(hits);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Documents, tree (working tree or revision), check.
+pub fn run_check(
+    root: &Path,
+    docs: &[PathBuf],
+    exclude: &[String],
+    rev: Option<&str>,
+    slack: u64,
+) -> Result<CiteReport, Error> {
+    let excludes = super::globs(exclude)?;
+    let tree = match rev {
+        None | Some("WORKTREE") => SourceTree::worktree(root, &excludes)?,
+        Some(r) => SourceTree::at_rev(root, r, &excludes)?,
+    };
+    let scans = super::load_docs(root, docs)?;
+    check(scans, &tree, &Options { slack })
+}
+
+/// One diagnostic per problem, located at the citing document line (so GitHub annotates the doc).
+pub fn diags(report: &CiteReport, strict: bool) -> Vec<Diag> {
+    report
+        .problems()
+        .map(|(c, k, p)| {
+            let message = report::problem_text(report, c, p);
+            let message = match (&k.excerpt, &k.resolved, p.level()) {
+                (Some(ex), Some(path), Level::Warning | Level::Error)
+                    if matches!(k.class, Class::Moved | Class::Changed | Class::Gone) =>
+                {
+                    format!("{message} (now at {path}:{}: {ex})", c.first)
+                }
+                _ => message,
+            };
+            let d = match p.level() {
+                Level::Error => Diag::error(p.code(), message),
+                Level::Warning if strict => Diag::error(p.code(), message),
+                Level::Warning => Diag::warning(p.code(), message),
+                Level::Note => Diag::note(p.code(), message),
+            };
+            d.at(
+                c.doc.clone(),
+                u32::try_from(c.line).unwrap_or(u32::MAX),
+                u32::try_from(c.column).ok(),
+            )
+            .in_unit(format!("{}:{}", c.doc, c.line))
+            .with_detail(serde_json::json!({
+                "citation": c.text,
+                "resolved": k.resolved,
+                "class": k.class,
+                "problem": p,
+            }))
+        })
+        .collect()
+}
+
+/// The `cite` gate's analysis: the configured documents checked, as diagnostics and figures.
+pub fn outcome(root: &Path, cfg: &CiteConfig) -> Outcome {
+    let could_not_run =
+        |e: Error| Outcome::could_not_run(vec![Diag::error(Code::Cit012.as_str(), e.to_string())]);
+    let docs = match expand_docs(root, &cfg.docs) {
+        Ok(d) => d,
+        Err(e) => return could_not_run(e),
+    };
+    let report = match run_check(root, &docs, &cfg.exclude, cfg.rev.as_deref(), cfg.slack) {
+        Ok(r) => r,
+        Err(e) => return could_not_run(e),
+    };
+    let forms = report::by_form(&report);
+    let classes = report::by_class(&report);
+    let class = |c: Class| classes.get(&c).copied().unwrap_or(0);
+    let checked: usize = forms.values().map(|f| f.checked).sum();
+    let uncheckable: usize = forms.values().map(|f| f.uncheckable).sum();
+    let mut headline = format!(
+        "{} citations in {} docs: {} ok / {} moved / {} changed / {} gone / {} invalid",
+        report.count(),
+        report.docs.len(),
+        class(Class::Ok),
+        class(Class::Moved),
+        class(Class::Changed),
+        class(Class::Gone),
+        class(Class::Invalid),
+    );
+    if uncheckable > 0 {
+        headline.push_str(&format!(", {uncheckable} uncheckable"));
+    }
+    let mut o = Outcome {
+        diags: diags(&report, cfg.strict),
+        headline,
+        ..Outcome::default()
+    }
+    .figure("citations", report.count())
+    .figure("documents", report.docs.len())
+    .figure("checked", checked)
+    .figure("uncheckable", uncheckable)
+    .figure("files_read", report.files_read);
+    for c in [
+        Class::Ok,
+        Class::Moved,
+        Class::Changed,
+        Class::Gone,
+        Class::Invalid,
+    ] {
+        o = o.figure(c.label(), class(c));
+    }
+    for (f, n) in &forms {
+        o = o.figure(&format!("form {}", f.label()), n.found);
+    }
+    o.units = report
+        .citations()
+        .map(|(c, _)| format!("{}:{}", c.doc, c.line))
+        .collect();
+    o.units.dedup();
+    o.inputs = report.docs.iter().map(|d| d.doc.clone()).collect();
+    o.inputs.push(match &report.commit {
+        Some(c) => format!("rev {} (commit {c})", report.rev),
+        None => format!("rev {}", report.rev),
+    });
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn codes_are_unique_well_formed_and_documented() {
+        let codes: Vec<&str> = super::Code::ALL.iter().map(|c| c.as_str()).collect();
+        crate::diag::assert_codes_well_formed(&codes);
+    }
+}

@@ -1,0 +1,183 @@
+//! The `tokens` analysis as one entry point: config in, [`Outcome`] out, used by the gate and
+//! its self-test alike.
+
+use std::path::Path;
+
+use super::cfg::TokensConfig;
+use super::{Report, Rule};
+use crate::diag::{Diag, Outcome};
+
+/// Finding codes of the `tokens` gate (docs/codes.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    Tok001,
+    Tok002,
+    Tok003,
+    Tok004,
+    Tok005,
+    Tok006,
+    Tok007,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::Tok001,
+        Code::Tok002,
+        Code::Tok003,
+        Code::Tok004,
+        Code::Tok005,
+        Code::Tok006,
+        Code::Tok007,
+    ];
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::Tok001 => "TOK001",
+            Code::Tok002 => "TOK002",
+            Code::Tok003 => "TOK003",
+            Code::Tok004 => "TOK004",
+            Code::Tok005 => "TOK005",
+            Code::Tok006 => "TOK006",
+            Code::Tok007 => "TOK007",
+        }
+    }
+    /// One line, what the finding means.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Code::Tok001 => "a forbidden token",
+            Code::Tok002 => "an allow entry that matches nothing (stale)",
+            Code::Tok003 => "a rule that does not compile",
+            Code::Tok004 => "a file a rule applies to was not scanned (not UTF-8)",
+            Code::Tok005 => "the tree could not be walked or a file could not be read",
+            Code::Tok006 => "a rule's paths globs match no file (the rule would pass vacuously)",
+            Code::Tok007 => "one paths glob of a rule matches no file (the others do)",
+        }
+    }
+}
+
+/// Compiles the configured rules; a bad rule is a TOK003 at its name in mgctl.toml.
+pub fn compile(cfg: &TokensConfig) -> Result<Vec<Rule>, Box<Diag>> {
+    cfg.rules
+        .iter()
+        .map(|r| {
+            Rule::compile(&r.spec()).map_err(|e| {
+                Box::new(
+                    Diag::error(Code::Tok003.as_str(), format!("invalid rule: {e}"))
+                        .in_config(r.name.span().start),
+                )
+            })
+        })
+        .collect()
+}
+
+fn rule_span(cfg: &TokensConfig, rule: &str) -> Option<usize> {
+    cfg.rules
+        .iter()
+        .find(|r| r.name.get_ref() == rule)
+        .map(|r| r.name.span().start)
+}
+
+/// Diagnostics of a finished report: TOK001 forbidden token, TOK002 stale allow entry, TOK004
+/// file skipped (never silent), TOK006 a paths glob matching no file.
+pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
+    let mut out = Vec::new();
+    for hit in report.hits.iter().filter(|h| !h.allowed) {
+        let why = rules
+            .iter()
+            .find(|r| r.name == hit.rule)
+            .and_then(|r| r.message.clone())
+            .unwrap_or_default();
+        let sep = if why.is_empty() { "" } else { ": " };
+        out.push(
+            Diag::error(
+                Code::Tok001.as_str(),
+                format!(
+                    "`{}` forbidden by rule `{}`{sep}{why}",
+                    hit.matched, hit.rule
+                ),
+            )
+            .at(hit.path.clone(), hit.line, Some(hit.column))
+            .in_unit(hit.path.clone())
+            .with_detail(serde_json::json!({ "rule": hit.rule, "line_text": hit.line_text })),
+        );
+    }
+    for (rule, entry) in &report.stale_allows {
+        let mut d = Diag::error(
+            Code::Tok002.as_str(),
+            format!("rule `{rule}`: allow entry `{entry}` matches nothing (stale: remove it)"),
+        );
+        d.config_at = rule_span(cfg, rule);
+        out.push(d);
+    }
+    for (rule, glob) in &report.vacuous {
+        // a rule none of whose globs matches anything checks nothing: that is a vacuous pass
+        let whole = !report.vacuous_rule_has_files(rule);
+        let mut d = if whole {
+            Diag::error(
+                Code::Tok006.as_str(),
+                format!(
+                    "rule `{rule}`: paths glob `{glob}` matches no file, so the rule checks nothing (misspelt?)"
+                ),
+            )
+        } else {
+            Diag::warning(
+                Code::Tok007.as_str(),
+                format!("rule `{rule}`: paths glob `{glob}` matches no file (misspelt?)"),
+            )
+        }
+        .in_unit(rule.clone());
+        d.config_at = rule_span(cfg, rule);
+        out.push(d);
+    }
+    for (path, why) in &report.skipped {
+        out.push(
+            Diag::warning(Code::Tok004.as_str(), format!("not scanned: {why}"))
+                .file(path.clone())
+                .in_unit(path.clone()),
+        );
+    }
+    out
+}
+
+/// Runs every configured rule over the workspace at `root`.
+pub fn check(root: &Path, cfg: &TokensConfig) -> Outcome {
+    let rules = match compile(cfg) {
+        Ok(r) => r,
+        Err(d) => return Outcome::could_not_run(vec![*d]),
+    };
+    let report = match super::run(root, &rules) {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::could_not_run(vec![Diag::error(Code::Tok005.as_str(), e.to_string())])
+        }
+    };
+    let hits = report.hits.iter().filter(|h| !h.allowed).count();
+    let allowed = report.hits.len() - hits;
+    let mut o = Outcome {
+        diags: diags(&report, &rules, cfg),
+        headline: format!(
+            "{} rules / {} files / {hits} forbidden, {allowed} allowed",
+            rules.len(),
+            report.files.len()
+        ),
+        units: report.files.clone(),
+        inputs: vec![root.display().to_string()],
+        ..Outcome::default()
+    }
+    .figure("rules", rules.len())
+    .figure("files", report.files.len())
+    .figure("forbidden", hits)
+    .figure("allowed", allowed);
+    if !report.vacuous.is_empty() {
+        o = o.figure("vacuous_globs", report.vacuous.len());
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn codes_are_unique_well_formed_and_documented() {
+        let codes: Vec<&str> = super::Code::ALL.iter().map(|c| c.as_str()).collect();
+        crate::diag::assert_codes_well_formed(&codes);
+    }
+}

@@ -1,0 +1,52 @@
+//! Maps the `lints` library's diagnostics, outcomes and controls to the gate vocabulary; every
+//! lint gate uses it, so none of them builds a finding by hand.
+
+use lints::diag::{ControlResult, Diag, Outcome, Severity as LintSeverity};
+
+use crate::gate::{CheckCtx, Control, Finding, GateReport, Location, Severity};
+
+/// One diagnostic as a finding; a diagnostic about the configuration points into mgctl.toml.
+pub fn finding(gate: &'static str, ctx: Option<&CheckCtx>, d: Diag) -> Finding {
+    let severity = match d.severity {
+        LintSeverity::Error => Severity::Error,
+        LintSeverity::Warning => Severity::Warning,
+        LintSeverity::Note => Severity::Note,
+    };
+    let mut f = Finding::new(gate, d.code, severity, d.message);
+    f.location = match (d.config_at, ctx, d.path) {
+        (Some(at), Some(ctx), _) => Some(ctx.config_location(at)),
+        (_, _, Some(path)) => Some(match d.line {
+            Some(line) => Location::at(path, line, d.column),
+            None => Location::file(path),
+        }),
+        _ => None,
+    };
+    f.unit = d.unit;
+    f.detail = d.detail;
+    f
+}
+
+/// A finished analysis as the gate's report: the verdict follows from the diagnostics.
+pub fn report(gate: &'static str, ctx: &CheckCtx, o: Outcome) -> GateReport {
+    let findings = o
+        .diags
+        .into_iter()
+        .map(|d| finding(gate, Some(ctx), d))
+        .collect();
+    let mut r = GateReport::from_findings(gate, findings, o.headline);
+    r.figures = o.figures;
+    r.units = o.units;
+    r.inputs = o.inputs;
+    r
+}
+
+impl From<ControlResult> for Control {
+    fn from(c: ControlResult) -> Self {
+        Control {
+            name: c.name,
+            expect_trip: c.expect_trip,
+            tripped: c.tripped,
+            detail: c.detail,
+        }
+    }
+}
