@@ -5,6 +5,7 @@
 //! model: [`RegionSpec`], [`Body`], [`Comparison`]; analysis: [`compare`], [`baseline_list`];
 //! report: [`report`].
 
+pub mod cfg;
 pub mod extract;
 pub mod report;
 pub mod selftest;
@@ -371,7 +372,10 @@ pub struct Comparison {
     pub base_commit: Option<String>,
     pub head_label: String,
     pub head_commit: Option<String>,
+    /// The rows that could be compared, in configured order.
     pub rows: Vec<RowOutcome>,
+    /// Rows that could not be extracted on a side they need (each names its row).
+    pub problems: Vec<Problem>,
 }
 
 impl Comparison {
@@ -380,41 +384,98 @@ impl Comparison {
         self.rows.iter().filter(|r| r.moved())
     }
     pub fn passed(&self) -> bool {
-        self.movers().next().is_none()
+        self.movers().next().is_none() && self.problems.is_empty()
     }
 }
 
 /// Compare the subject side with the baseline (a ref, or pins only when `base` is None).
+///
+/// A row that cannot be extracted on a side it needs (a name defined zero or several times, an
+/// unreadable file, a bad pin) is a [`Problem`] of the comparison; every other row is still
+/// extracted, hashed and compared (upstream prints and checks them too).
 pub fn compare(
     base: Option<&Side<'_>>,
     head: &Side<'_>,
     specs: &[RegionSpec],
     dialect: Dialect,
 ) -> Result<Comparison, Error> {
-    // Gather problems of both sides before failing, so one run names every one.
-    let b = baseline(base, specs, dialect);
-    let h = subject(head, specs, dialect);
-    let (b, h) = match (b, h) {
-        (Ok(b), Ok(h)) => (b, h),
-        (Err(Error::CouldNotRun(mut p)), Err(Error::CouldNotRun(q))) => {
-            p.extend(q);
-            return Err(Error::CouldNotRun(p));
+    if specs.is_empty() {
+        return Err(Error::NoRegions);
+    }
+    let mut problems = check_pins(specs);
+    let bad_pin: Vec<bool> = specs
+        .iter()
+        .map(|s| {
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::BadPin { name, .. } if *name == s.name))
+        })
+        .collect();
+    let base_bodies = match base {
+        Some(side) => {
+            let (bodies, p) = extract_side(side, specs, dialect, |i| specs[i].sha256.is_none());
+            problems.extend(p);
+            bodies
         }
-        (Err(e), _) | (_, Err(e)) => return Err(e),
+        None => vec![None; specs.len()],
     };
+    let (head_bodies, p) = extract_side(head, specs, dialect, |_| true);
+    problems.extend(p);
+    let mut rows = Vec::with_capacity(specs.len());
+    for (i, ((spec, base_body), head_body)) in
+        specs.iter().zip(base_bodies).zip(head_bodies).enumerate()
+    {
+        let Some(head_body) = head_body else { continue };
+        let baseline = match (&spec.sha256, base_body) {
+            (Some(_), _) if bad_pin[i] => continue,
+            (Some(pin), at_ref) => Baseline::Pin {
+                sha: pin.clone(),
+                at_ref,
+            },
+            (None, Some(b)) => Baseline::Ref(b),
+            // a base side that could not yield this row: already a problem
+            (None, None) if base.is_some() => continue,
+            (None, None) => Baseline::None,
+        };
+        rows.push(RowOutcome {
+            spec: spec.clone(),
+            base: baseline,
+            head: head_body,
+        });
+    }
     Ok(Comparison {
         base_label: base.map_or_else(|| "pinned hashes".to_string(), Side::label),
         base_commit: base.and_then(|s| s.commit().map(str::to_string)),
         head_label: head.label(),
         head_commit: head.commit().map(str::to_string),
-        rows: specs
-            .iter()
-            .cloned()
-            .zip(b)
-            .zip(h)
-            .map(|((spec, base), head)| RowOutcome { spec, base, head })
-            .collect(),
+        rows,
+        problems,
     })
+}
+
+/// Gives moved pinned rows without baseline text the text `side` (usually the workspace's git
+/// HEAD) holds, when it hashes to the pin, so the report can show a diff.
+pub fn fill_pin_texts(c: &mut Comparison, side: &Side<'_>, dialect: Dialect) {
+    let wanted: Vec<RegionSpec> = c
+        .rows
+        .iter()
+        .filter(|r| r.moved() && r.base.text().is_none())
+        .map(|r| r.spec.clone())
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let (bodies, _) = extract_side(side, &wanted, dialect, |_| false);
+    for (spec, body) in wanted.iter().zip(bodies) {
+        let Some(body) = body else { continue };
+        for r in c.rows.iter_mut().filter(|r| r.spec == *spec) {
+            if let Baseline::Pin { sha, at_ref } = &mut r.base {
+                if *sha == body.sha && at_ref.is_none() {
+                    *at_ref = Some(body.clone());
+                }
+            }
+        }
+    }
 }
 
 /// `--list REF`: the baseline list at one ref (pinned rows show the pin), `(sha, name)`.
@@ -486,7 +547,10 @@ mod tests {
         };
         let mut bad = specs.clone();
         bad[0].file = "src/none.cpp".into();
-        let e = compare(Some(&missing), &head, &bad, Dialect::Mgctl).unwrap_err();
+        // a row that cannot be read is a problem of the comparison; the others still compare
+        let c = compare(Some(&missing), &head, &bad, Dialect::Mgctl).unwrap();
+        assert!(!c.passed());
+        let e = Error::CouldNotRun(c.problems);
         assert!(
             e.to_string().contains("cannot read src/none.cpp at 'HEAD'"),
             "{e}"
@@ -529,7 +593,9 @@ mod tests {
                 .unwrap()
                 .passed()
         );
-        let e = compare(None, &head, &[spec("Keep", Some("ABC"))], Dialect::Mgctl).unwrap_err();
+        let c = compare(None, &head, &[spec("Keep", Some("ABC"))], Dialect::Mgctl).unwrap();
+        assert!(!c.passed() && c.rows.is_empty());
+        let e = Error::CouldNotRun(c.problems);
         assert!(e.to_string().contains("not 64 lowercase hex"));
     }
 }

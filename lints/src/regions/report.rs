@@ -102,6 +102,14 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
             )?,
         }
     }
+    // rows that could not be compared: named one by one, after the rows that could
+    for p in &c.problems {
+        let mut lines = p.to_string();
+        lines.insert_str(0, "COULD NOT VERIFY: ");
+        for line in lines.lines() {
+            writeln!(out, "{line}")?;
+        }
+    }
     let total = c.rows.len();
     let unverified = c.rows.iter().filter(|r| !r.verified()).count();
     let moved = c.movers().count();
@@ -118,6 +126,13 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     }
     if unverified > 0 {
         writeln!(out, "{unverified} unpinned regions had no baseline (no base ref): only their extraction was checked")?;
+    }
+    if !c.problems.is_empty() {
+        writeln!(
+            out,
+            "{} configured region(s) could not be verified (listed above)",
+            c.problems.len()
+        )?;
     }
     Ok(())
 }
@@ -156,6 +171,7 @@ pub fn to_json(c: &Comparison) -> serde_json::Value {
         "regions": rows,
         "moved": c.movers().count(),
         "first_mover": c.movers().next().map(|r| r.spec.name.clone()),
+        "problems": c.problems.iter().map(|p| json!({ "message": p.to_string(), "detail": p })).collect::<Vec<_>>(),
         "passed": c.passed(),
     })
 }

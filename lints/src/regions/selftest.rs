@@ -105,6 +105,10 @@ fn classify(r: &Result<Comparison, Error>, want: Want<'_>) -> (bool, String) {
                 e.to_string(),
             )
         }
+        // rows that could not be compared make the comparison "could not run" for the controls
+        Ok(c) if !c.problems.is_empty() && c.movers().next().is_none() => {
+            classify(&Err(Error::CouldNotRun(c.problems.clone())), want)
+        }
         Ok(c) => match c.movers().next() {
             None => (false, format!("{} regions identical", c.rows.len())),
             Some(m) => {

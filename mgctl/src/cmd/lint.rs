@@ -56,8 +56,9 @@ HEAD, both read through git (HEAD defaults to the working tree). Each body runs 
 holding its name to its closing brace and is hashed with SHA-256, exactly as MobileGL's \
 p3a/p4a_untouched_regions.sh do, so their pinned hashes verify; a pinned row's baseline is always its pin. \
 Prints the HEAD list (`<sha>  <name>`), then the first region that moved, every later mover and a unified diff \
-of each. `--list REF` prints the baseline list at REF. A name defined zero or several times, a missing file \
-or ref is \"could not run\". Exit status: 0 identical, 1 a region moved, 2 could not run.",
+of each. `--list REF` prints the baseline list at REF. A name defined zero or several times or a missing \
+file is \"could not run\" for that region; every other region is still printed and verified. Exit status: \
+0 identical, 1 a region moved, 2 could not run (a bad ref, or a region that could not be checked and none moved).",
     after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~1\n  mgctl lint regions --workspace driver main HEAD --format json\n  mgctl lint regions --workspace driver --list HEAD\n  mgctl lint regions --self-test"
 )]
 pub struct RegionsArgs {
@@ -270,6 +271,11 @@ fn run_regions(
             "{}",
             serde_json::to_string_pretty(&regions::report::to_json(&c))?
         )?,
+    }
+    // every comparable row was verified and printed; rows that could not be are "could not
+    // run" (exit 2) unless a region really moved (exit 1)
+    if c.movers().next().is_none() && !c.problems.is_empty() {
+        return Err(could_not_run(regions::Error::CouldNotRun(c.problems)));
     }
     Ok(Outcome::from_pass(c.passed()))
 }

@@ -2,83 +2,12 @@
 //! the baseline is each row's pinned SHA-256 and, when `base` is configured, that git ref for
 //! unpinned rows. `mgctl lint regions BASE [HEAD]` compares two refs.
 
-use serde::Deserialize;
-
-use lints::regions::{self, Comparison, Dialect, Problem, RegionKind, RegionSpec, Side};
+pub use lints::regions::cfg::{mobilegl_profile, RegionsConfig};
+use lints::regions::{self, Comparison, Dialect, Problem, Side};
 
 use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub const GATE: &str = "regions";
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RegionsConfig {
-    /// A git ref whose bodies are the baseline of unpinned rows in `check` (optional).
-    pub base: Option<String>,
-    /// The protected regions, in order (the order names the first mover).
-    #[serde(rename = "region", default)]
-    pub regions: Vec<RegionSpec>,
-}
-
-fn row(name: &str, kind: RegionKind, file: &str, pin: Option<&str>) -> RegionSpec {
-    RegionSpec {
-        name: name.to_string(),
-        file: file.to_string(),
-        kind,
-        sha256: pin.map(str::to_string),
-        reason: None,
-    }
-}
-
-/// Upstream's p4a list (a superset of p3a), in its order, with the ID-41 pin. Upstream compares
-/// against a phase's base ref; set `base` to that ref to verify the unpinned rows in `check`.
-pub fn mobilegl_profile() -> Option<RegionsConfig> {
-    const M: &str = "MobileGL/MG_Backend/DirectGLES/Managers.cpp";
-    const PIN: &str = "172b022273db01b16e772d15b269ffcd797fe38c767f7354d83ce113a66040d0";
-    let f = RegionKind::Function;
-    let mut rows: Vec<RegionSpec> = [
-        "IsPoolable",
-        "EnrollIntoPool",
-        "AcquireFromPool",
-        "TrimBufferPool",
-        "ClearBufferPool",
-        "ProcessDeferredBufferReleases",
-        "CreateRingStorage",
-        "RingAvailable",
-        "RingAllocate",
-        "FlushPendingRangesNow",
-    ]
-    .iter()
-    .map(|n| row(n, f, M, None))
-    .collect();
-    let mut flush = row("FlushPendingRangesFrom", f, M, Some(PIN));
-    flush.reason = Some("pinned at 3dadd4c1 (decision ID-41)".into());
-    rows.push(flush);
-    for n in [
-        "StageBlocksIntoUnpackRing",
-        "UnpackRingAvailable",
-        "UnpackRingAllocate",
-        "RecomputeBackendColorSlots",
-    ] {
-        rows.push(row(n, f, M, None));
-    }
-    rows.push(row(
-        "DepthStencilSamplingReadImpl",
-        RegionKind::Namespace,
-        "MobileGL/MG_Backend/DirectGLES/DirectGLES.cpp",
-        None,
-    ));
-    rows.push(row(
-        "ShouldUseCaveatTextureFormat",
-        f,
-        "MobileGL/MG_Backend/DirectGLES/Utils.cpp",
-        None,
-    ));
-    Some(RegionsConfig {
-        base: None,
-        regions: rows,
-    })
-}
 
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
@@ -255,22 +184,37 @@ impl Gate for RegionsGate {
         let units: Vec<String> = cfg.regions.iter().map(|r| r.name.clone()).collect();
         let mut report = match regions::compare(base.as_ref(), &head, &cfg.regions, Dialect::Mgctl)
         {
-            Ok(c) => {
+            Ok(mut c) => {
+                // pinned rows have only a hash as baseline: the workspace's git HEAD, when it
+                // still holds the pinned body, gives the text to diff against
+                if let Ok(repo) = regions::open_repo(&ctx.root) {
+                    if let Ok(at) = repo.resolve("HEAD") {
+                        let side = Side::Commit { ws: &repo, at };
+                        regions::fill_pin_texts(&mut c, &side, Dialect::Mgctl);
+                    }
+                }
                 let moved = c.movers().count();
                 let pinned = c.rows.iter().filter(|r| r.pinned()).count();
                 let verified = c.rows.iter().filter(|r| r.verified()).count();
-                GateReport::from_findings(
-                    GATE,
-                    comparison_findings(&c),
-                    format!(
-                        "{} regions / {pinned} pinned / {verified} verified / {moved} moved",
-                        c.rows.len()
-                    ),
-                )
-                .figure("regions", c.rows.len())
-                .figure("pinned", pinned)
-                .figure("verified", verified)
-                .figure("moved", moved)
+                let mut findings = comparison_findings(&c);
+                findings.extend(problem_findings(&c.problems, ctx));
+                let mut headline = format!(
+                    "{} regions / {pinned} pinned / {verified} verified / {moved} moved",
+                    c.rows.len()
+                );
+                if !c.problems.is_empty() {
+                    headline.push_str(&format!(" / {} could not be checked", c.problems.len()));
+                }
+                let r = GateReport::from_findings(GATE, findings, headline)
+                    .figure("regions", c.rows.len())
+                    .figure("pinned", pinned)
+                    .figure("verified", verified)
+                    .figure("moved", moved);
+                if c.problems.is_empty() {
+                    r
+                } else {
+                    r.figure("unchecked", c.problems.len())
+                }
             }
             Err(regions::Error::CouldNotRun(p)) => {
                 GateReport::from_findings(GATE, problem_findings(&p, ctx), "could not run")

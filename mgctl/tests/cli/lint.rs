@@ -655,3 +655,95 @@ fn issue15_tokens_rule_glob_matching_no_file_fails() {
     )
     .expect(0);
 }
+
+/// Issue 18 item 4: one ambiguous region no longer withholds the others: they are still
+/// printed and verified, and one that moved is reported as moved.
+#[test]
+fn issue18_ambiguous_region_still_verifies_the_rest() {
+    let dir = repo(&regions_toml(CLEAR_PIN));
+    edit(
+        dir.path(),
+        "} // namespace",
+        "void ClearBufferPool(Pool& p) {\n    p.blocks.clear();\n}\n} // namespace",
+    );
+    let r = mgctl(&["lint", "regions", "HEAD"], dir.path()).expect(2);
+    r.assert_stdout_has("  RingAvailable");
+    r.assert_stdout_has(
+        "COULD NOT VERIFY: ClearBufferPool: expected exactly one function definition",
+    );
+    r.assert_stdout_has("1 configured region(s) could not be verified");
+    r.assert_stderr_has("ClearBufferPool: expected exactly one function definition");
+    // the other region moves too: that is a failure (exit 1), reported as such
+    edit(
+        dir.path(),
+        "    return r.head != r.tail;\n",
+        "    return r.tail != r.head;\n",
+    );
+    let r = mgctl(&["lint", "regions", "HEAD", "--format", "json"], dir.path()).expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["first_mover"], "RingAvailable", "{}", r.dump());
+    assert_eq!(v["problems"].as_array().unwrap().len(), 1, "{}", r.dump());
+    // the gate: a real headline (not "could not run"), REG001 for the mover, REG002 for the twin
+    let ws = dir.path().to_str().unwrap();
+    let r = mgctl(
+        &["check", ws, "--only", "regions", "--format", "json"],
+        dir.path(),
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let g = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "regions")
+        .unwrap();
+    assert_eq!(
+        g["headline"],
+        "1 regions / 0 pinned / 0 verified / 0 moved / 1 could not be checked",
+        "{}",
+        r.dump()
+    );
+    let codes: Vec<&str> = g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"REG002"), "{}", r.dump());
+}
+
+/// Issue 17 item 12: a moved pinned region in `check` carries the diff against the pinned body
+/// (from the workspace's git HEAD), as `lint regions` shows it; it used to be `"diff": null`.
+#[test]
+fn issue17_check_shows_the_diff_of_a_moved_pinned_region() {
+    let dir = repo(&regions_toml(CLEAR_PIN));
+    edit(
+        dir.path(),
+        "    p.blocks.clear();\n",
+        "    p.blocks.clear(); // edited\n",
+    );
+    let ws = dir.path().to_str().unwrap();
+    let r = mgctl(
+        &["check", ws, "--only", "regions", "--format", "json"],
+        dir.path(),
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let g = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "regions")
+        .unwrap();
+    let f = g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "REG001")
+        .unwrap();
+    let diff = f["detail"]["diff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", r.dump()));
+    assert!(diff.contains("+    p.blocks.clear(); // edited"), "{diff}");
+    assert!(diff.contains("-    p.blocks.clear();"), "{diff}");
+}
