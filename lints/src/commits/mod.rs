@@ -4,6 +4,8 @@
 //! parse: commits come from [`crate::gitread::GitWorkspace::commits`]; analysis:
 //! [`check_message`] (pure, over one message); report: [`Violation`]'s `Display`.
 
+pub mod gate;
+
 use serde::{Deserialize, Serialize};
 
 /// The style rules (the `[commits]` section of `mgctl.toml`).

@@ -5,6 +5,7 @@
 //! parse: [`parse`]; model: [`TestList`], [`Delta`]; analysis: [`delta`], [`group`];
 //! report: [`report`].
 
+pub mod gate;
 pub mod report;
 
 use std::collections::{BTreeMap, BTreeSet};

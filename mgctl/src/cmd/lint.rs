@@ -15,7 +15,7 @@ use lints::test_names::{self, report::Mode};
 
 use super::Outcome;
 use crate::check;
-use crate::gate::{Gate, Severity};
+use crate::gate::Gate;
 use crate::gates;
 use crate::settings::Settings;
 
@@ -339,10 +339,12 @@ fn run_commits(
     let list = ws
         .commits(&range)
         .with_context(|| format!("reading commits {range}"))?;
-    let findings = gates::commits::findings(&list, &rules);
+    let diags = lints::commits::gate::diags(&list, &rules);
     let off: std::collections::BTreeSet<&str> =
-        findings.iter().filter_map(|f| f.unit.as_deref()).collect();
-    let passed = !findings.iter().any(|f| f.severity == Severity::Error);
+        diags.iter().filter_map(|d| d.unit.as_deref()).collect();
+    let passed = !diags
+        .iter()
+        .any(|d| d.severity == lints::diag::Severity::Error);
     match args.format {
         LintFormat::Json => {
             let commits: Vec<_> = list

@@ -1,0 +1,253 @@
+//! The `commits` analysis as one entry point ([`outcome`]), its `[commits]` config, finding
+//! codes and self-test controls.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{check_message, default_trailers, default_types, StyleRules, Violation};
+use crate::diag::{ControlResult, Diag, Outcome};
+use crate::gitread::{fixture, CommitInfo, GitWorkspace};
+
+/// Finding codes of the `commits` gate (docs/codes.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    Cmt001,
+    Cmt002,
+    Cmt003,
+    Cmt004,
+    Cmt005,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::Cmt001,
+        Code::Cmt002,
+        Code::Cmt003,
+        Code::Cmt004,
+        Code::Cmt005,
+    ];
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::Cmt001 => "CMT001",
+            Code::Cmt002 => "CMT002",
+            Code::Cmt003 => "CMT003",
+            Code::Cmt004 => "CMT004",
+            Code::Cmt005 => "CMT005",
+        }
+    }
+    /// One line, what the finding means.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Code::Cmt001 => "a commit message has more than one line",
+            Code::Cmt002 => "a subject is not `[Type] (Scope): description`",
+            Code::Cmt003 => "an unknown commit Type",
+            Code::Cmt004 => "an attribution trailer",
+            Code::Cmt005 => "the commit range could not be read",
+        }
+    }
+    fn of(v: &Violation) -> Code {
+        match v {
+            Violation::MultiLine { .. } => Code::Cmt001,
+            Violation::Shape { .. } => Code::Cmt002,
+            Violation::UnknownType { .. } => Code::Cmt003,
+            Violation::Trailer { .. } => Code::Cmt004,
+        }
+    }
+}
+
+/// `[commits]` in mgctl.toml.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommitsConfig {
+    /// The range `check` verifies, e.g. `origin/main..HEAD`; without it the gate is skipped
+    /// (a fresh clone's history is not the workspace's to judge).
+    pub range: Option<String>,
+    /// Known Types (default: Feat, Fix, Refactor, Test, Docs, Perf, CI).
+    #[serde(default = "default_types")]
+    pub types: Vec<String>,
+    /// Attribution trailer keys that must not appear (case-insensitive).
+    #[serde(default = "default_trailers")]
+    pub forbidden_trailers: Vec<String>,
+}
+
+impl CommitsConfig {
+    pub fn rules(&self) -> StyleRules {
+        StyleRules {
+            types: self.types.clone(),
+            forbidden_trailers: self.forbidden_trailers.clone(),
+        }
+    }
+}
+
+pub fn mobilegl_profile() -> Option<CommitsConfig> {
+    Some(CommitsConfig {
+        range: None,
+        types: default_types(),
+        forbidden_trailers: default_trailers(),
+    })
+}
+
+/// One diagnostic per violation, naming the commit and the rule.
+pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag> {
+    let mut out = Vec::new();
+    for c in commits {
+        let short = &c.id[..c.id.len().min(10)];
+        let subject = c.message.lines().next().unwrap_or("");
+        for v in check_message(&c.message, rules) {
+            out.push(
+                Diag::error(
+                    Code::of(&v).as_str(),
+                    format!("{short} [{}] {v}: \"{subject}\"", v.rule()),
+                )
+                .in_unit(short.to_string())
+                .with_detail(
+                    serde_json::json!({ "commit": c.id, "rule": v.rule(), "violation": v }),
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// Every commit of `range` in the repository holding `root`, checked.
+pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Outcome {
+    let list = match GitWorkspace::discover(root).and_then(|ws| ws.commits(range)) {
+        Ok(l) => l,
+        Err(e) => {
+            return Outcome::could_not_run(vec![Diag::error(Code::Cmt005.as_str(), e.to_string())])
+        }
+    };
+    let ds = diags(&list, rules);
+    let bad: std::collections::BTreeSet<_> = ds.iter().filter_map(|d| d.unit.clone()).collect();
+    Outcome {
+        diags: ds,
+        headline: format!(
+            "{} commits in {range} / {} off-style",
+            list.len(),
+            bad.len()
+        ),
+        units: list
+            .iter()
+            .map(|c| c.id[..c.id.len().min(10)].to_string())
+            .collect(),
+        inputs: vec![format!("range {range}")],
+        ..Outcome::default()
+    }
+    .figure("commits", list.len())
+    .figure("off_style", bad.len())
+}
+
+/// The gate's controls; `neutered(name)` feeds that negative control a clean message.
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+    let rules = StyleRules::default();
+    let good = "[Fix] (MG_Pipe): flush pending ranges before present";
+    let cases: [(&str, bool, &str, Code); 7] = [
+        (
+            "multi-line-message",
+            true,
+            "[Fix] (MG_Pipe): flush\n\nA body that explains.",
+            Code::Cmt001,
+        ),
+        (
+            "bad-subject-shape",
+            true,
+            "fix: flush pending ranges",
+            Code::Cmt002,
+        ),
+        (
+            "unknown-type",
+            true,
+            "[Bugfix] (MG_Pipe): flush",
+            Code::Cmt003,
+        ),
+        (
+            "co-authored-by",
+            true,
+            "[Fix] (MG_Pipe): flush\nCo-Authored-By: Someone <s@x>",
+            Code::Cmt004,
+        ),
+        ("good-message", false, good, Code::Cmt001),
+        (
+            "scope-with-slash",
+            false,
+            "[CI] (ci/run): cache cargo",
+            Code::Cmt001,
+        ),
+        (
+            "trailing-newline",
+            false,
+            "[Docs] (lint): regions\n",
+            Code::Cmt001,
+        ),
+    ];
+    let mut out: Vec<ControlResult> = cases
+        .iter()
+        .map(|&(name, expect_trip, msg, want)| {
+            let msg = if expect_trip && neutered(name) {
+                good
+            } else {
+                msg
+            };
+            let c = CommitInfo {
+                id: "0123456789abcdef".into(),
+                message: msg.into(),
+                parents: 1,
+            };
+            ControlResult::from_diags(name, expect_trip, want.as_str(), &diags(&[c], &rules))
+        })
+        .collect();
+    out.push(range_control(neutered));
+    out
+}
+
+/// A temporary repository: the off-style commit inside `HEAD~1..HEAD` must be found through git2,
+/// and the off-style commit outside the range must not.
+fn range_control(neutered: &dyn Fn(&str) -> bool) -> ControlResult {
+    const NAME: &str = "off-style-commit-in-range";
+    let run = || -> Result<Vec<Diag>, String> {
+        let msg = if neutered(NAME) {
+            "[Test] (ci): clean"
+        } else {
+            "wip"
+        };
+        let dir = fixture::temp_repo(&[
+            (&[("a.txt", "1")], "initial commit, outside the range"),
+            (&[("a.txt", "2")], msg),
+        ])?;
+        let ws = GitWorkspace::discover(dir.path()).map_err(|e| e.to_string())?;
+        let list = ws.commits("HEAD~1..HEAD").map_err(|e| e.to_string())?;
+        Ok(diags(&list, &StyleRules::default()))
+    };
+    match run() {
+        Ok(ds) => ControlResult {
+            name: NAME.into(),
+            expect_trip: true,
+            tripped: ds.len() == 1 && ds[0].code == Code::Cmt002.as_str(),
+            detail: ds
+                .first()
+                .map_or_else(|| "no finding".into(), |d| d.message.clone()),
+        },
+        Err(e) => ControlResult {
+            name: NAME.into(),
+            expect_trip: true,
+            tripped: false,
+            detail: format!("fixture failed: {e}"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn codes_are_unique_well_formed_and_documented() {
+        let codes: Vec<&str> = super::Code::ALL.iter().map(|c| c.as_str()).collect();
+        crate::diag::assert_codes_well_formed(&codes);
+    }
+
+    #[test]
+    fn controls_behave() {
+        let all = super::run_controls(&|_| false);
+        assert!(all.iter().all(|c| c.expect_trip == c.tripped), "{all:?}");
+    }
+}
