@@ -8,6 +8,8 @@
 //! parse: [`scan`] over one file's bytes (the caller lists tracked files through git2);
 //! model: [`Rules`], [`Hit`]; report: [`Hit::annotation`].
 
+pub mod gate;
+
 use serde::{Deserialize, Serialize};
 
 use crate::cpp;

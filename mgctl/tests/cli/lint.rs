@@ -747,3 +747,153 @@ fn issue17_check_shows_the_diff_of_a_moved_pinned_region() {
     assert!(diff.contains("+    p.blocks.clear(); // edited"), "{diff}");
     assert!(diff.contains("-    p.blocks.clear();"), "{diff}");
 }
+
+/// The gate's report for `gate` in `check --only gate --format json` on `ws`.
+fn gate_json(ws: &Path, gate: &str) -> (serde_json::Value, i32) {
+    let r = mgctl(
+        &[
+            "check",
+            ws.to_str().unwrap(),
+            "--only",
+            gate,
+            "--format",
+            "json",
+        ],
+        ws,
+    );
+    let code = r.code;
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let g = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == gate)
+        .unwrap()
+        .clone();
+    (g, code)
+}
+
+fn figure(g: &serde_json::Value, name: &str) -> serde_json::Value {
+    g["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f[0] == name)
+        .map_or(serde_json::Value::Null, |f| f[1].clone())
+}
+
+/// Issue 14 parity: on the clean driver and on every cite overlay, `mgctl cite` and the `cite`
+/// gate reach the same verdict and the same headline figures.
+#[test]
+fn issue14_cite_command_and_gate_agree() {
+    for overlay in [None, Some("cite-past-end"), Some("cite-code-moved")] {
+        let (_guard, copy) = copy_driver();
+        if let Some(o) = overlay {
+            apply_violation(&copy, o);
+        }
+        let (g, gate_code) = gate_json(&copy, "cite");
+        let r = mgctl(
+            &[
+                "cite",
+                "--root",
+                copy.to_str().unwrap(),
+                "--strict",
+                "--format",
+                "json",
+            ],
+            &copy,
+        );
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let gate_failed = g["verdict"] == "fail";
+        assert_eq!(gate_failed, overlay.is_some(), "{overlay:?}: {g}");
+        assert_eq!(r.code == 1, gate_failed, "{overlay:?}: {}", r.dump());
+        assert_eq!(gate_code, r.code, "{overlay:?}");
+        assert_eq!(
+            v["summary"]["citations"],
+            figure(&g, "citations"),
+            "{overlay:?}"
+        );
+        assert_eq!(
+            v["documents"].as_array().unwrap().len(),
+            figure(&g, "documents").as_u64().unwrap() as usize,
+            "{overlay:?}"
+        );
+        for class in ["ok", "moved", "changed", "gone", "invalid"] {
+            let cmd = v["summary"]["by_class"][class].as_u64().unwrap_or(0);
+            assert_eq!(
+                serde_json::json!(cmd),
+                figure(&g, class),
+                "{overlay:?} {class}"
+            );
+        }
+    }
+}
+
+/// Issue 14 parity: on the clean driver and the test-names overlay, `lint test-names --ratchet`
+/// over the configured lists and the `test-names` gate agree on verdict and figures.
+#[test]
+fn issue14_test_names_command_and_gate_agree() {
+    for overlay in [None, Some("test-names-dropped-test")] {
+        let (_guard, copy) = copy_driver();
+        if let Some(o) = overlay {
+            apply_violation(&copy, o);
+        }
+        let (g, gate_code) = gate_json(&copy, "test-names");
+        let t = copy.join("MobileGL/MG_Test");
+        let r = mgctl(
+            &[
+                "lint",
+                "test-names",
+                "--ratchet",
+                t.join("ctest-baseline.txt").to_str().unwrap(),
+                t.join("ctest-list.txt").to_str().unwrap(),
+                "--format",
+                "json",
+            ],
+            &copy,
+        );
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(gate_code, r.code, "{overlay:?}: {}", r.dump());
+        assert_eq!(v["passed"], g["verdict"] == "pass", "{overlay:?}");
+        assert_eq!(v["after"]["count"], figure(&g, "tests"), "{overlay:?}");
+        assert_eq!(
+            serde_json::json!(v["removed"].as_array().unwrap().len()),
+            figure(&g, "removed")
+        );
+        assert_eq!(
+            serde_json::json!(v["added"].as_array().unwrap().len()),
+            figure(&g, "added")
+        );
+    }
+}
+
+/// Issue 14 parity for the tokens overlays: the gate's verdict follows the planted token, and
+/// the headline figures count it (the tokens analysis has no separate command: `check --only
+/// tokens` is its command).
+#[test]
+fn issue14_tokens_overlays_fail_with_counted_figures() {
+    let (_g, clean) = copy_driver();
+    let (g, code) = gate_json(&clean, "tokens");
+    assert_eq!((g["verdict"].as_str(), code), (Some("pass"), 0), "{g}");
+    let clean_files = figure(&g, "files").as_u64().unwrap();
+    for overlay in ["tokens-backend-pglcontext", "tokens-state-printf"] {
+        let (_guard, copy) = copy_driver();
+        apply_violation(&copy, overlay);
+        let (g, code) = gate_json(&copy, "tokens");
+        assert_eq!((g["verdict"].as_str(), code), (Some("fail"), 1), "{g}");
+        // the headline figure counts exactly the TOK001 findings the gate reports
+        let hits = g["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "TOK001")
+            .count();
+        assert!(hits >= 1, "{overlay}: {g}");
+        assert_eq!(figure(&g, "forbidden"), hits, "{overlay}: {g}");
+        assert_eq!(
+            figure(&g, "files").as_u64().unwrap(),
+            clean_files + 1,
+            "{g}"
+        );
+    }
+}
