@@ -15,7 +15,6 @@
 //! assert_eq!(k.class, Class::Moved); // `Foo` is on line 2 now
 //! ```
 
-pub mod bench;
 pub mod cfg;
 pub mod check;
 pub mod controls;

@@ -1,12 +1,12 @@
 //! `mgctl cite`: check (and `--fix`) the `path:line` citations of design documents;
-//! `mgctl cite self-test` and `mgctl cite bench`.
+//! `mgctl cite self-test` (the benchmark is `cargo bench -p lints --bench cite`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use lints::cite::{self, bench, controls, expand_docs, fix, report, run_check};
+use lints::cite::{self, controls, expand_docs, fix, report, run_check};
 
 use super::Outcome;
 use crate::settings::Settings;
@@ -25,7 +25,7 @@ table cell; URLs, times and § references are skipped, and a per-form breakdown 
 Without documents, the [cite] section of the workspace's mgctl.toml says which. Exit status: 0 clean (or \
 warnings only, without --strict), 1 problems, 2 unusable input (missing or non-UTF-8 document, bad \
 revision, unreadable file).",
-    after_help = "Examples:\n  mgctl cite docs/Disaggregated/*.md\n  mgctl cite --root driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite --root driver --fix\n  mgctl cite self-test\n  mgctl cite bench"
+    after_help = "Examples:\n  mgctl cite docs/Disaggregated/*.md\n  mgctl cite --root driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite --root driver --fix\n  mgctl cite self-test"
 )]
 pub struct CiteArgs {
     #[command(subcommand)]
@@ -69,7 +69,6 @@ pub enum CiteFormat {
 #[derive(Debug, Subcommand)]
 pub enum CiteCommand {
     SelfTest(SelfTestArgs),
-    Bench(BenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -88,31 +87,9 @@ pub struct SelfTestArgs {
     pub neuter: Vec<String>,
 }
 
-#[derive(Debug, Args)]
-#[command(
-    about = "Time 1,000 citations across 30 documents against the 200 ms target",
-    long_about = "Writes a synthetic workspace (source files and documents citing them in every form) to \
-a temporary directory and times full checks of it from disk: listing the tree, reading and scanning the \
-documents, resolving and checking every citation. Prints each run, the median against the issue's target \
-(1,000 citations across 30 documents in at most 200 ms) and how many times each cited file was read.",
-    after_help = "Examples:\n  mgctl cite bench\n  mgctl cite bench --citations 5000 --docs 60 --runs 9"
-)]
-pub struct BenchArgs {
-    #[arg(long, default_value_t = 30)]
-    pub docs: usize,
-    #[arg(long, default_value_t = 1000)]
-    pub citations: usize,
-    #[arg(long, default_value_t = 7)]
-    pub runs: usize,
-    /// The target median in milliseconds.
-    #[arg(long, default_value_t = 200.0)]
-    pub target_ms: f64,
-}
-
 pub fn run(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &args.command {
         Some(CiteCommand::SelfTest(a)) => self_test(a, out),
-        Some(CiteCommand::Bench(a)) => bench_cmd(a, out),
         None => check_cmd(args, settings, out),
     }
 }
@@ -256,51 +233,4 @@ fn self_test(args: &SelfTestArgs, out: &mut dyn Write) -> anyhow::Result<Outcome
         all.len() - negatives
     )?;
     Ok(Outcome::from_pass(ok && trips > 0))
-}
-
-fn bench_cmd(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let r = bench::run(args.docs, args.citations, args.runs)?;
-    writeln!(
-        out,
-        "cite bench: {} citations in {} documents (synthetic, every form), checked from disk, {} runs",
-        r.citations,
-        r.docs,
-        r.runs.len()
-    )?;
-    let runs: Vec<String> = r.runs.iter().map(|m| format!("{m:.1}")).collect();
-    writeln!(out, "  runs (ms):  {}", runs.join("  "))?;
-    let median = r.median();
-    let verdict = if median <= args.target_ms {
-        format!(
-            "{:.1}x under the target",
-            args.target_ms / median.max(0.001)
-        )
-    } else {
-        format!("{:.1}x OVER the target", median / args.target_ms)
-    };
-    writeln!(
-        out,
-        "  mgctl cite: median {median:.1} ms, best {:.1} ms | target (issue 5): <= {:.0} ms | {verdict}",
-        r.min(),
-        args.target_ms
-    )?;
-    writeln!(
-        out,
-        "  reads: {} file reads for {} distinct cited files ({})",
-        r.files_read,
-        r.distinct_cited,
-        if r.files_read == r.distinct_cited {
-            "one read per cited file"
-        } else {
-            "MORE than one read per file"
-        }
-    )?;
-    writeln!(
-        out,
-        "  every citation true: {}",
-        if r.clean { "yes" } else { "NO" }
-    )?;
-    Ok(Outcome::from_pass(
-        median <= args.target_ms && r.files_read == r.distinct_cited && r.clean,
-    ))
 }

@@ -1,5 +1,5 @@
 //! `mgctl cite` and the `cite` gate: forms, classes, --fix, --rev through a git2 repository,
-//! bad input, self-test, benchmark smoke, GitHub annotations at the doc line.
+//! bad input, self-test, GitHub annotations at the doc line.
 
 use std::path::Path;
 
@@ -252,30 +252,6 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
     )
     .expect(1);
     run.assert_stdout_has("FAIL negative continuation-wrong-file");
-}
-
-#[test]
-fn bench_smoke_counts_one_read_per_file() {
-    let dir = scratch();
-    // a small corpus: the timing target is shown by `mgctl cite bench`, never asserted here
-    let run = mgctl(
-        &[
-            "cite",
-            "bench",
-            "--docs",
-            "3",
-            "--citations",
-            "60",
-            "--runs",
-            "1",
-            "--target-ms",
-            "100000",
-        ],
-        dir.path(),
-    )
-    .expect(0);
-    run.assert_stdout_has("60 citations in 3 documents");
-    run.assert_stdout_has("one read per cited file");
 }
 
 #[test]

@@ -1,16 +1,18 @@
-//! The benchmark behind `mgctl cite bench`: a synthetic workspace of N documents with M
-//! citations in every form, written to a temporary directory and checked from disk.
+//! `cargo bench -p lints --bench cite`: a synthetic workspace of N documents with M citations
+//! in every form, written to a temporary directory and checked from disk (what `mgctl cite`
+//! does), then the per-line scaling table of issue 16: one document line holding 1x, 4x and 16x
+//! citations. Options: `--docs N --citations N --runs N --target-ms X --line-base N`.
+#![allow(clippy::unwrap_used, dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use globset::GlobSet;
 
-use super::check::{check, Options};
-use super::error::Error;
-use super::model::{CiteReport, Class};
-use super::tree::SourceTree;
-use super::{load_docs, problem_free};
+use lints::cite::check::{check, Options};
+use lints::cite::model::{CiteReport, Class};
+use lints::cite::tree::SourceTree;
+use lints::cite::{load_docs, problem_free, Error};
 
 /// Source files in the synthetic tree and their length.
 const FILES: usize = 80;
@@ -159,17 +161,103 @@ pub fn run(docs: usize, citations: usize, iterations: usize) -> Result<BenchResu
     })
 }
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
+fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
-    #[test]
-    fn corpus_is_exact_and_true() {
-        let r = run(30, 1000, 1).unwrap();
-        assert_eq!(r.citations, 1000);
-        assert_eq!(r.docs, 30);
-        assert!(r.clean);
-        assert_eq!(r.files_read, r.distinct_cited);
+/// Best of `runs` wall times (ms) of checking one document whose single line holds `n`
+/// backticked citations of one file.
+fn one_line(n: usize, runs: usize) -> Result<f64, Error> {
+    let dir = tempfile::tempdir().map_err(|e| Error::Write {
+        path: std::env::temp_dir(),
+        reason: e.to_string(),
+    })?;
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).map_err(|e| Error::Write {
+        path: root.into(),
+        reason: e.to_string(),
+    })?;
+    let write = |p: PathBuf, t: String| {
+        std::fs::write(&p, t).map_err(|e| Error::Write {
+            path: p.clone(),
+            reason: e.to_string(),
+        })
+    };
+    write(root.join("src/A.cpp"), "void Foo() {}\nint x;\n".into())?;
+    let line: String = (0..n).map(|_| "`Foo` at `src/A.cpp:1`, ").collect();
+    let doc = root.join("one-line.md");
+    write(doc.clone(), format!("{line}\n"))?;
+    let mut best = f64::INFINITY;
+    for _ in 0..runs.max(1) {
+        let (r, ms) = run_once(root, std::slice::from_ref(&doc))?;
+        assert_eq!(r.count(), n);
+        best = best.min(ms);
     }
+    Ok(best)
+}
+
+fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().collect();
+    let docs = arg(&args, "--docs", 30);
+    let citations = arg(&args, "--citations", 1000);
+    let runs = arg(&args, "--runs", 7);
+    let target_ms = arg(&args, "--target-ms", 200.0);
+    let line_base = arg(&args, "--line-base", 6250);
+    let r = run(docs, citations, runs)?;
+    println!(
+        "cite bench: {} citations in {} documents (synthetic, every form), checked from disk, {} runs",
+        r.citations,
+        r.docs,
+        r.runs.len()
+    );
+    let shown: Vec<String> = r.runs.iter().map(|m| format!("{m:.1}")).collect();
+    println!("  runs (ms):  {}", shown.join("  "));
+    let median = r.median();
+    let verdict = if median <= target_ms {
+        format!("{:.1}x under the target", target_ms / median.max(0.001))
+    } else {
+        format!("{:.1}x OVER the target", median / target_ms)
+    };
+    println!(
+        "  mgctl cite: median {median:.1} ms, best {:.1} ms | target (issue 5): <= {target_ms:.0} ms | {verdict}",
+        r.min()
+    );
+    println!(
+        "  reads: {} file reads for {} distinct cited files ({})",
+        r.files_read,
+        r.distinct_cited,
+        if r.files_read == r.distinct_cited {
+            "one read per cited file"
+        } else {
+            "MORE than one read per file"
+        }
+    );
+    println!(
+        "  every citation true: {}",
+        if r.clean { "yes" } else { "NO" }
+    );
+    // issue 16: cost per line must grow linearly with the citations on it
+    println!("cite scaling: citations on one document line (best of 3)");
+    println!(
+        "  {:>10}  {:>10}  {:>8}  {:>10}",
+        "citations", "ms", "x input", "x time"
+    );
+    let base = one_line(line_base, 3)?;
+    for k in [1usize, 4, 16] {
+        let ms = if k == 1 {
+            base
+        } else {
+            one_line(line_base * k, 3)?
+        };
+        println!(
+            "  {:>10}  {ms:>10.1}  {k:>8}  {:>10.1}",
+            line_base * k,
+            ms / base.max(0.001)
+        );
+    }
+    Ok(())
 }
