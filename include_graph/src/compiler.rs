@@ -1,4 +1,4 @@
-//! Compiler truth: run the real preprocessor (`$CXX -H -E`) on a one-line translation unit and
+//! Compiler truth: run the real preprocessor (`c++ -H -E`, the compiler chosen by the caller) on a one-line translation unit and
 //! compare its include closure with the static graph's, explaining every difference it can.
 
 use std::path::{Path, PathBuf};
@@ -63,36 +63,34 @@ pub struct CompilerRun {
     pub diagnostics: Vec<String>,
 }
 
-/// Runs `cxx flags -H -E -o /dev/null` on a translation unit that includes `header` (absolute).
+/// Runs `cxx flags -H -E -o /dev/null -x c++ -` with a one-line translation unit on stdin that
+/// includes `header` (absolute), so nothing is written to disk.
 pub fn run_h(cxx: &str, flags: &[String], header: &Path, cwd: &Path) -> Result<CompilerRun> {
-    let dir = tempfile::tempdir().map_err(|e| Error::Io {
-        path: std::env::temp_dir(),
-        source: e,
-    })?;
-    let tu = dir.path().join("probe.cpp");
+    use std::io::Write as _;
     let text = format!("#include \"{}\"\n", header.display());
-    std::fs::write(&tu, text).map_err(|e| Error::Io {
-        path: tu.clone(),
-        source: e,
-    })?;
-    let mut cmd = Command::new(cxx);
-    cmd.args(flags)
-        .arg("-H")
-        .arg("-E")
-        .arg("-o")
-        .arg(null_device())
-        .arg(&tu)
-        .current_dir(cwd);
     let command = format!(
-        "{cxx} {} -H -E -o {} {}",
+        "{cxx} {} -H -E -o {} -x c++ -",
         flags.join(" "),
-        null_device(),
-        tu.display()
+        null_device()
     );
-    let out = cmd.output().map_err(|e| Error::Compiler {
+    let spawn_err = |e: std::io::Error| Error::Compiler {
         compiler: cxx.to_string(),
         source: e,
-    })?;
+    };
+    let mut child = Command::new(cxx)
+        .args(flags)
+        .args(["-H", "-E", "-o", null_device(), "-x", "c++", "-"])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(spawn_err)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A compiler that exits before reading its input fails below with its own diagnostics.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let out = child.wait_with_output().map_err(spawn_err)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let entries = parse_h(&stderr, cwd);
     // Error lines first (g++ prefixes them with "In file included from" context), then the rest.
@@ -455,26 +453,6 @@ pub fn predefined(cxx: &str, flags: &[String]) -> Result<crate::pp::Macros> {
     let mut m = crate::pp::parse_predefs(&String::from_utf8_lossy(&out.stdout));
     crate::pp::apply_flags(&mut m, flags);
     Ok(m)
-}
-
-/// The compiler to use: an explicit one, else `$CXX`, else the first of `c++`, `g++`, `clang++`
-/// found on PATH.
-pub fn pick_compiler(explicit: Option<&str>) -> Option<String> {
-    if let Some(c) = explicit {
-        return Some(c.to_string());
-    }
-    if let Ok(c) = std::env::var("CXX") {
-        if !c.trim().is_empty() {
-            return Some(c);
-        }
-    }
-    let path = std::env::var_os("PATH")?;
-    for name in ["c++", "g++", "clang++"] {
-        if std::env::split_paths(&path).any(|d| d.join(name).is_file()) {
-            return Some(name.to_string());
-        }
-    }
-    None
 }
 
 #[cfg(test)]

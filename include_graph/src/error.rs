@@ -37,6 +37,8 @@ pub enum Error {
         compiler: String,
         source: std::io::Error,
     },
+    #[error("unknown probe(s): {names}")]
+    UnknownProbes { names: String },
     #[error("{}: {source}", .path.display())]
     Io {
         path: PathBuf,

@@ -3,9 +3,16 @@
 //!
 //! parse ([`lex`], [`compdb`], [`graph::Graph::build`]) → model ([`graph::Graph`]) → analyse
 //! ([`query`], [`probe`], [`rules`], [`pp::walk`], [`compiler::compare`]) → report ([`report`]).
+//!
+//! The gates' analyses have one entry point each, [`analysis::probes`] and [`analysis::layering`];
+//! their config is [`cfg`], their self-test controls [`controls`], their codes [`codes::Code`].
 
+pub mod analysis;
+pub mod cfg;
+pub mod codes;
 pub mod compdb;
 pub mod compiler;
+pub mod controls;
 pub mod error;
 pub mod graph;
 pub mod lex;
@@ -18,17 +25,3 @@ pub mod search;
 
 pub use error::{Error, Result};
 pub use graph::{Graph, GraphOptions, NodeId};
-
-/// Writes `files` (root-relative path, text) into a fresh temporary directory; the directory is
-/// removed when the returned guard drops. Self-tests use it to build canned trees.
-pub fn temp_tree(files: &[(&str, &str)]) -> std::io::Result<tempfile::TempDir> {
-    let d = tempfile::tempdir()?;
-    for (p, t) in files {
-        let full = d.path().join(p);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(full, t)?;
-    }
-    Ok(d)
-}

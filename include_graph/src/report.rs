@@ -1,9 +1,11 @@
-//! Renderers: DOT and JSON for the graph, upstream-shaped lines for probes.
+//! Renderers: DOT and JSON for the graph, upstream-shaped lines and JSON for the probe and
+//! layering outcomes.
 
 use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
+use crate::analysis::{CompilerSide, LayeringOutcome, Mode, ProbesOutcome};
 use crate::graph::{Graph, NodeId};
 use crate::probe::{ProbeResult, Status};
 
@@ -142,4 +144,248 @@ pub fn probe_lines(r: &ProbeResult, mode: &str, cxx: &str) -> Vec<String> {
         v.push(format!("{PREFIX}    text limit: {t}"));
     }
     v
+}
+
+/// How error lines of the probe report are marked: upstream's GitHub annotations
+/// (`::error::…`), or plain text for a terminal (`include-closure: error: …`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorStyle {
+    Plain,
+    Github,
+}
+
+impl ErrorStyle {
+    fn line(self, msg: &str) -> String {
+        match self {
+            ErrorStyle::Plain => format!(
+                "{PREFIX}error: {}",
+                msg.strip_prefix("include-closure ").unwrap_or(msg)
+            ),
+            ErrorStyle::Github => format!("::error::{msg}"),
+        }
+    }
+}
+
+/// The `include probes` report: upstream's `include-closure:` lines (spec §2.6) for an outcome.
+pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle) -> Vec<String> {
+    let mut lines = Vec::new();
+    let cxx = o.compiler.as_deref().unwrap_or("-");
+    if let Some(c) = &o.compiler {
+        lines.push(format!("{PREFIX}compiler: {c}"));
+    }
+    if let (Some(f), Some(_)) = (&o.flags_from, &o.compiler) {
+        lines.push(format!(
+            "{PREFIX}flags from {} ({} tokens), cwd={}",
+            f.file.display(),
+            f.tokens,
+            f.cwd.display()
+        ));
+    }
+    if let Some(p) = &o.setup_problem {
+        lines.push(style.line(p));
+    }
+    for p in &o.missing_required {
+        lines.push(format!(
+            "{PREFIX}{} is required under --require-all but its header does not exist: {}",
+            p.name, p.header
+        ));
+    }
+    let mut chains = false;
+    for r in &o.results {
+        let name = &r.probe.name;
+        if r.text.status == Status::Skip {
+            lines.extend(probe_lines(&r.text, "", ""));
+            if o.require_all {
+                lines.push(format!(
+                    "{PREFIX}{name} SKIP is a failure under --require-all: {} does not exist",
+                    r.probe.header
+                ));
+            }
+            continue;
+        }
+        if o.mode != Mode::Compiler {
+            lines.extend(probe_lines(&r.text, "text", "-"));
+            chains |= !r.text.violations.is_empty();
+        }
+        match &r.compiler {
+            None => {}
+            Some(CompilerSide::NotRun(e)) => lines.push(style.line(&format!("{name}: {e}"))),
+            Some(CompilerSide::Failed { diagnostics }) => lines.push(style.line(&format!(
+                "{name} preprocessing failed: {}",
+                diagnostics.join(" | ")
+            ))),
+            Some(CompilerSide::Ran(cr)) => {
+                lines.extend(probe_lines(cr, "compiler", cxx));
+                chains |= !cr.violations.is_empty();
+            }
+        }
+        if o.mode != Mode::Both || r.compiler.is_none() {
+            continue;
+        }
+        // Agreement is claimed only when both sides produced a closure.
+        let Some(cmp) = &r.comparison else {
+            lines.push(format!(
+                "{PREFIX}{name} modes not compared: the compiler side failed"
+            ));
+            continue;
+        };
+        for d in &cmp.differences {
+            let side = if d.static_only {
+                "static only"
+            } else {
+                "compiler only"
+            };
+            let tag = if d.explanation.explained() {
+                "explained"
+            } else {
+                "UNEXPLAINED"
+            };
+            lines.push(format!(
+                "{PREFIX}    {tag} difference ({side}): {} - {}",
+                d.path, d.explanation
+            ));
+        }
+        if cmp.unexplained() > 0 {
+            lines.push(format!(
+                "{PREFIX}{name} MODE DISAGREEMENT - {} unexplained difference(s) between the static graph and {cxx}",
+                cmp.unexplained()
+            ));
+        } else {
+            lines.push(format!(
+                "{PREFIX}{name} modes agree: {} static / {} compiler files in the workspace, {} explained difference(s)",
+                cmp.static_files,
+                cmp.compiler_files,
+                cmp.differences.len()
+            ));
+        }
+    }
+    if let Some((n, m)) = o.expect_mismatch() {
+        lines.push(style.line(&format!("expected {n} probe(s), ran {m}")));
+    }
+    let problems = o.problems();
+    lines.push(format!(
+        "{PREFIX}{} probes, {} skipped, {problems} problem(s)",
+        o.selected(),
+        o.skipped()
+    ));
+    if problems > 0 {
+        let tail = if chains {
+            "; see the chains above"
+        } else {
+            "; see the lines above"
+        };
+        lines.push(style.line(&format!(
+            "include-closure gate failed: {problems} problem(s){tail}"
+        )));
+    }
+    lines
+}
+
+fn result_json(r: &ProbeResult, mode: &str) -> Value {
+    json!({
+        "probe": r.probe, "mode": mode, "status": r.status, "headers": r.headers, "forbidden": r.violations.len(),
+        "violations": r.violations.iter().map(|v| &v.path).collect::<Vec<_>>(),
+        "chains": r.violations, "text_problems": r.text_problems, "allowed": r.allowed,
+    })
+}
+
+/// The `include probes --format json` document (`"schema": 1`), `lines` being the text report.
+pub fn probes_json(o: &ProbesOutcome, lines: &[String]) -> Value {
+    let mut results = Vec::new();
+    for r in &o.results {
+        let name = &r.probe.name;
+        if r.text.status == Status::Skip {
+            results.push(json!({"probe": name, "mode": o.mode.name(), "status": "SKIP", "headers": 0, "forbidden": 0}));
+            continue;
+        }
+        if o.mode != Mode::Compiler {
+            results.push(result_json(&r.text, "text"));
+        }
+        match &r.compiler {
+            None => {}
+            Some(CompilerSide::Ran(cr)) => results.push(result_json(cr, "compiler")),
+            Some(_) => results.push(json!({"probe": name, "mode": "compiler", "status": "ERROR", "headers": 0, "forbidden": 0})),
+        }
+    }
+    let comparisons: Vec<_> = o
+        .results
+        .iter()
+        .filter_map(|r| r.comparison.as_ref())
+        .collect();
+    json!({
+        "schema": 1,
+        "modes": match o.mode { Mode::Text => vec!["text"], Mode::Compiler => vec!["compiler"], Mode::Both => vec!["text", "compiler"] },
+        "results": results,
+        "skipped": o.skipped(),
+        "ran": o.ran(),
+        "problems": o.problems(),
+        "require_all": o.require_all,
+        "expect_probes": o.expect_probes,
+        "compiler": o.compiler,
+        "flags": if o.compiler.is_some() { Some(&o.flags) } else { None },
+        "comparisons": comparisons,
+        "lines": lines,
+    })
+}
+
+/// The `include rules` report lines.
+pub fn layering_lines(o: &LayeringOutcome) -> Vec<String> {
+    let rep = &o.report;
+    let mut v = Vec::new();
+    let chain = |v: &mut Vec<String>, hops: &[crate::query::Hop]| {
+        for (i, h) in hops.iter().enumerate() {
+            v.push(format!("    {}{h}", "  ".repeat(i)));
+        }
+    };
+    for x in &rep.violations {
+        let how = if x.transitive { "reaches" } else { "includes" };
+        v.push(format!(
+            "VIOLATION {} {how} {} (rule `{}` at {})",
+            x.from, x.header, x.rule.text, x.rule.origin
+        ));
+        chain(&mut v, &x.chain);
+        if x.also > 0 {
+            v.push(format!(
+                "    … and {} more header(s) under the same rule",
+                x.also
+            ));
+        }
+    }
+    for t in &rep.temporary {
+        let what = if t.known {
+            "temporary (known)"
+        } else {
+            "NEW temporary use"
+        };
+        v.push(format!(
+            "{what}: {} (rule `{}` at {})",
+            t.key(),
+            t.rule.text,
+            t.rule.origin
+        ));
+        chain(&mut v, &t.chain);
+    }
+    for s in &rep.stale {
+        v.push(format!("STALE {} at {}: {}", s.what, s.origin, s.reason));
+    }
+    for s in &rep.gone {
+        v.push(format!("gone: {} at {}: {}", s.what, s.origin, s.reason));
+    }
+    v.push(format!(
+        "include-layering: {} layer(s), {} file(s) checked: {} violation(s), {} temporary use(s) ({} new), {} stale rule(s) -> {}",
+        o.layers,
+        rep.files_checked,
+        rep.violations.len(),
+        rep.temporary.len(),
+        o.new_temporary(),
+        rep.stale.len(),
+        if o.passed() { "ok" } else { "FAIL" }
+    ));
+    v
+}
+
+/// The `include rules --format json` document (`"schema": 1`).
+pub fn layering_json(o: &LayeringOutcome) -> Value {
+    let rep = &o.report;
+    json!({"schema": 1, "files_checked": rep.files_checked, "violations": rep.violations, "temporary": rep.temporary, "stale": rep.stale, "gone": rep.gone, "failed": !o.passed()})
 }
