@@ -314,6 +314,21 @@ impl Inputs {
         o.search.quote = p(&cfg.quote_dirs);
         o.search.system = p(&cfg.system_dirs);
         o.scan = p(&cfg.scan);
+        // A layer's files must be in the graph to be checked: walk a layer directory that the
+        // scan directories do not cover (else its files are graphed only when something
+        // includes them, and the layer checks none of them).
+        if !cfg.scan.is_empty() {
+            let scans: Vec<String> = cfg.scan.iter().map(|s| layer_dir(s)).collect();
+            for l in &cfg.layers {
+                let d = layer_dir(l.dir.get_ref());
+                let covered = scans
+                    .iter()
+                    .any(|s| s.is_empty() || d == *s || d.starts_with(&format!("{s}/")));
+                if !covered && !d.is_empty() && root.join(&d).is_dir() {
+                    o.scan.push(PathBuf::from(&d));
+                }
+            }
+        }
         o.exclude = cfg.exclude.clone();
         o.walk_external = cfg.walk_external;
         if let Some(db) = &compile_db {

@@ -426,15 +426,10 @@ impl Graph {
         self.index.get(&p).copied()
     }
 
-    /// Finds a node by a root-relative path, an absolute path, or a unique path suffix.
+    /// Finds a node by a root-relative path, an absolute path, or a unique path suffix (a path
+    /// relative to the current directory is the caller's to resolve).
     pub fn find(&self, name: &str) -> Result<NodeId> {
         if let Some(n) = self.id(Path::new(name)) {
-            return Ok(n);
-        }
-        let cwd_rel = std::env::current_dir()
-            .map(|c| normalize(&c.join(name)))
-            .ok();
-        if let Some(n) = cwd_rel.and_then(|p| self.index.get(&p).copied()) {
             return Ok(n);
         }
         let suffix = format!("/{}", name.trim_start_matches("./"));

@@ -389,3 +389,74 @@ pub fn layering_json(o: &LayeringOutcome) -> Value {
     let rep = &o.report;
     json!({"schema": 1, "files_checked": rep.files_checked, "violations": rep.violations, "temporary": rep.temporary, "stale": rep.stale, "gone": rep.gone, "failed": !o.passed()})
 }
+
+/// The unresolved includes met on the way from `n`.
+fn unresolved_from(g: &Graph, n: NodeId) -> Vec<&crate::graph::UnresolvedInclude> {
+    let r = crate::query::reach(g, &[n], |_| true);
+    g.unresolved.iter().filter(|u| r.reached(u.from)).collect()
+}
+
+/// The `include closure --format json` document (`"schema": 1`).
+pub fn closure_json(g: &Graph, n: NodeId) -> Value {
+    let entries = crate::query::closure(g, n);
+    json!({
+        "schema": 1,
+        "file": g.rel(n),
+        "closure": entries,
+        "unresolved": unresolved_from(g, n).iter().map(|u| json!({"from": g.rel(u.from), "line": u.line, "spelling": u.spelling, "reason": u.reason})).collect::<Vec<_>>(),
+    })
+}
+
+/// The `include closure` report: every reached file with its depth and tags, then the counts.
+pub fn closure_lines(g: &Graph, n: NodeId) -> Vec<String> {
+    let entries = crate::query::closure(g, n);
+    let unresolved = unresolved_from(g, n);
+    let mut v = vec![g.rel(n).to_string()];
+    for e in &entries {
+        let mut tags = Vec::new();
+        if e.external {
+            tags.push("external");
+        }
+        if e.conditional {
+            tags.push("conditional");
+        }
+        let tags = if tags.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", tags.join(", "))
+        };
+        v.push(format!("{:>3}  {}{tags}", e.depth, e.path));
+    }
+    let ext = entries.iter().filter(|e| e.external).count();
+    let cond = entries.iter().filter(|e| e.conditional).count();
+    let computed = unresolved
+        .iter()
+        .filter(|u| u.reason != crate::graph::Unresolvable::NotFound)
+        .count();
+    v.push(format!(
+        "{} file(s) reached ({ext} external, {cond} only through conditional includes); {} include(s) unresolved ({computed} computed or #include_next)",
+        entries.len(),
+        unresolved.len()
+    ));
+    v
+}
+
+/// The `include cycles` report.
+pub fn cycle_lines(g: &Graph, cs: &[crate::query::Cycle]) -> Vec<String> {
+    let mut v: Vec<String> = cs
+        .iter()
+        .map(|c| {
+            format!(
+                "cycle of {} file(s): {}",
+                c.files.len(),
+                crate::query::chain_text(&c.witness)
+            )
+        })
+        .collect();
+    v.push(format!(
+        "{} cycle(s) among {} files",
+        cs.len(),
+        g.scanned_count()
+    ));
+    v
+}

@@ -6,13 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
 
 use include_graph::analysis::{self, ProbeOptions};
 use include_graph::cfg::{ConfigSource, Inputs};
 use include_graph::controls::{self, ControlResult};
-use include_graph::graph::Unresolvable;
-use include_graph::query::{self, chain_text};
+use include_graph::query;
 use include_graph::report::{self, ErrorStyle};
 use include_graph::{Graph, NodeId};
 
@@ -309,68 +307,22 @@ fn why(g: &Graph, a: &WhyArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
 
 fn closure(g: &Graph, a: &ClosureArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let n = find(g, &a.file)?;
-    let entries = query::closure(g, n);
-    let unresolved: Vec<_> = {
-        let r = query::reach(g, &[n], |_| true);
-        g.unresolved.iter().filter(|u| r.reached(u.from)).collect()
-    };
     if a.format == OutFormat::Json {
-        let v = json!({
-            "schema": 1,
-            "file": g.rel(n),
-            "closure": entries,
-            "unresolved": unresolved.iter().map(|u| json!({"from": g.rel(u.from), "line": u.line, "spelling": u.spelling, "reason": u.reason})).collect::<Vec<_>>(),
-        });
+        let v = report::closure_json(g, n);
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        return Ok(Outcome::Pass);
-    }
-    writeln!(out, "{}", g.rel(n))?;
-    for e in &entries {
-        let mut tags = Vec::new();
-        if e.external {
-            tags.push("external");
+    } else {
+        for l in report::closure_lines(g, n) {
+            writeln!(out, "{l}")?;
         }
-        if e.conditional {
-            tags.push("conditional");
-        }
-        let tags = if tags.is_empty() {
-            String::new()
-        } else {
-            format!("  [{}]", tags.join(", "))
-        };
-        writeln!(out, "{:>3}  {}{tags}", e.depth, e.path)?;
     }
-    let ext = entries.iter().filter(|e| e.external).count();
-    let cond = entries.iter().filter(|e| e.conditional).count();
-    let computed = unresolved
-        .iter()
-        .filter(|u| u.reason != Unresolvable::NotFound)
-        .count();
-    writeln!(
-        out,
-        "{} file(s) reached ({ext} external, {cond} only through conditional includes); {} include(s) unresolved ({computed} computed or #include_next)",
-        entries.len(),
-        unresolved.len()
-    )?;
     Ok(Outcome::Pass)
 }
 
 fn cycles(g: &Graph, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let cs = query::cycles(g);
-    for c in &cs {
-        writeln!(
-            out,
-            "cycle of {} file(s): {}",
-            c.files.len(),
-            chain_text(&c.witness)
-        )?;
+    for l in report::cycle_lines(g, &cs) {
+        writeln!(out, "{l}")?;
     }
-    writeln!(
-        out,
-        "{} cycle(s) among {} files",
-        cs.len(),
-        g.scanned_count()
-    )?;
     Ok(Outcome::from_pass(cs.is_empty()))
 }
 

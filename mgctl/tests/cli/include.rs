@@ -771,3 +771,45 @@ fn every_include_help_example_runs() {
         );
     }
 }
+
+/// A layer outside the `scan` directories is walked too: its files are checked (they used to be
+/// graphed only when something included them, so the layer checked "0 files").
+#[test]
+fn a_layer_outside_the_scan_directories_checks_its_files() {
+    let d = scratch();
+    write_tree(
+        d.path(),
+        &[
+            ("mgctl.toml", "[include]\ndirs = [\"MobileGL\"]\nscan = [\"MobileGL/MG_Pipe\"]\n[[include.layer]]\ndir = \"./MobileGL/MG_Backend/\"\ntransitive = true\nrules = [\"-MobileGL/MG_State\"]\n"),
+            ("MobileGL/MG_Pipe/P.h", "#pragma once\n"),
+            ("MobileGL/MG_State/S.h", "#pragma once\n"),
+            ("MobileGL/MG_Backend/B.cpp", "#include \"MG_Pipe/P.h\"\n#include \"MG_State/S.h\"\n"),
+        ],
+    );
+    let r = mgctl(&["include", "rules"], d.path()).expect(1);
+    r.assert_stdout_has("VIOLATION MobileGL/MG_Backend/B.cpp includes MobileGL/MG_State/S.h");
+    r.assert_stdout_has("1 file(s) checked");
+    let (verdict, fig) = gate_json(d.path(), "include-layering");
+    assert_eq!(verdict, "fail");
+    assert_eq!(fig["files_checked"], 1);
+}
+
+/// INC010 names the path once: in its location, not again in the message.
+#[test]
+fn input_problems_name_their_path_once() {
+    let (_g, root) = copy_driver();
+    std::fs::remove_file(root.join("mgctl.toml")).unwrap(); // the MobileGL profile
+    let r = mgctl(
+        &["check", ".", "--only", "include-probes,include-layering"],
+        &root,
+    );
+    r.assert_stdout_has(
+        "warning[INC010] 3rdparty/xxHash: include directory does not exist (ignored)",
+    );
+    assert!(
+        !r.stdout.contains("3rdparty/xxHash: 3rdparty/xxHash"),
+        "{}",
+        r.dump()
+    );
+    assert!(!r.stdout.contains("include: include:"), "{}", r.dump());
+}
