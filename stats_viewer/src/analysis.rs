@@ -1,8 +1,6 @@
 //! Pure analysis over a parsed [`Session`]: period, complete windows, teardown, steady state,
 //! run totals and gate hit rates (spec §2.2, §12.5–§12.7).
 
-use std::collections::BTreeMap;
-
 use crate::fixed::{Fixed2, Ratio};
 use crate::session::{At, Session};
 use crate::window::{FieldKind, Mismatch, Value, Window};
@@ -44,10 +42,17 @@ impl Session {
                 });
             }
         }
-        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+        // A session has one or two distinct `window` values (the period, the teardown): a small
+        // vector beats a map, and the whole vote is one pass.
+        let mut counts: Vec<(u64, usize)> = Vec::new();
         for w in &self.windows {
-            if w.item.window > 0 {
-                *counts.entry(w.item.window).or_default() += 1;
+            let v = w.item.window;
+            if v == 0 {
+                continue;
+            }
+            match counts.iter_mut().find(|(k, _)| *k == v) {
+                Some(e) => e.1 += 1,
+                None => counts.push((v, 1)),
             }
         }
         counts
@@ -61,8 +66,7 @@ impl Session {
 
     /// A complete window: `window == period` and `frames` a multiple of it.
     pub fn is_complete(&self, w: &Window) -> bool {
-        self.period()
-            .is_some_and(|p| w.window == p.frames && w.frames % p.frames == 0)
+        complete_in(self.period(), w)
     }
 
     pub fn complete_windows(&self) -> Vec<&At<Window>> {
@@ -89,10 +93,12 @@ impl Session {
     /// Incomplete window lines other than the teardown line (unexpected: a period change?).
     pub fn irregular_windows(&self) -> Vec<&At<Window>> {
         let n = self.windows.len();
+        // The period once, not per window (it is a pass over every window).
+        let p = self.period();
         self.windows
             .iter()
             .take(n.saturating_sub(1))
-            .filter(|w| !self.is_complete(&w.item))
+            .filter(|w| !complete_in(p, &w.item))
             .collect()
     }
 
@@ -136,6 +142,10 @@ impl Session {
     pub fn totals(&self) -> Totals {
         Totals::over(self.windows.iter().map(|w| &w.item))
     }
+}
+
+fn complete_in(p: Option<Period>, w: &Window) -> bool {
+    p.is_some_and(|p| w.window == p.frames && w.frames % p.frames == 0)
 }
 
 /// Σ-weighted figures over several windows: Σdraws/Σframes and Σacc/Σdraws, never an average of

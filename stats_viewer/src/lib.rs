@@ -47,6 +47,7 @@ pub mod envelope;
 pub mod error;
 pub mod fatal;
 pub mod fixed;
+pub mod g4;
 pub mod parser;
 pub mod report;
 pub mod session;

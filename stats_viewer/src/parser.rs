@@ -83,8 +83,8 @@ pub enum Ignored {
     Cut,
     /// A NUL byte: binary data, not a text log.
     Binary,
-    /// Not valid UTF-8.
-    NotUtf8,
+    /// Longer than the parser's line cap: junk, dropped unread past the cap.
+    Overlong,
 }
 
 /// What one line meant.
@@ -126,6 +126,8 @@ pub struct Event {
     pub hms: Option<String>,
     pub envelope: Option<EnvelopeKind>,
     pub kind: EventKind,
+    /// The line was not valid UTF-8 and was decoded lossily (U+FFFD for each bad sequence).
+    pub lossy: bool,
 }
 
 /// Incremental parser. Feed whole lines with [`LogParser::push_line`] or arbitrary chunks with
@@ -136,16 +138,38 @@ pub struct LogParser {
     line_no: usize,
     partial: Vec<u8>,
     crlf_lines: usize,
+    cap: usize,
+    /// The current line passed the cap: its bytes are dropped up to its end (`true`: a NUL was seen).
+    skipping: Option<bool>,
+    /// While skipping: the line's ending `\r` run began and reached the end of the last chunk.
+    skip_in_cr: bool,
 }
+
+/// Longest line the parser keeps: MobileGL formats a message into a 1,024,000-byte buffer, plus
+/// its headers. A longer line is junk (a runaway writer, `/dev/zero`), counted and never held.
+pub const DEFAULT_LINE_CAP: usize = 1 << 20;
 
 impl LogParser {
     pub fn new(role: Role) -> Self {
+        Self::with_line_cap(role, DEFAULT_LINE_CAP)
+    }
+
+    /// A parser whose lines longer than `cap` bytes become [`Ignored::Overlong`] (at least 64).
+    pub fn with_line_cap(role: Role, cap: usize) -> Self {
         LogParser {
             role,
             line_no: 0,
             partial: Vec::new(),
             crlf_lines: 0,
+            cap: cap.max(64),
+            skipping: None,
+            skip_in_cr: false,
         }
+    }
+
+    /// The line cap in bytes.
+    pub fn line_cap(&self) -> usize {
+        self.cap
     }
 
     /// Physical lines seen so far.
@@ -158,46 +182,172 @@ impl LogParser {
         self.crlf_lines
     }
 
-    /// Parses one complete line (with or without its `\n` / `\r\n`).
+    /// Parses one complete line (with or without its `\n`, `\r\n` or `\r\r\n`).
     pub fn push_line(&mut self, line: &[u8]) -> Event {
         self.line_no += 1;
         let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = match line.strip_suffix(b"\r") {
-            Some(l) => {
-                self.crlf_lines += 1;
-                l
-            }
-            None => line,
-        };
-        interpret(line, self.line_no, self.role, false)
+        let body = trim_cr(line);
+        if body.len() < line.len() {
+            self.crlf_lines += 1;
+        }
+        interpret(body, self.line_no, self.role, false)
     }
 
-    /// Feeds a chunk; complete lines become events, the rest waits for the next chunk.
+    /// Feeds a chunk; complete lines become events, the rest waits for the next chunk. A line
+    /// ends at `\n` (any `\r`s before it belong to the ending) or at a lone `\r` (old Mac
+    /// endings); a line longer than the cap is dropped as it streams and becomes one
+    /// [`Ignored::Overlong`] (or [`Ignored::Binary`] when it held a NUL byte) event.
     pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn FnMut(Event)) {
         let mut rest = chunk;
-        while let Some(nl) = find_newline(rest) {
-            let (head, tail) = rest.split_at(nl + 1);
-            if self.partial.is_empty() {
-                sink(self.push_line(head));
-            } else {
-                let mut joined = std::mem::take(&mut self.partial);
-                joined.extend_from_slice(head);
-                sink(self.push_line(&joined));
-            }
-            rest = tail;
+        if self.skipping.is_some() {
+            rest = self.skip(rest, sink);
         }
-        self.partial.extend_from_slice(rest);
+        if self.partial.is_empty() {
+            let used = self.split(rest, sink);
+            self.hold(&rest[used..]);
+        } else {
+            let mut buf = std::mem::take(&mut self.partial);
+            buf.extend_from_slice(rest);
+            // `split` resolves every over-long line that ends inside `buf` itself.
+            let used = self.split(&buf, sink);
+            buf.drain(..used);
+            if buf.len() > self.cap {
+                self.overflow(&buf);
+            } else {
+                self.partial = buf;
+            }
+        }
+    }
+
+    /// Keeps an unterminated remainder, unless it already passes the cap.
+    fn hold(&mut self, rest: &[u8]) {
+        if rest.len() > self.cap {
+            self.overflow(rest);
+        } else {
+            self.partial.extend_from_slice(rest);
+        }
+    }
+
+    /// The current line passed the cap: remember whether it is binary and drop it as it comes.
+    fn overflow(&mut self, held: &[u8]) {
+        self.skipping = Some(memchr::memchr(0, held).is_some());
+    }
+
+    /// Drops the bytes of an over-long line up to its end; returns what follows it.
+    fn skip<'a>(&mut self, data: &'a [u8], sink: &mut dyn FnMut(Event)) -> &'a [u8] {
+        let Some(nul) = self.skipping else {
+            return data;
+        };
+        // Where the line's ending starts: already inside a `\r` run, or at the next `\n`/`\r`.
+        let at = if self.skip_in_cr {
+            Some(0)
+        } else {
+            memchr::memchr2(b'\n', b'\r', data)
+        };
+        let Some(i) = at else {
+            self.skipping = Some(nul || memchr::memchr(0, data).is_some());
+            return &[];
+        };
+        let binary = nul || memchr::memchr(0, &data[..i]).is_some();
+        let mut j = i;
+        while data.get(j) == Some(&b'\r') {
+            j += 1;
+        }
+        let end = match data.get(j) {
+            // The `\r` run reaches the chunk's end: a `\n` may still follow.
+            None if j > i || self.skip_in_cr => {
+                self.skipping = Some(binary);
+                self.skip_in_cr = true;
+                return &[];
+            }
+            None => j,
+            Some(b'\n') => j + 1,
+            // A `\r` run not followed by `\n`: the first `\r` alone ends the line.
+            Some(_) if self.skip_in_cr => i,
+            Some(_) => i + 1,
+        };
+        self.skipping = None;
+        self.skip_in_cr = false;
+        self.line_no += 1;
+        let why = if binary {
+            Ignored::Binary
+        } else {
+            Ignored::Overlong
+        };
+        sink(ignored(self.line_no, self.role, why));
+        &data[end..]
+    }
+
+    /// Emits every complete line of `data`; returns the bytes consumed (an unterminated
+    /// remainder, or a `\r` run at the very end that a `\n` may still follow, is left).
+    fn split(&mut self, data: &[u8], sink: &mut dyn FnMut(Event)) -> usize {
+        let mut start = 0;
+        while let Some(off) = memchr::memchr2(b'\n', b'\r', &data[start..]) {
+            let i = start + off;
+            if i - start > self.cap {
+                // Longer than the cap before its end: junk, as if it had streamed past the cap.
+                self.skipping = Some(memchr::memchr(0, &data[start..i]).is_some());
+                let rest = self.skip(&data[i..], sink);
+                start = data.len() - rest.len();
+                continue;
+            }
+            if data[i] == b'\n' {
+                sink(self.push_line(&data[start..=i]));
+                start = i + 1;
+                continue;
+            }
+            let mut j = i;
+            while data.get(j) == Some(&b'\r') {
+                j += 1;
+            }
+            match data.get(j) {
+                // The `\r` run reaches the end of the chunk: a `\n` may follow in the next one.
+                None => return start,
+                Some(b'\n') => {
+                    sink(self.push_line(&data[start..=j]));
+                    start = j + 1;
+                }
+                Some(_) => {
+                    // A lone `\r` ends a line (CR-only log).
+                    self.line_no += 1;
+                    sink(interpret(&data[start..i], self.line_no, self.role, false));
+                    start = i + 1;
+                }
+            }
+        }
+        start
     }
 
     /// Flushes a last line that had no newline: a record cut mid-line unless it parses whole.
     pub fn finish(&mut self, sink: &mut dyn FnMut(Event)) {
+        self.skip_in_cr = false;
+        if let Some(nul) = self.skipping.take() {
+            self.line_no += 1;
+            let why = if nul {
+                Ignored::Binary
+            } else {
+                Ignored::Overlong
+            };
+            sink(ignored(self.line_no, self.role, why));
+        }
         if self.partial.is_empty() {
             return;
         }
         let line = std::mem::take(&mut self.partial);
+        let body = trim_cr(&line);
+        if body.len() < line.len() {
+            // Ended by a `\r` run and then the input ended: a whole line (CR-only log), and each
+            // further `\r` an empty line, as `split` would have made them.
+            self.line_no += 1;
+            sink(interpret(body, self.line_no, self.role, false));
+            for _ in 1..line.len() - body.len() {
+                self.line_no += 1;
+                sink(interpret(b"", self.line_no, self.role, false));
+            }
+            return;
+        }
         self.line_no += 1;
-        let line = line.strip_suffix(b"\r").unwrap_or(&line);
-        sink(interpret(line, self.line_no, self.role, true));
+        sink(interpret(body, self.line_no, self.role, true));
     }
 
     /// Whether an incomplete line is waiting for more input.
@@ -206,24 +356,13 @@ impl LogParser {
     }
 }
 
-/// Position of the first `\n`, eight bytes at a time (the per-line hot path of big logs).
-fn find_newline(b: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = LO * b'\n' as u64;
-    let mut i = 0;
-    while i + 8 <= b.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[i..i + 8]);
-        let x = u64::from_le_bytes(w) ^ NL;
-        // A zero byte in x is a newline in the word (exact for the lowest one, which is all we use).
-        let z = x.wrapping_sub(LO) & !x & HI;
-        if z != 0 {
-            return Some(i + (z.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
+/// `line` without its trailing `\r`s.
+fn trim_cr(line: &[u8]) -> &[u8] {
+    let mut n = line.len();
+    while n > 0 && line[n - 1] == b'\r' {
+        n -= 1;
     }
-    b[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
+    &line[..n]
 }
 
 fn ignored(line: usize, role: Role, why: Ignored) -> Event {
@@ -235,16 +374,23 @@ fn ignored(line: usize, role: Role, why: Ignored) -> Event {
         hms: None,
         envelope: None,
         kind: EventKind::Ignored(why),
+        lossy: false,
     }
 }
 
 fn interpret(bytes: &[u8], line: usize, role: Role, last_unterminated: bool) -> Event {
-    if bytes.contains(&0) {
+    if memchr::memchr(0, bytes).is_some() {
         return ignored(line, role, Ignored::Binary);
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return ignored(line, role, Ignored::NotUtf8);
-    };
+    // Lines are bytes: one bad byte must not hide a `Fatal{` marker, so decode lossily.
+    let text = String::from_utf8_lossy(bytes);
+    let lossy = matches!(text, std::borrow::Cow::Owned(_));
+    let mut e = interpret_text(&text, line, role, last_unterminated);
+    e.lossy = lossy;
+    e
+}
+
+fn interpret_text(text: &str, line: usize, role: Role, last_unterminated: bool) -> Event {
     let cut = if last_unterminated {
         Ignored::Cut
     } else {
@@ -272,6 +418,7 @@ fn interpret(bytes: &[u8], line: usize, role: Role, last_unterminated: bool) -> 
                 hms: None,
                 envelope: Some(EnvelopeKind::Transcript),
                 kind: EventKind::Transcript(t),
+                lossy: false,
             },
             None => ignored(line, role, cut),
         },
@@ -340,6 +487,7 @@ fn record(r: Record<'_>, line: usize, default_role: Role) -> Event {
         hms,
         envelope: Some(r.envelope),
         kind,
+        lossy: false,
     }
 }
 
@@ -378,29 +526,64 @@ mod tests {
         assert_eq!(whole[3].kind, EventKind::Ignored(Ignored::Cut));
     }
 
-    #[test]
-    fn newline_search_agrees_with_position() {
-        let text: Vec<u8> = (0..200u32)
-            .map(|i| {
-                if i % 13 == 5 || i % 29 == 0 {
-                    b'\n'
-                } else {
-                    b'a' + (i % 26) as u8
-                }
-            })
-            .collect();
-        for start in 0..text.len() {
-            for end in start..text.len().min(start + 40) {
-                let s = &text[start..end];
-                assert_eq!(
-                    find_newline(s),
-                    s.iter().position(|&c| c == b'\n'),
-                    "{start}..{end}"
-                );
-            }
+    fn events(text: &[u8], cap: usize, size: usize) -> Vec<Event> {
+        let mut got = Vec::new();
+        let mut p = LogParser::with_line_cap(Role::Main, cap);
+        for c in text.chunks(size) {
+            p.feed(c, &mut |e| got.push(e));
         }
-        assert_eq!(find_newline(b"\x8a\x0a"), Some(1));
-        assert_eq!(find_newline(b"abcdefgh\x0b\x09\x0aab"), Some(10));
+        p.finish(&mut |e| got.push(e));
+        got
+    }
+
+    #[test]
+    fn cr_only_cr_cr_lf_and_overlong_lines_in_any_chunking() {
+        let long = "x".repeat(300);
+        let text = format!("a\rb\r\r\nc\r\n{long}\nd\n{long}\r\n\x00{long}\ne\r");
+        let whole = events(text.as_bytes(), 64, text.len());
+        let kinds: Vec<_> = whole.iter().map(|e| (e.line, e.kind.clone())).collect();
+        let noise = EventKind::Ignored(Ignored::Noise);
+        let over = EventKind::Ignored(Ignored::Overlong);
+        assert_eq!(
+            kinds,
+            vec![
+                (1, noise.clone()),
+                (2, noise.clone()),
+                (3, noise.clone()),
+                (4, over.clone()),
+                (5, noise.clone()),
+                (6, over),
+                (7, EventKind::Ignored(Ignored::Binary)),
+                (8, noise),
+            ]
+        );
+        for size in [1, 2, 3, 7, 64, 65, 200] {
+            assert_eq!(events(text.as_bytes(), 64, size), whole, "chunks of {size}");
+        }
+    }
+
+    #[test]
+    fn an_endless_line_is_never_held() {
+        let mut p = LogParser::with_line_cap(Role::Main, 1024);
+        let zeros = vec![0u8; 64 * 1024];
+        let mut got = Vec::new();
+        for _ in 0..64 {
+            p.feed(&zeros, &mut |e| got.push(e));
+            assert!(p.partial.len() <= 1024);
+        }
+        p.finish(&mut |e| got.push(e));
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].kind, EventKind::Ignored(Ignored::Binary));
+    }
+
+    #[test]
+    fn a_bad_byte_does_not_hide_a_fatal() {
+        let mut p = LogParser::new(Role::Main);
+        let e = p.push_line(
+            b"[10:00:00] [Linux t/FATAL]: MGPipe: Fatal{PipeVerifyDiffer, \"A\xffB@C\"}\n",
+        );
+        assert!(e.lossy);
+        assert!(matches!(e.kind, EventKind::Fatal(_)), "{e:?}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use serde_json::{json, Value as Json};
 
 use crate::analysis::{hit_rate, per_draw, Ending, PeriodSource};
+use crate::fatal::TranscriptVerify;
 use crate::fixed::{Fixed2, Ratio};
 use crate::session::{DumpNote, FatalLine, Log, Session};
 use crate::window::{FieldKind, Value, Window};
@@ -203,7 +204,7 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
     )?;
     writeln!(
         out,
-        "lines: {} MobileGL records, {} ignored ({} logcat marker, {} foreign tag, {} noise, {} cut record, {} bad window line{})",
+        "lines: {} MobileGL records, {} ignored ({} logcat marker, {} foreign tag, {} noise, {} cut record, {} bad window line{}){}",
         c.records,
         c.ignored(),
         c.markers,
@@ -211,7 +212,8 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
         c.noise,
         c.cut,
         c.bad_windows,
-        if c.not_utf8 > 0 { format!(", {} not UTF-8", c.not_utf8) } else { String::new() }
+        if c.overlong > 0 { format!(", {} over-long line (longer than the line cap, dropped unread)", c.overlong) } else { String::new() },
+        if c.not_utf8 > 0 { format!("; {} line(s) not valid UTF-8, decoded lossily", c.not_utf8) } else { String::new() }
     )?;
     for b in &log.bad_windows {
         writeln!(
@@ -603,6 +605,7 @@ pub fn log_json(log: &Log, steady: SteadyRange) -> Json {
         "lines": {
             "total": c.total, "crlf": c.crlf, "records": c.records, "ignored": c.ignored(), "markers": c.markers,
             "foreign": c.foreign, "noise": c.noise, "cut": c.cut, "bad_windows": c.bad_windows, "not_utf8": c.not_utf8,
+            "overlong": c.overlong,
         },
         "bad_windows": log.bad_windows.iter().map(|b| json!({"line": b.line, "error": b.item.to_string()})).collect::<Vec<_>>(),
         "sessions": log.sessions.iter().map(|s| session_json(s, steady)).collect::<Vec<_>>(),
@@ -754,5 +757,167 @@ pub fn dump_json(d: &crate::dump::Dump, checks: &[crate::dump::Check]) -> Json {
         "histograms": d.histograms.iter().map(|(n, h)| json!({"name": n, "buckets": h})).collect::<Vec<_>>(),
         "checks": checks,
         "agree": checks.iter().all(|c| c.ok),
+    })
+}
+
+/// Where a G4 problem is: `path:line` or `path`.
+fn problem_at(log: &Log, p: &crate::g4::Problem) -> String {
+    match p.line() {
+        Some(l) => format!("{}:{l}", log.path.display()),
+        None => log.path.display().to_string(),
+    }
+}
+
+/// `stats fatals` text for one log and its G4 verdict.
+pub fn fatals_text(log: &Log, v: &crate::g4::Verdict, out: &mut dyn Write) -> io::Result<()> {
+    use crate::g4::Problem;
+    writeln!(
+        out,
+        "== {}: {} Fatal line(s)",
+        log.path.display(),
+        log.fatals.len()
+    )?;
+    for f in &log.fatals {
+        writeln!(out, "  {}", fatal_line_text(log, f))?;
+    }
+    let (by_kind, by_detail) = census(log.fatals.iter());
+    if !by_kind.is_empty() {
+        let k: Vec<String> = by_kind.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        writeln!(out, "  by kind: {}", k.join(", "))?;
+        for (n, c) in &by_detail {
+            writeln!(out, "  {c:>4}  {n}")?;
+        }
+        let verify_kind = log
+            .fatals
+            .iter()
+            .filter(|f| f.fatal.is_verify_kind())
+            .count();
+        writeln!(out, "  verify-family Fatals (PipeVerifyDiffer|UnmigratedPipeInput|PipeVerifyBadKnob): {verify_kind}")?;
+    }
+    for a in log.armed() {
+        writeln!(
+            out,
+            "  verify armed at line {}: {} fields, {} verbs, fatal={}",
+            a.line,
+            a.item.fields,
+            a.item.verbs,
+            u8::from(a.item.fatal)
+        )?;
+    }
+    for t in &log.transcript {
+        let text = match &t.item {
+            TranscriptVerify::ArmedClean { case, backend } => {
+                format!("armed, clean: {case} {backend}")
+            }
+            TranscriptVerify::NotRequested {
+                case,
+                backend,
+                value,
+            } => format!("not requested (MOBILEGL_PIPE_VERIFY={value}): {case} {backend}"),
+            TranscriptVerify::Failed {
+                case,
+                backend,
+                fatals,
+            } => format!("FAILED: {case} {backend} ({fatals} Fatal)"),
+        };
+        writeln!(out, "  runner line {}: {text}", t.line)?;
+    }
+    if v.verify {
+        // The verdict line follows from the same problems the gate reports: never "zero Fatal
+        // lines" while a Fatal was counted.
+        if v.pass() {
+            writeln!(out, "  verify: armed, zero Fatal lines")?;
+        }
+        if v.fatal_lines > 0 {
+            writeln!(
+                out,
+                "  verify FAIL: {}: {} Fatal line(s), zero required",
+                log.path.display(),
+                v.fatal_lines
+            )?;
+        }
+        for p in v
+            .problems
+            .iter()
+            .filter(|p| !matches!(p, Problem::Fatal(_)))
+        {
+            writeln!(
+                out,
+                "  verify FAIL: {}: {}",
+                problem_at(log, p),
+                p.message()
+            )?;
+        }
+    } else {
+        for p in v
+            .problems
+            .iter()
+            .filter(|p| matches!(p, Problem::RunnerFailed { .. }))
+        {
+            writeln!(out, "  FAIL: {}: {}", problem_at(log, p), p.message())?;
+        }
+        if !v.armed {
+            writeln!(out, "  verify: not armed")?;
+        }
+    }
+    Ok(())
+}
+
+/// `stats fatals` text for several logs: each log, then the total when there is more than one.
+pub fn fatals_report_text(
+    logs: &[Log],
+    verdicts: &[crate::g4::Verdict],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for (i, (l, v)) in logs.iter().zip(verdicts).enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        fatals_text(l, v, out)?;
+    }
+    if logs.len() > 1 {
+        let total: usize = logs.iter().map(|l| l.fatals.len()).sum();
+        let (k, _) = census(logs.iter().flat_map(|l| l.fatals.iter()));
+        let k: Vec<String> = k.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        writeln!(
+            out,
+            "\ntotal: {total} Fatal line(s) in {} log(s){}",
+            logs.len(),
+            if k.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", k.join(", "))
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// `stats fatals --json` (`"schema": 1`).
+pub fn fatals_report_json(logs: &[Log], verdicts: &[crate::g4::Verdict], verify: bool) -> Json {
+    use crate::g4::Problem;
+    let pass = verdicts.iter().all(crate::g4::Verdict::pass);
+    let per_log: Vec<Json> = logs
+        .iter()
+        .zip(verdicts)
+        .map(|(l, v)| {
+            let mut j = fatals_json(l);
+            j["armed"] = json!(v.armed);
+            j["pass"] = json!(v.pass());
+            j["verify_problems"] = json!(v
+                .problems
+                .iter()
+                .filter(|p| !matches!(p, Problem::Fatal(_)))
+                .map(|p| format!("{}: {}", problem_at(l, p), p.message()))
+                .collect::<Vec<_>>());
+            j
+        })
+        .collect();
+    let total: usize = logs.iter().map(|l| l.fatals.len()).sum();
+    let (k, _) = census(logs.iter().flat_map(|l| l.fatals.iter()));
+    json!({
+        "schema": 1, "verify_mode": verify, "pass": pass, "fatal_lines": total,
+        "by_kind": k.iter().map(|(n, c)| json!({"kind": n, "count": c})).collect::<Vec<_>>(),
+        "logs": per_log,
     })
 }

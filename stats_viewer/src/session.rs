@@ -117,7 +117,10 @@ pub struct LineCounts {
     /// A last record cut mid-line.
     pub cut: usize,
     pub binary: usize,
+    /// Lines that were not valid UTF-8, decoded lossily and read like any other line.
     pub not_utf8: usize,
+    /// Lines longer than the parser's line cap (junk, dropped unread).
+    pub overlong: usize,
     /// Lines starting `MGPipe stats: frames=` that are not valid windows.
     pub bad_windows: usize,
 }
@@ -130,7 +133,7 @@ impl LineCounts {
             + self.noise
             + self.cut
             + self.binary
-            + self.not_utf8
+            + self.overlong
             + self.bad_windows
     }
 }
@@ -204,6 +207,14 @@ impl Log {
                 }
             };
             total += n as u64;
+            // Any NUL refuses the file: stop at the first one (`/dev/zero` must not read forever).
+            if let Some(z) = memchr::memchr(0, &buf[..n]) {
+                parser.feed(&buf[..z], &mut sink);
+                if binary.get().is_none() {
+                    binary.set(Some(parser.lines() + 1));
+                }
+                break;
+            }
             parser.feed(&buf[..n], &mut sink);
             if binary.get().is_some() {
                 break;
@@ -219,6 +230,28 @@ impl Log {
         let mut log = b.finish(parser.crlf_lines());
         log.bytes = total;
         Ok(log)
+    }
+
+    /// Opens and streams a log from disk; `-` reads standard input (named `<stdin>`). A FIFO or
+    /// `<(adb logcat -d)` streams like a file; a directory, a NUL byte (`/dev/zero`, an ELF file)
+    /// or a read error is an error naming the path.
+    pub fn open(path: &Path) -> Result<Log, Error> {
+        if path.as_os_str() == "-" {
+            return Log::from_reader(Path::new("<stdin>"), std::io::stdin().lock());
+        }
+        let not_open = |e: std::io::Error| Error::Empty {
+            path: path.to_path_buf(),
+            reason: format!("cannot open: {e}"),
+        };
+        let meta = std::fs::metadata(path).map_err(not_open)?;
+        if meta.is_dir() {
+            return Err(Error::Empty {
+                path: path.to_path_buf(),
+                reason: "is a directory, not a log file".into(),
+            });
+        }
+        let f = std::fs::File::open(path).map_err(not_open)?;
+        Log::from_reader(path, f)
     }
 
     /// The session a report is about: the last one with window lines, else the last one.
@@ -317,6 +350,9 @@ impl LogBuilder {
     pub fn push(&mut self, e: Event) {
         let c = &mut self.log.lines;
         c.total += 1;
+        if e.lossy {
+            c.not_utf8 += 1;
+        }
         match &e.kind {
             EventKind::Ignored(why) => {
                 match why {
@@ -326,7 +362,7 @@ impl LogBuilder {
                     Ignored::Noise => c.noise += 1,
                     Ignored::Cut => c.cut += 1,
                     Ignored::Binary => c.binary += 1,
-                    Ignored::NotUtf8 => c.not_utf8 += 1,
+                    Ignored::Overlong => c.overlong += 1,
                 }
                 return;
             }

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use stats_viewer::report::{self, SteadyRange};
-use stats_viewer::{diff, synth, Log, LogBuilder, LogParser, Role, TranscriptVerify};
+use stats_viewer::{diff, g4, synth, Log, LogBuilder, LogParser, Role};
 
 use super::Outcome;
 use crate::settings::Settings;
@@ -151,16 +151,9 @@ pub fn run(args: &StatsArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
     }
 }
 
-/// Reads and parses one log, streaming (memory holds the windows, not the file).
+/// Reads and parses one log, streaming (memory holds the windows, not the file); `-` is stdin.
 pub fn read_log(path: &Path) -> anyhow::Result<Log> {
-    let meta =
-        std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    if meta.is_dir() {
-        anyhow::bail!("{}: is a directory, not a log file", path.display());
-    }
-    let f =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    Ok(Log::from_reader(path, f)?)
+    Ok(Log::open(path)?)
 }
 
 fn read_logs(paths: &[PathBuf]) -> anyhow::Result<Vec<Log>> {
@@ -285,135 +278,17 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     Ok(Outcome::Pass)
 }
 
-/// The G4 verdict of one log: (armed, reasons it fails).
-pub fn verify_verdict(l: &Log) -> (bool, Vec<String>) {
-    let mut why = Vec::new();
-    for t in &l.transcript {
-        if let TranscriptVerify::Failed {
-            case,
-            backend,
-            fatals,
-        } = &t.item
-        {
-            why.push(format!("{}:{}: runner: {case} {backend} failed with {fatals} MGPipe Fatal(s) under MOBILEGL_PIPE_VERIFY", l.path.display(), t.line));
-        }
-    }
-    let armed = l.verify_armed();
-    if !armed {
-        why.push(format!(
-            "{}: verify never armed (no `MGPipe: verify armed` line)",
-            l.path.display()
-        ));
-    }
-    (armed, why)
-}
-
 fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let logs = read_logs(&a.logs)?;
-    let mut pass = true;
-    let mut json_logs = Vec::new();
-    for (i, l) in logs.iter().enumerate() {
-        if !l.fatals.is_empty() {
-            pass = false;
-        }
-        let (armed, why) = verify_verdict(l);
-        if a.verify && !why.is_empty() {
-            pass = false;
-        }
-        if a.json {
-            let mut j = report::fatals_json(l);
-            j["armed"] = json!(armed);
-            j["verify_problems"] = json!(why);
-            json_logs.push(j);
-            continue;
-        }
-        if i > 0 {
-            writeln!(out)?;
-        }
-        writeln!(
-            out,
-            "== {}: {} Fatal line(s)",
-            l.path.display(),
-            l.fatals.len()
-        )?;
-        for f in &l.fatals {
-            writeln!(out, "  {}", report::fatal_line_text(l, f))?;
-        }
-        let (by_kind, by_detail) = report::census(l.fatals.iter());
-        if !by_kind.is_empty() {
-            let k: Vec<String> = by_kind.iter().map(|(n, c)| format!("{n} {c}")).collect();
-            writeln!(out, "  by kind: {}", k.join(", "))?;
-            for (n, c) in &by_detail {
-                writeln!(out, "  {c:>4}  {n}")?;
-            }
-            let verify_kind = l.fatals.iter().filter(|f| f.fatal.is_verify_kind()).count();
-            writeln!(out, "  verify-family Fatals (PipeVerifyDiffer|UnmigratedPipeInput|PipeVerifyBadKnob): {verify_kind}")?;
-        }
-        for a in l.armed() {
-            writeln!(
-                out,
-                "  verify armed at line {}: {} fields, {} verbs, fatal={}",
-                a.line,
-                a.item.fields,
-                a.item.verbs,
-                u8::from(a.item.fatal)
-            )?;
-        }
-        for t in &l.transcript {
-            let text = match &t.item {
-                TranscriptVerify::ArmedClean { case, backend } => {
-                    format!("armed, clean: {case} {backend}")
-                }
-                TranscriptVerify::NotRequested {
-                    case,
-                    backend,
-                    value,
-                } => format!("not requested (MOBILEGL_PIPE_VERIFY={value}): {case} {backend}"),
-                TranscriptVerify::Failed {
-                    case,
-                    backend,
-                    fatals,
-                } => format!("FAILED: {case} {backend} ({fatals} Fatal)"),
-            };
-            writeln!(out, "  runner line {}: {text}", t.line)?;
-        }
-        if a.verify {
-            if why.is_empty() {
-                writeln!(out, "  verify: armed, zero Fatal lines")?;
-            }
-            for w in &why {
-                writeln!(out, "  verify FAIL: {w}")?;
-            }
-        } else if !armed {
-            writeln!(out, "  verify: not armed")?;
-        }
-    }
+    let verdicts: Vec<_> = logs.iter().map(|l| g4::verdict(l, a.verify)).collect();
     if a.json {
-        let total: usize = logs.iter().map(|l| l.fatals.len()).sum();
-        let (k, _) = report::census(logs.iter().flat_map(|l| l.fatals.iter()));
-        let v = json!({
-            "schema": 1, "verify_mode": a.verify, "pass": pass, "fatal_lines": total,
-            "by_kind": k.iter().map(|(n, c)| json!({"kind": n, "count": c})).collect::<Vec<_>>(),
-            "logs": json_logs,
-        });
+        let v = report::fatals_report_json(&logs, &verdicts, a.verify);
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
-    } else if logs.len() > 1 {
-        let total: usize = logs.iter().map(|l| l.fatals.len()).sum();
-        let (k, _) = report::census(logs.iter().flat_map(|l| l.fatals.iter()));
-        let k: Vec<String> = k.iter().map(|(n, c)| format!("{n} {c}")).collect();
-        writeln!(
-            out,
-            "\ntotal: {total} Fatal line(s) in {} log(s){}",
-            logs.len(),
-            if k.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", k.join(", "))
-            }
-        )?;
+    } else {
+        report::fatals_report_text(&logs, &verdicts, out)?;
     }
-    Ok(Outcome::from_pass(pass))
+    Ok(Outcome::from_pass(verdicts.iter().all(g4::Verdict::pass)))
 }
 
 /// CPU time of the calling thread in seconds (Linux `schedstat`), so a loaded machine does not

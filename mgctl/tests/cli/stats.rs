@@ -931,3 +931,111 @@ fn stats_bench_runs_and_reports_its_figures() {
         ],
     );
 }
+
+/// The verify-lane sample (armed, two windows, one Fatal) with its line endings replaced.
+fn fatal_log_with(ending: &str) -> Vec<u8> {
+    let text =
+        std::fs::read_to_string(data().join("fatal-verify-DirectGLES.mobilegl.log")).unwrap();
+    text.lines()
+        .map(|l| format!("{l}{ending}"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn a_fatal_line_with_an_invalid_utf8_byte_is_counted() {
+    let d = scratch();
+    let mut bytes = fatal_log_with("\n");
+    let at = bytes.windows(6).position(|w| w == b"Render").unwrap();
+    bytes[at] = 0xff;
+    write(d.path(), "bad.log", &bytes);
+    let r = mgctl(&["stats", "fatals", "--verify", "bad.log"], d.path()).expect(1);
+    r.assert_stdout_has("== bad.log: 1 Fatal line(s)");
+    r.assert_stdout_has("verify FAIL: bad.log: 1 Fatal line(s), zero required");
+    assert!(!r.stdout.contains("zero Fatal lines"), "{}", r.dump());
+    write_tree(
+        d.path(),
+        &[("mgctl.toml", "[fatals]\nlogs = [\"*.log\"]\n")],
+    );
+    let r = mgctl(
+        &["check", ".", "--only", "fatals", "--format", "github"],
+        d.path(),
+    )
+    .expect(1);
+    r.assert_stdout_has("FAT001");
+    let r = mgctl(&["stats", "summary", "bad.log"], d.path()).expect(0);
+    r.assert_stdout_has("1 line(s) not valid UTF-8, decoded lossily");
+}
+
+#[test]
+fn cr_only_and_cr_cr_lf_logs_are_read_like_lf() {
+    let d = scratch();
+    for (name, ending) in [("cr.log", "\r"), ("crcrlf.log", "\r\r\n")] {
+        write(d.path(), name, &fatal_log_with(ending));
+        let r = mgctl(&["stats", "fatals", "--verify", name], d.path()).expect(1);
+        r.assert_stdout_has(&format!("== {name}: 1 Fatal line(s)"));
+        r.assert_stdout_has("verify armed at line 2");
+        let r = mgctl(&["stats", "summary", name], d.path()).expect(0);
+        has(
+            &r.stdout,
+            &[
+                "5 lines",
+                "0 ignored",
+                "0 bad window line)",
+                "window lines: 2, complete: 2",
+            ],
+        );
+    }
+}
+
+#[test]
+fn logs_stream_from_a_fifo_and_stdin_and_dev_zero_stops_with_a_clear_error() {
+    let d = scratch();
+    let fifo = d.path().join("pipe.log");
+    let st = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let bytes = fatal_log_with("\n");
+    let writer = {
+        let fifo = fifo.clone();
+        let bytes = bytes.clone();
+        std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+    };
+    let r = mgctl(&["stats", "fatals", "pipe.log"], d.path()).expect(1);
+    writer.join().unwrap();
+    r.assert_stdout_has("== pipe.log: 1 Fatal line(s)");
+    // `-` is standard input.
+    let mut child = std::process::Command::new(crate::util::bin())
+        .args(["stats", "summary", "-"])
+        .current_dir(d.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    has(&stdout, &["== <stdin>", "window lines: 2"]);
+    // An endless NUL stream is refused at once, not read until memory runs out.
+    let r = mgctl(&["stats", "summary", "/dev/zero"], d.path()).expect(2);
+    r.assert_stderr_has("/dev/zero:1: binary data (NUL byte), not a text log");
+    // An over-long line is junk, counted with a note; the windows around it still count.
+    let mut long = fatal_log_with("\n");
+    long.extend(std::iter::repeat_n(b'x', 3 << 20));
+    long.extend_from_slice(b"\n");
+    write(d.path(), "long.log", &long);
+    let r = mgctl(&["stats", "summary", "long.log"], d.path()).expect(0);
+    has(
+        &r.stdout,
+        &[
+            "1 over-long line (longer than the line cap, dropped unread)",
+            "window lines: 2",
+        ],
+    );
+}

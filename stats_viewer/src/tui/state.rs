@@ -47,7 +47,9 @@ impl Batch {
         self.lines += 1;
         match &e.kind {
             EventKind::Ignored(Ignored::Blank) => {}
-            EventKind::Ignored(Ignored::Binary | Ignored::NotUtf8) => self.binary += 1,
+            EventKind::Ignored(Ignored::Binary) => self.binary += 1,
+            // An undecodable line that meant nothing even decoded lossily: junk, shown as binary.
+            EventKind::Ignored(_) if e.lossy => self.binary += 1,
             EventKind::Ignored(_) => self.ignored += 1,
             EventKind::Other => self.other_records += 1,
             _ => self.events.push(e),

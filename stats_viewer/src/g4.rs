@@ -1,0 +1,444 @@
+//! MobileGL's G4 verdict (zero `Fatal{…}` lines, every verify run armed, no failed runner case):
+//! the one place it is decided. `mgctl stats fatals` renders a [`Verdict`] per log; the `fatals`
+//! gate of `mgctl check` runs [`check`] over the configured logs and maps each [`Problem`] to a
+//! finding by its [`Code`]; both self-test through [`run_controls`], along the same path.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSetBuilder};
+
+use crate::fatal::TranscriptVerify;
+use crate::session::{FatalLine, Log};
+
+/// `[fatals]` in mgctl.toml.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatalsConfig {
+    /// Workspace-relative globs of logs (file sink, logcat captures, role logs, ctest transcripts).
+    pub logs: Vec<String>,
+    /// G4: every log must also carry the verify arming line (`MGPipe: verify armed`).
+    #[serde(default = "default_verify")]
+    pub verify: bool,
+}
+
+fn default_verify() -> bool {
+    true
+}
+
+/// A MobileGL checkout commits no logs: device and ctest logs live in build and result directories
+/// that differ per lane, so the built-in profile leaves the gate unconfigured (skipped, with the
+/// reason) rather than guessing paths.
+pub fn mobilegl_profile() -> Option<FatalsConfig> {
+    None
+}
+
+/// Finding codes of the `fatals` gate (docs/codes.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    Fat001,
+    Fat002,
+    Fat003,
+    Fat004,
+    Fat005,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::Fat001,
+        Code::Fat002,
+        Code::Fat003,
+        Code::Fat004,
+        Code::Fat005,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::Fat001 => "FAT001",
+            Code::Fat002 => "FAT002",
+            Code::Fat003 => "FAT003",
+            Code::Fat004 => "FAT004",
+            Code::Fat005 => "FAT005",
+        }
+    }
+
+    /// One line, what the finding means (becomes the SARIF rule's short description).
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Code::Fat001 => "a Fatal{…} line in a configured log: the run died there",
+            Code::Fat002 => "verify is required and the log never armed it",
+            Code::Fat003 => {
+                "a configured log is unreadable or binary, or the logs could not be listed"
+            }
+            Code::Fat004 => "the retrace runner failed a case with MGPipe Fatals under verify",
+            Code::Fat005 => "no file matches [fatals] logs: nothing was checked",
+        }
+    }
+}
+
+/// One reason a log fails G4.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// A `Fatal{…}` line (FAT001).
+    Fatal(FatalLine),
+    /// A ctest transcript's runner failed a case (FAT004).
+    RunnerFailed {
+        line: usize,
+        case: String,
+        backend: String,
+        fatals: u64,
+    },
+    /// Verify required and never armed (FAT002).
+    NeverArmed,
+}
+
+impl Problem {
+    pub fn code(&self) -> Code {
+        match self {
+            Problem::Fatal(_) => Code::Fat001,
+            Problem::RunnerFailed { .. } => Code::Fat004,
+            Problem::NeverArmed => Code::Fat002,
+        }
+    }
+
+    /// 1-based line of the log, where there is one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Problem::Fatal(f) => Some(f.line),
+            Problem::RunnerFailed { line, .. } => Some(*line),
+            Problem::NeverArmed => None,
+        }
+    }
+
+    /// The one wording of this problem, in every output.
+    pub fn message(&self) -> String {
+        match self {
+            Problem::Fatal(f) => format!("{} (the run died here)", f.fatal.marker_text()),
+            Problem::RunnerFailed {
+                case,
+                backend,
+                fatals,
+                ..
+            } => format!(
+                "the retrace runner failed {case} {backend}: {fatals} MGPipe Fatal(s) under MOBILEGL_PIPE_VERIFY"
+            ),
+            Problem::NeverArmed => "verify never armed: no `MGPipe: verify armed` line (a verify run whose log lacks it never armed)".to_string(),
+        }
+    }
+}
+
+/// The G4 verdict of one log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Verify was required (`--verify`, `[fatals] verify`).
+    pub verify: bool,
+    pub armed: bool,
+    pub windows: usize,
+    pub fatal_lines: usize,
+    /// In order: Fatal lines, failed runner cases, then a missing arming line.
+    pub problems: Vec<Problem>,
+}
+
+impl Verdict {
+    pub fn pass(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Decides G4 for one parsed log. Every Fatal line and every failed runner case fails it; with
+/// `verify` a log that never armed fails it too.
+pub fn verdict(log: &Log, verify: bool) -> Verdict {
+    let mut problems: Vec<Problem> = log.fatals.iter().cloned().map(Problem::Fatal).collect();
+    for t in &log.transcript {
+        if let TranscriptVerify::Failed {
+            case,
+            backend,
+            fatals,
+        } = &t.item
+        {
+            problems.push(Problem::RunnerFailed {
+                line: t.line,
+                case: case.clone(),
+                backend: backend.clone(),
+                fatals: *fatals,
+            });
+        }
+    }
+    let armed = log.verify_armed();
+    if verify && !armed {
+        problems.push(Problem::NeverArmed);
+    }
+    Verdict {
+        verify,
+        armed,
+        windows: log.window_count(),
+        fatal_lines: log.fatals.len(),
+        problems,
+    }
+}
+
+/// Why the gate could not run at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    #[error("[fatals] logs: bad glob {glob:?}: {reason}")]
+    BadGlob { glob: String, reason: String },
+    #[error("{}: cannot list: {reason}", .dir.display())]
+    List { dir: PathBuf, reason: String },
+    #[error("no log matches [fatals] logs = {globs:?}: nothing was checked")]
+    NoMatch { globs: Vec<String> },
+}
+
+impl CheckError {
+    pub fn code(&self) -> Code {
+        match self {
+            CheckError::NoMatch { .. } => Code::Fat005,
+            _ => Code::Fat003,
+        }
+    }
+}
+
+/// One configured log: its workspace-relative path and its verdict, or why it could not be read
+/// (FAT003, the message naming the relative path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogOutcome {
+    pub rel: String,
+    pub verdict: Result<Verdict, String>,
+}
+
+/// The gate's run over every configured log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutcome {
+    pub logs: Vec<LogOutcome>,
+}
+
+impl CheckOutcome {
+    fn sum(&self, f: impl Fn(&Verdict) -> usize) -> usize {
+        self.logs
+            .iter()
+            .filter_map(|l| l.verdict.as_ref().ok())
+            .map(f)
+            .sum()
+    }
+
+    pub fn windows(&self) -> usize {
+        self.sum(|v| v.windows)
+    }
+
+    pub fn fatal_lines(&self) -> usize {
+        self.sum(|v| v.fatal_lines)
+    }
+
+    pub fn armed(&self) -> usize {
+        self.sum(|v| usize::from(v.armed))
+    }
+
+    /// The headline: `N logs / W windows / F Fatal lines / armed A/N`.
+    pub fn headline(&self) -> String {
+        let n = self.logs.len();
+        format!(
+            "{n} logs / {} windows / {} Fatal lines / armed {}/{n}",
+            self.windows(),
+            self.fatal_lines(),
+            self.armed()
+        )
+    }
+}
+
+/// Opens and parses one log from disk (streamed: memory holds the windows, not the file).
+pub fn read_log(path: &Path) -> Result<Log, crate::Error> {
+    Log::open(path)
+}
+
+/// Runs G4 over the workspace files matching `cfg.logs` (skipping `.git` and `target`).
+pub fn check(root: &Path, cfg: &FatalsConfig) -> Result<CheckOutcome, CheckError> {
+    let paths = matching_logs(root, &cfg.logs)?;
+    if paths.is_empty() {
+        return Err(CheckError::NoMatch {
+            globs: cfg.logs.clone(),
+        });
+    }
+    let logs = paths
+        .iter()
+        .map(|p| {
+            let rel = rel(root, p);
+            let verdict = read_log(p)
+                .map(|log| verdict(&log, cfg.verify))
+                .map_err(|e| {
+                    format!(
+                        "unreadable log: {}",
+                        e.to_string().replace(&p.display().to_string(), &rel)
+                    )
+                });
+            LogOutcome { rel, verdict }
+        })
+        .collect();
+    Ok(CheckOutcome { logs })
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn matching_logs(root: &Path, globs: &[String]) -> Result<Vec<PathBuf>, CheckError> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        b.add(Glob::new(g).map_err(|e| CheckError::BadGlob {
+            glob: g.clone(),
+            reason: e.to_string(),
+        })?);
+    }
+    let set = b.build().map_err(|e| CheckError::BadGlob {
+        glob: globs.join(", "),
+        reason: e.to_string(),
+    })?;
+    let list_err = |dir: &Path, e: std::io::Error| CheckError::List {
+        dir: dir.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).map_err(|e| list_err(&dir, e))? {
+            let e = e.map_err(|e| list_err(&dir, e))?;
+            let p = e.path();
+            let name = e.file_name();
+            if p.is_dir() {
+                if name != ".git" && name != "target" {
+                    stack.push(p);
+                }
+                continue;
+            }
+            if set.is_match(rel(root, &p)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// One self-test control's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControlResult {
+    pub name: String,
+    pub expect_trip: bool,
+    pub tripped: bool,
+    pub detail: String,
+}
+
+/// The gate's controls, each a log run through [`verdict`] with `verify` on, exactly as a real
+/// run. A neutered negative control is fed its clean twin, so it cannot trip.
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+    const ARMED: &str = "[14:22:03] [Linux trace_replay_cl/INFO]: MGPipe: verify armed - 63 fields, 69 verbs, fatal=1\n";
+    const WINDOW: &str = "[14:22:12] [Linux trace_replay_cl/INFO]: MGPipe stats: frames=60 window=60 draws=3120 draws/f=52.00 acc=35448 acc/draw=11.36 bytes/f[buf=1.00] tex[emit=0 box=0 rect=0 jobs=0] gates[ers=1/1]\n";
+    let fatal = format!("{ARMED}{WINDOW}[14:22:25] [Linux trace_replay_cl/FATAL]: MGPipe: Fatal{{PipeVerifyDiffer, \"GetRenderStateParameters@Clear\", verb=48213, where=read}}\n");
+    let logcat_fatal = format!("{ARMED}11-30 10:21:07.114 24410 24452 F MobileGL: [10:21:07] [Android MobileGLTraceRe/FATAL]: MGPipe: Fatal{{UnmigratedSurface, \"AndroidNativeWindow@P12\"}}\n");
+    let clean = format!("{ARMED}{WINDOW}");
+    let unarmed = WINDOW.to_string();
+    let not_fatal = format!(
+        "{ARMED}11-30 10:21:07.131 24410 24452 F libc    : Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid 24452\n[09:14:02] [Linux mgl-srv-apply/WARN]: MGPipe: Admitted{{UnmigratedPipeInput, \"GetProgramForDraw@Clear\"}} [BARRIER-PULLED, UNBARRIERED, retires in P8]\n"
+    );
+    let runner_failed = "41: -- MGPipe verify: a DirectGLES armed, zero divergences, zero unmigrated reads\n41:   openra-ra-skirmish DirectGLES: 1 MGPipe Fatal(s) under MOBILEGL_PIPE_VERIFY.\n".to_string();
+    let runner_clean =
+        "41: -- MGPipe verify: a DirectGLES armed, zero divergences, zero unmigrated reads\n"
+            .to_string();
+    // (control, code that must fire or None for a positive control, bad input, clean twin)
+    let cases: Vec<(&str, Option<Code>, String, String)> = vec![
+        ("fatal-line", Some(Code::Fat001), fatal, clean.clone()),
+        (
+            "logcat-fatal",
+            Some(Code::Fat001),
+            logcat_fatal,
+            clean.clone(),
+        ),
+        ("never-armed", Some(Code::Fat002), unarmed, clean.clone()),
+        (
+            "runner-failed",
+            Some(Code::Fat004),
+            runner_failed,
+            runner_clean.clone(),
+        ),
+        ("clean-log", None, clean.clone(), clean.clone()),
+        (
+            "libc-signal-and-admitted",
+            None,
+            not_fatal.clone(),
+            not_fatal,
+        ),
+        ("clean-transcript", None, runner_clean.clone(), runner_clean),
+    ];
+    cases
+        .into_iter()
+        .map(|(name, code, bad, good)| {
+            let expect_trip = code.is_some();
+            let text = if expect_trip && neutered(name) {
+                good
+            } else {
+                bad
+            };
+            let (tripped, detail) = match Log::parse(Path::new("selftest.log"), text.as_bytes()) {
+                Ok(log) => {
+                    let v = verdict(&log, true);
+                    let hit = v
+                        .problems
+                        .iter()
+                        .find(|p| code.is_none_or(|c| p.code() == c));
+                    match (hit, code) {
+                        (Some(p), _) => (true, format!("{}: {}", p.code().as_str(), p.message())),
+                        (None, Some(c)) => (false, format!("no {} finding", c.as_str())),
+                        (None, None) => (false, "clean".into()),
+                    }
+                }
+                Err(e) => (true, e.to_string()),
+            };
+            ControlResult {
+                name: name.to_string(),
+                expect_trip,
+                tripped,
+                detail,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_well_formed() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in Code::ALL {
+            let s = c.as_str();
+            assert!(seen.insert(s), "{s} twice");
+            assert!(
+                s.len() == 6 && s.starts_with("FAT") && s[3..].bytes().all(|b| b.is_ascii_digit()),
+                "{s}"
+            );
+            assert!(!c.summary().is_empty());
+        }
+    }
+
+    #[test]
+    fn controls_pass_and_a_neutered_one_does_not_trip() {
+        let all = run_controls(&|_| false);
+        assert!(all.iter().all(|c| c.expect_trip == c.tripped), "{all:?}");
+        let n = run_controls(&|c| c == "fatal-line");
+        let c = n.iter().find(|c| c.name == "fatal-line");
+        assert!(c.is_some_and(|c| !c.tripped), "{n:?}");
+    }
+
+    #[test]
+    fn a_log_with_fatals_never_passes() {
+        let text = b"[01:00:00] [Linux t/INFO]: MGPipe: verify armed - 1 fields, 1 verbs, fatal=1\n[01:00:01] [Linux t/FATAL]: MGPipe: Fatal{X, \"a\xffb\"}\n";
+        let log = Log::parse(Path::new("x.log"), text);
+        let v = log.map(|l| verdict(&l, true));
+        assert!(
+            v.as_ref()
+                .is_ok_and(|v| v.armed && !v.pass() && v.fatal_lines == 1),
+            "{v:?}"
+        );
+    }
+}
