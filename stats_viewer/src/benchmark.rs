@@ -53,6 +53,26 @@ fn number(
     }
 }
 
+/// A frame count: a whole number from 0 to 2^53 (exact in a JSON double), never negative or
+/// fractional (the runner reads it as an integer; `-1` is its own "absent" marker, not data).
+fn frame_count(
+    path: &Path,
+    obj: &serde_json::Map<String, Json>,
+    key: &str,
+) -> Result<Option<f64>, Error> {
+    let v = number(path, obj, key)?;
+    match v {
+        Some(x) if x < 0.0 || x.fract() != 0.0 || x > 9_007_199_254_740_992.0 => {
+            Err(Error::BadField {
+                path: path.to_path_buf(),
+                field: key.into(),
+                reason: format!("{x} is not a frame count (a whole number from 0 to 2^53)"),
+            })
+        }
+        _ => Ok(v),
+    }
+}
+
 fn series(
     path: &Path,
     obj: &serde_json::Map<String, Json>,
@@ -141,8 +161,8 @@ impl BenchmarkFile {
             trace_path: string("tracePath"),
             backend: string("backend"),
             finish: obj.get("benchmarkFinish").and_then(Json::as_bool),
-            total_frames: number(path, obj, "totalFrames")?,
-            tail_frames: number(path, obj, "tailFrames")?,
+            total_frames: frame_count(path, obj, "totalFrames")?,
+            tail_frames: frame_count(path, obj, "tailFrames")?,
             total_seconds: number(path, obj, "totalSeconds")?,
             mean_frame_ms: number(path, obj, "meanFrameMs")?,
             median_frame_ms: number(path, obj, "medianFrameMs")?,

@@ -1039,3 +1039,27 @@ fn logs_stream_from_a_fifo_and_stdin_and_dev_zero_stops_with_a_clear_error() {
         ],
     );
 }
+
+#[test]
+fn bench_frames_refuses_frame_counts_that_are_not_whole_numbers() {
+    let d = scratch();
+    let p = d.path();
+    for (key, value) in [
+        ("tailFrames", "-1"),
+        ("tailFrames", "0.5"),
+        ("tailFrames", "18446744073709551616"),
+        ("totalFrames", "-1"),
+    ] {
+        let body = format!("{{\"{key}\": {value}, \"frameTimesMs\": [1.0, 2.0, 3.0]}}");
+        write(p, "b.json", body.as_bytes());
+        let r = mgctl(&["bench", "frames", "b.json"], p).expect(2);
+        r.assert_stderr_has(&format!("b.json: {key}: "));
+        r.assert_stderr_has("is not a frame count (a whole number from 0 to 2^53)");
+    }
+    write(
+        p,
+        "ok.json",
+        b"{\"tailFrames\": 2, \"totalFrames\": 3, \"frameTimesMs\": [1.0, 2.0, 3.0]}",
+    );
+    mgctl(&["bench", "frames", "ok.json"], p).expect(0);
+}
