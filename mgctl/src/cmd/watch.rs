@@ -86,9 +86,19 @@ pub struct WatchArgs {
     /// Test hook: panic inside the live view, to prove the terminal is restored.
     #[arg(long, hide = true)]
     pub crash_test: bool,
-    /// Benchmark report as JSON (`"schema": 1`).
-    #[arg(long, requires = "bench")]
+    /// JSON (`"schema": 1`): the --once view (as `e` exports it) or the benchmark report.
+    #[arg(long)]
     pub json: bool,
+    /// Output of --once and --bench: `human` (text) or `json` (same as --json).
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    #[value(alias = "text")]
+    Human,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -153,7 +163,7 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
             width: 160,
             height: 45,
         })?;
-        if args.json {
+        if args.json || args.format == FormatArg::Json {
             writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
         } else {
             write!(out, "{}", r.text())?;
@@ -179,6 +189,15 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         line_cap: args.line_cap,
         ..SourceOptions::default()
     };
+    if args.once && (args.json || args.format == FormatArg::Json) {
+        let state = tui::once_state(&src, opts, state)?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&tui::export(&state))?
+        )?;
+        return Ok(Outcome::Pass);
+    }
     if args.once {
         let text = tui::once(&src, opts, state, args.width)?;
         out.write_all(text.as_bytes())?;

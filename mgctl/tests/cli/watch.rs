@@ -491,3 +491,20 @@ fn stdin_that_is_a_terminal_is_refused() {
     assert!(s.contains("EXITED:2"), "{s}");
     assert!(s.replace('\n', "").contains("stdin is a terminal"), "{s}");
 }
+
+#[test]
+fn once_with_format_json_prints_the_view_as_json() {
+    let dir = scratch();
+    let log = sample("abB-push-DirectGLES.logcat.txt");
+    for flags in [&["--format", "json"][..], &["--json"][..]] {
+        let mut args = vec!["stats", "watch", "--once", log.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let r = mgctl(&args, dir.path()).expect(0);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e})\n{}", r.dump()));
+        assert_eq!(v["schema"], 1, "{}", r.dump());
+        assert_eq!(v["tool"], "mgctl stats watch");
+        assert_eq!(v["session"]["pid"], 21377, "{}", r.dump());
+        assert_eq!(v["window"]["frames"], 720, "{}", r.dump());
+    }
+}

@@ -214,9 +214,18 @@ pub fn watch(
 pub fn once(
     source: &Source,
     opts: SourceOptions,
-    mut state: ViewState,
+    state: ViewState,
     width: u16,
 ) -> Result<String, Error> {
+    snapshot(&once_state(source, opts, state)?, width)
+}
+
+/// Reads a finite source to its end into the view state (`--once`; [`export`] makes it JSON).
+pub fn once_state(
+    source: &Source,
+    opts: SourceOptions,
+    mut state: ViewState,
+) -> Result<ViewState, Error> {
     let (batch, notes) = source::read_all(source, opts)?;
     update(
         &mut state,
@@ -234,7 +243,7 @@ pub fn once(
             },
         );
     }
-    snapshot(&state, width)
+    Ok(state)
 }
 
 /// The state drawn into a buffer tall enough for every counter, as plain text lines.
