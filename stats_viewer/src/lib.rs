@@ -52,6 +52,7 @@ pub mod parser;
 pub mod report;
 pub mod session;
 pub mod synth;
+#[cfg(feature = "tui")]
 pub mod tui;
 pub mod window;
 
