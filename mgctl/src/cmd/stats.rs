@@ -3,14 +3,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
 use stats_viewer::report::{self, SteadyRange};
-use stats_viewer::{diff, g4, synth, Log, LogBuilder, LogParser, Role};
+use stats_viewer::{diff, g4, Log};
 
 use super::Outcome;
 use crate::settings::Settings;
@@ -23,7 +22,7 @@ accessor calls per draw, byte classes, CSO mints/binds, the six memo gates), the
 `Fatal{…}`. Every log envelope is understood: the library's own file sink, `adb logcat` in any format \
 (threadtime, time, brief, tag, with year/usec/uid variants), CRLF, ctest transcripts, records cut mid-line; \
 sessions are split by pid, banner and frame-counter resets, and client/server roles are never merged.",
-    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/logcat.txt\n  mgctl stats fatals --verify out/*/mobilegl.log\n  mgctl stats bench"
+    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/logcat.txt\n  mgctl stats fatals --verify out/*/mobilegl.log"
 )]
 pub struct StatsArgs {
     #[command(subcommand)]
@@ -35,7 +34,6 @@ pub enum StatsCommand {
     Summary(SummaryArgs),
     Diff(DiffArgs),
     Fatals(FatalsArgs),
-    Bench(StatsBenchArgs),
     Watch(super::watch::WatchArgs),
 }
 
@@ -119,34 +117,11 @@ pub struct FatalsArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Args)]
-#[command(
-    about = "Parser throughput on a generated logcat capture vs the 1,000,000 lines/s target",
-    long_about = "Generates a large realistic `adb logcat -v threadtime` capture in memory (MobileGL \
-push-build window lines among other tags' noise) and parses and builds it into sessions on one core, \
-streaming in 64 KiB chunks as a file is read: prints lines/s and MB/s against the 1,000,000 lines/s \
-target, then the worst case (every line a window line, parser only), and the memory kept (bounded by \
-the windows kept, about 4.5 KiB each, not by the log size). Exit 1 when below the target.",
-    after_help = "Examples:\n  mgctl stats bench\n  mgctl stats bench --lines 5000000 --window-every 10\n  mgctl stats bench --repeat 1"
-)]
-pub struct StatsBenchArgs {
-    /// Lines in the generated capture.
-    #[arg(long, default_value_t = 2_000_000)]
-    pub lines: usize,
-    /// One window line every N lines (the rest is other tags' noise, as on a device).
-    #[arg(long, default_value_t = 50, value_name = "N")]
-    pub window_every: usize,
-    /// Timed repetitions; the best is reported.
-    #[arg(long, default_value_t = 3)]
-    pub repeat: usize,
-}
-
 pub fn run(args: &StatsArgs, _settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &args.command {
         StatsCommand::Summary(a) => summary(a, out),
         StatsCommand::Diff(a) => diff_cmd(a, out),
         StatsCommand::Fatals(a) => fatals(a, out),
-        StatsCommand::Bench(a) => bench(a, out),
         StatsCommand::Watch(a) => super::watch::run(a, _settings, out),
     }
 }
@@ -289,153 +264,4 @@ fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         report::fatals_report_text(&logs, &verdicts, out)?;
     }
     Ok(Outcome::from_pass(verdicts.iter().all(g4::Verdict::pass)))
-}
-
-/// CPU time of the calling thread in seconds (Linux `schedstat`), so a loaded machine does not
-/// deflate the one-core figure; `None` where unavailable (wall time is used then).
-fn thread_cpu_s() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(ns as f64 / 1e9)
-}
-
-/// Runs `f`, returning (wall seconds, CPU seconds of this thread if known).
-fn timed(f: &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<(f64, Option<f64>)> {
-    let c0 = thread_cpu_s();
-    let t = Instant::now();
-    f()?;
-    let wall = t.elapsed().as_secs_f64();
-    let cpu = match (c0, thread_cpu_s()) {
-        (Some(a), Some(b)) if b > a => Some(b - a),
-        _ => None,
-    };
-    Ok((wall, cpu))
-}
-
-/// Peak resident set (VmHWM) in KiB, where the platform reports it.
-fn peak_rss_kib() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    l.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn bench(a: &StatsBenchArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    if a.lines == 0 || a.repeat == 0 || a.window_every == 0 {
-        anyhow::bail!("--lines, --window-every and --repeat must be positive");
-    }
-    let spec = synth::SynthSpec {
-        lines: a.lines,
-        window_every: a.window_every,
-        ..Default::default()
-    };
-    let (bytes, windows) = synth::logcat(spec);
-    writeln!(
-        out,
-        "generated: {} lines, {:.1} MiB, {windows} window lines (1 in {}), the rest other tags' noise",
-        a.lines,
-        bytes.len() as f64 / (1024.0 * 1024.0),
-        a.window_every
-    )?;
-    let path = Path::new("synth.logcat.txt");
-    let rss_before = peak_rss_kib();
-    // Best of N by CPU time of this thread (wall time when the platform has no thread clock).
-    let mut best: Option<(f64, Option<f64>)> = None;
-    let mut kept = 0usize;
-    for _ in 0..a.repeat {
-        let mut log = None;
-        let t = timed(&mut || {
-            let mut parser = LogParser::new(Role::Main);
-            let mut b = LogBuilder::new(path, Role::Main);
-            for chunk in bytes.chunks(64 * 1024) {
-                parser.feed(chunk, &mut |e| b.push(e));
-            }
-            parser.finish(&mut |e| b.push(e));
-            log = Some(b.finish(parser.crlf_lines()));
-            Ok(())
-        })?;
-        let log = log.ok_or_else(|| crate::Internal("bench: no log built".into()))?;
-        if log.lines.total != a.lines || log.window_count() != windows {
-            return Err(crate::Internal(format!(
-                "bench parse disagrees: {} lines, {} windows",
-                log.lines.total,
-                log.window_count()
-            ))
-            .into());
-        }
-        kept = log.window_count();
-        let key = |x: &(f64, Option<f64>)| x.1.unwrap_or(x.0);
-        if best.as_ref().is_none_or(|b| key(&t) < key(b)) {
-            best = Some(t);
-        }
-    }
-    let (wall, cpu) = best.ok_or_else(|| crate::Internal("bench: no repetition ran".into()))?;
-    let secs = cpu.unwrap_or(wall);
-    let lps = a.lines as f64 / secs;
-    let target = 1_000_000.0;
-    writeln!(
-        out,
-        "parse + sessions (one thread, streamed in 64 KiB chunks, best of {}): {} CPU s, {wall:.3} s wall",
-        a.repeat,
-        cpu.map_or_else(|| "n/a".to_string(), |c| format!("{c:.3}"))
-    )?;
-    writeln!(
-        out,
-        "mgctl {lps:.0} lines/s ({:.0} MB/s) per core vs target {target:.0} lines/s: {:.2}x the target",
-        bytes.len() as f64 / secs / 1e6,
-        lps / target
-    )?;
-    // Worst case: nothing but window lines (the parser alone, events dropped as they come).
-    let dense_n = (a.lines / 10).max(1);
-    let (dense, _) = synth::logcat(synth::SynthSpec {
-        lines: dense_n,
-        window_every: 1,
-        ..Default::default()
-    });
-    let mut dense_best = f64::INFINITY;
-    for _ in 0..a.repeat {
-        let mut windows = 0usize;
-        let (w, c) = timed(&mut || {
-            let mut parser = LogParser::new(Role::Main);
-            let mut count = |e: stats_viewer::Event| {
-                if matches!(e.kind, stats_viewer::EventKind::Window(_)) {
-                    windows += 1;
-                }
-            };
-            for chunk in dense.chunks(64 * 1024) {
-                parser.feed(chunk, &mut count);
-            }
-            parser.finish(&mut count);
-            Ok(())
-        })?;
-        if windows + 3 < dense_n {
-            return Err(crate::Internal(format!(
-                "bench: {windows} windows parsed of {dense_n} lines"
-            ))
-            .into());
-        }
-        dense_best = dense_best.min(c.unwrap_or(w));
-    }
-    writeln!(
-        out,
-        "worst case, every line a push-build window line ({dense_n} lines, {:.0} B/line, parser only): {:.0} window lines/s ({:.0} MB/s)",
-        dense.len() as f64 / dense_n as f64,
-        dense_n as f64 / dense_best,
-        dense.len() as f64 / dense_best / 1e6
-    )?;
-    let per_window = std::mem::size_of::<stats_viewer::Window>()
-        + 56 * std::mem::size_of::<stats_viewer::Field>();
-    writeln!(
-        out,
-        "memory kept: {kept} windows (≈{:.1} MiB at ≈{per_window} B each); the input is streamed, never held by the parser",
-        (kept * per_window) as f64 / (1024.0 * 1024.0)
-    )?;
-    if let (Some(b), Some(a2)) = (rss_before, peak_rss_kib()) {
-        writeln!(
-            out,
-            "peak RSS: {:.1} MiB before parsing (the generated log itself), {:.1} MiB after",
-            b as f64 / 1024.0,
-            a2 as f64 / 1024.0
-        )?;
-    }
-    Ok(Outcome::from_pass(lps >= target))
 }

@@ -1,5 +1,6 @@
 //! `mgctl stats watch`: the live terminal view of the `MGPipe stats:` counters
-//! (`stats_viewer::tui`), its `--once` text snapshot and its `--bench`.
+//! (`stats_viewer::tui`) and its `--once` snapshot (text or JSON). Its benchmark is
+//! `cargo bench -p stats_viewer --features tui --bench watch`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use stats_viewer::tui::{self, bench, Baseline, Source, SourceOptions, Tab, ViewState};
+use stats_viewer::tui::{self, Baseline, Source, SourceOptions, Tab, ViewState};
 use stats_viewer::Log;
 
 use super::Outcome;
@@ -27,7 +28,7 @@ the baseline log's last complete window (Δ, Δ %). Sources: a growing file foll
 (appends, truncation, rename, rotation), `-` for stdin, --adb [SERIAL] (spawns `adb logcat -v threadtime`) \
 or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
 Without a terminal use --once for a text snapshot.",
-    after_help = "Examples:\n  mgctl stats watch out/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 --baseline pull/mobilegl.log\n  mgctl stats watch --replay abB-push.logcat.txt --speed 10\n  mgctl stats watch --once out/mobilegl.log\n  mgctl stats watch --bench"
+    after_help = "Examples:\n  mgctl stats watch out/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 --baseline pull/mobilegl.log\n  mgctl stats watch --replay abB-push.logcat.txt --speed 10\n  mgctl stats watch --once out/mobilegl.log"
 )]
 pub struct WatchArgs {
     /// The log to follow (like `tail -F`), or `-` for standard input.
@@ -63,33 +64,13 @@ pub struct WatchArgs {
     /// Where `e` writes its mgctl-watch-N.json exports.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub export_dir: PathBuf,
-    /// Benchmark: feed a followed file at --bench-rate lines/s, redraw about 11x/s into an in-memory
-    /// terminal, report CPU % of one core and memory.
-    #[arg(long, conflicts_with_all = ["log", "adb", "replay", "once"])]
-    pub bench: bool,
-    /// Lines per second the benchmark feeds.
-    #[arg(
-        long,
-        default_value_t = 10_000,
-        value_name = "LINES",
-        requires = "bench"
-    )]
-    pub bench_rate: u64,
-    /// How long the benchmark runs.
-    #[arg(
-        long,
-        default_value_t = 5.0,
-        value_name = "SECONDS",
-        requires = "bench"
-    )]
-    pub bench_seconds: f64,
     /// Test hook: panic inside the live view, to prove the terminal is restored.
     #[arg(long, hide = true)]
     pub crash_test: bool,
-    /// JSON (`"schema": 1`): the --once view (as `e` exports it) or the benchmark report.
+    /// JSON (`"schema": 1`) of the --once view, as `e` exports it.
     #[arg(long)]
     pub json: bool,
-    /// Output of --once and --bench: `human` (text) or `json` (same as --json).
+    /// Output of --once: `human` (text) or `json` (same as --json).
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,
 }
@@ -154,22 +135,6 @@ fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
 }
 
 pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    if args.bench {
-        let r = bench::bench(bench::BenchOptions {
-            lines_per_second: args.bench_rate.max(1),
-            seconds: args.bench_seconds,
-            history: args.history.max(1),
-            // Wide enough for the counters and the charts side by side: the costliest layout.
-            width: 160,
-            height: 45,
-        })?;
-        if args.json || args.format == FormatArg::Json {
-            writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
-        } else {
-            write!(out, "{}", r.text())?;
-        }
-        return Ok(Outcome::Pass);
-    }
     let src = source(args)?;
     if src == Source::Stdin && std::io::stdin().is_terminal() {
         anyhow::bail!(

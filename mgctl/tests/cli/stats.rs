@@ -902,36 +902,6 @@ fn a_log_reopened_after_close_is_named() {
     );
 }
 
-#[test]
-fn stats_bench_runs_and_reports_its_figures() {
-    // A tiny run: the shape of the report, not a timing (debug builds are far below the target).
-    let r = mgctl(
-        &[
-            "stats",
-            "bench",
-            "--lines",
-            "3000",
-            "--window-every",
-            "10",
-            "--repeat",
-            "1",
-        ],
-        &repo_root(),
-    );
-    assert!(r.code == 0 || r.code == 1, "{}", r.dump());
-    has(
-        &r.stdout,
-        &[
-            "generated: 3000 lines",
-            "299 window lines (1 in 10)",
-            "lines/s",
-            "per core vs target 1000000 lines/s",
-            "worst case, every line a push-build window line (300 lines",
-            "memory kept: 299 windows",
-        ],
-    );
-}
-
 /// The verify-lane sample (armed, two windows, one Fatal) with its line endings replaced.
 fn fatal_log_with(ending: &str) -> Vec<u8> {
     let text =

@@ -10,7 +10,6 @@
 //! restores, and [`TerminalGuard`]'s `Drop` restores on every return, `?` included. Ctrl-C arrives
 //! as a key in raw mode and quits like `q`.
 
-pub mod bench;
 pub mod follow;
 pub mod render;
 pub mod rows;

@@ -196,7 +196,7 @@ pub fn spawn(
 
 /// Polls the follower until the view hangs up (or `keep_going` says stop; the benchmark uses it to
 /// stop and to sample the thread's CPU time).
-pub(crate) fn follow_loop(
+pub fn follow_loop(
     f: &mut Follower,
     poll: Duration,
     tx: &Sender<Event>,

@@ -1,4 +1,5 @@
-//! The live view's benchmark: a feeder appends log lines to a file at a fixed rate while the real
+//! `cargo bench -p stats_viewer --features tui --bench watch [-- --rate LINES --seconds S --history N --json]`:
+//! the live view's benchmark (was `mgctl stats watch --bench`): a feeder appends log lines to a file at a fixed rate while the real
 //! follower thread, event loop and renderer run against a [`TestBackend`]; the CPU time of the
 //! viewer's own threads (not the feeder's) is read from the kernel's per-thread accounting.
 
@@ -15,15 +16,15 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-use super::follow::Follower;
-use super::source::follow_loop;
-use super::state::ViewState;
-use super::update::Event;
-use super::{run, Error, TICK};
+use stats_viewer::tui::follow::Follower;
+use stats_viewer::tui::source::follow_loop;
+use stats_viewer::tui::{run, Error, Event, ViewState, TICK};
+
+mod common;
 
 /// What to measure.
 #[derive(Debug, Clone, Copy)]
-pub struct BenchOptions {
+struct BenchOptions {
     pub lines_per_second: u64,
     pub seconds: f64,
     /// Window ring size.
@@ -34,7 +35,7 @@ pub struct BenchOptions {
 
 /// What was measured.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct BenchReport {
+struct BenchReport {
     pub schema: u32,
     pub seconds: f64,
     pub lines_target_per_second: u64,
@@ -59,32 +60,6 @@ pub struct BenchReport {
     pub optimized_build: bool,
 }
 
-/// CPU time of the calling thread in nanoseconds (`/proc/thread-self/schedstat`, Linux), so a
-/// thread can measure itself without `unsafe` calls into libc.
-pub fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
-/// CPU time of the whole process (user + system) in nanoseconds: `/proc/self/stat` fields 14 and
-/// 15 are in clock ticks of `USER_HZ`, which Linux fixes at 100 for user space on every common
-/// architecture (the same numbers `getrusage(RUSAGE_SELF)` reports, at tick resolution).
-pub fn process_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let after = s.rsplit_once(')')?.1;
-    let f: Vec<&str> = after.split_whitespace().collect();
-    // after ')' the fields start at field 3 (state): utime is field 14 → index 11.
-    let ut: u64 = f.get(11)?.parse().ok()?;
-    let st: u64 = f.get(12)?.parse().ok()?;
-    Some((ut + st) * 10_000_000)
-}
-
-fn peak_rss_kib() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    l.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// A logcat-shaped mix: mostly other tags, some MobileGL records, one window line per 1,000 lines.
 fn line_for(i: u64, frames: &mut u64) -> String {
     let pid = 21377;
@@ -106,7 +81,7 @@ fn line_for(i: u64, frames: &mut u64) -> String {
 }
 
 /// Runs the benchmark.
-pub fn bench(o: BenchOptions) -> Result<BenchReport, Error> {
+fn bench(o: BenchOptions) -> Result<BenchReport, Error> {
     let dir = std::env::temp_dir().join(format!("mgctl-watch-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| Error::Write {
         path: dir.clone(),
@@ -182,12 +157,12 @@ fn measure(
         thread::Builder::new()
             .name("watch-follow".into())
             .spawn(move || {
-                let c0 = thread_cpu_ns().unwrap_or(0);
-                let mut f = Follower::new(&p, super::follow::DEFAULT_LINE_CAP);
-                let poll = super::source::SourceOptions::default().poll;
+                let c0 = common::thread_cpu_ns().unwrap_or(0);
+                let mut f = Follower::new(&p, stats_viewer::tui::follow::DEFAULT_LINE_CAP);
+                let poll = stats_viewer::tui::SourceOptions::default().poll;
                 follow_loop(&mut f, poll, &tx, start, &mut || {
                     ingest_ns.store(
-                        thread_cpu_ns().unwrap_or(0).saturating_sub(c0),
+                        common::thread_cpu_ns().unwrap_or(0).saturating_sub(c0),
                         Ordering::Relaxed,
                     );
                     !stop.load(Ordering::Relaxed)
@@ -224,17 +199,17 @@ fn measure(
     let mut state = ViewState::new(format!("file {}", path.display()), o.history, None);
     let mut term = Terminal::new(TestBackend::new(o.width, o.height))
         .map_err(|e| Error::Terminal { source: e })?;
-    let p0 = process_cpu_ns();
-    let c0 = thread_cpu_ns();
+    let p0 = common::process_cpu_ns();
+    let c0 = common::thread_cpu_ns();
     let t0 = Instant::now();
     let stats = run(&mut term, &mut state, &rx, &std::env::temp_dir())
         .map_err(|e| Error::Terminal { source: e })?;
     let wall = t0.elapsed().as_secs_f64();
-    let loop_ns = match (c0, thread_cpu_ns()) {
+    let loop_ns = match (c0, common::thread_cpu_ns()) {
         (Some(a), Some(b)) => b.saturating_sub(a),
         _ => 0,
     };
-    let proc_ns = match (p0, process_cpu_ns()) {
+    let proc_ns = match (p0, common::process_cpu_ns()) {
         (Some(a), Some(b)) => b.saturating_sub(a),
         _ => 0,
     };
@@ -265,7 +240,7 @@ fn measure(
         },
         history: o.history,
         windows_held: state.live.windows.len(),
-        peak_rss_kib: peak_rss_kib(),
+        peak_rss_kib: common::peak_rss_kib(),
         width: o.width,
         height: o.height,
         optimized_build: !cfg!(debug_assertions),
@@ -274,7 +249,7 @@ fn measure(
 
 impl BenchReport {
     /// The human report: mgctl's figures next to the targets they beat.
-    pub fn text(&self) -> String {
+    fn text(&self) -> String {
         let target = 5.0;
         let verdict = if self.lines_target_per_second != 10_000 {
             "the target is set for 10,000 lines/s; this run fed a different rate".to_string()
@@ -287,7 +262,7 @@ impl BenchReport {
         };
         let mut t = String::new();
         t.push_str(&format!(
-            "mgctl stats watch --bench: {:.1} s, {} lines/s fed to a followed file, {}x{} TestBackend{}\n",
+            "stats watch benchmark: {:.1} s, {} lines/s fed to a followed file, {}x{} TestBackend{}\n",
             self.seconds,
             self.lines_target_per_second,
             self.width,
@@ -329,5 +304,28 @@ impl BenchReport {
         ));
         t.push_str(&format!("  CPU source      {}\n", self.cpu_source));
         t
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; our own flags follow `--`.
+    let o = BenchOptions {
+        lines_per_second: common::arg("--rate", 10_000u64).max(1),
+        seconds: common::arg("--seconds", 5.0f64),
+        history: common::arg("--history", 600usize).max(1),
+        // Wide enough for the counters and the charts side by side: the costliest layout.
+        width: 160,
+        height: 45,
+    };
+    match bench(o) {
+        Ok(r) if common::flag("--json") => match serde_json::to_string_pretty(&r) {
+            Ok(j) => println!("{j}"),
+            Err(e) => eprintln!("watch bench: {e}"),
+        },
+        Ok(r) => print!("{}", r.text()),
+        Err(e) => {
+            eprintln!("watch bench: {e}");
+            std::process::exit(2);
+        }
     }
 }
