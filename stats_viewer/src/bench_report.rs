@@ -407,15 +407,21 @@ fn delta_cell(a: Option<&CaseStats>, b: Option<&CaseStats>) -> String {
 /// Rows of the DriverBench table: header and one row per case (cases in first-seen order).
 pub fn driver_rows(arms: &[Arm]) -> (Vec<String>, Vec<Vec<String>>) {
     let stats: Vec<Vec<CaseStats>> = arms.iter().map(|a| a.output.cases()).collect();
+    // Cases in first-seen order and a per-arm index: linear in the cases, not quadratic.
     let mut cases: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for s in &stats {
         for c in s {
-            if !cases.contains(&c.case) {
+            if seen.insert(c.case.as_str()) {
                 cases.push(c.case.clone());
             }
         }
     }
-    let get = |arm: usize, case: &str| stats[arm].iter().find(|c| c.case == case);
+    let index: Vec<std::collections::HashMap<&str, &CaseStats>> = stats
+        .iter()
+        .map(|s| s.iter().map(|c| (c.case.as_str(), c)).collect())
+        .collect();
+    let get = |arm: usize, case: &str| index[arm].get(case).copied();
     let mut header = vec!["case".to_string()];
     header.extend(arms.iter().map(|a| a.name.clone()));
     let dec = decomposition(arms);

@@ -109,11 +109,16 @@ impl BenchOutput {
 
     /// Cases in first-seen order with their repeat statistics.
     pub fn cases(&self) -> Vec<CaseStats> {
+        // First-seen order, found by a map: linear in the rows (100,000 cases per arm).
         let mut order: Vec<(String, Vec<f64>)> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for r in &self.rows {
-            match order.iter_mut().find(|(c, _)| *c == r.case) {
-                Some((_, v)) => v.push(r.ns_per_op),
-                None => order.push((r.case.clone(), vec![r.ns_per_op])),
+            match index.get(r.case.as_str()) {
+                Some(&i) => order[i].1.push(r.ns_per_op),
+                None => {
+                    index.insert(r.case.as_str(), order.len());
+                    order.push((r.case.clone(), vec![r.ns_per_op]));
+                }
             }
         }
         order
