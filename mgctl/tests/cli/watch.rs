@@ -508,3 +508,90 @@ fn once_with_format_json_prints_the_view_as_json() {
         assert_eq!(v["window"]["frames"], 720, "{}", r.dump());
     }
 }
+
+/// A pane script that records mgctl's pid (the `exec`ed inner shell), then reports its exit status
+/// and the terminal modes once it is gone.
+fn signal_pane(dir: &Path) -> String {
+    let script = format!(
+        "#!/bin/sh\nsh -c 'echo $$ > mgctl.pid; exec \"$0\" stats watch mobilegl.log' {}\necho EXITED:$?\nstty -a | tr ' ;' '\\n\\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\\n' ' '; echo STTY-DONE; sleep 600\n",
+        crate::util::bin()
+    );
+    std::fs::write(dir.join("run.sh"), script).unwrap();
+    "sh run.sh".to_string()
+}
+
+fn mgctl_pid(dir: &Path) -> String {
+    let t0 = Instant::now();
+    loop {
+        if let Ok(p) = std::fs::read_to_string(dir.join("mgctl.pid")) {
+            if !p.trim().is_empty() {
+                return p.trim().to_string();
+            }
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "no mgctl.pid");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn kill(sig: &str, pid: &str) {
+    let st = Command::new("kill").args([sig, pid]).status().unwrap();
+    assert!(st.success(), "kill {sig} {pid}");
+}
+
+#[test]
+fn termination_signals_restore_the_terminal_and_stop_continue_resumes() {
+    for (sig, code) in [("-TERM", 143), ("-INT", 130), ("-HUP", 129), ("-QUIT", 131)] {
+        let dir = scratch();
+        std::fs::write(
+            dir.path().join("mobilegl.log"),
+            format!("{BANNER}{}", window(1)),
+        )
+        .unwrap();
+        let tmux = Tmux::start(&signal_pane(dir.path()), dir.path(), None);
+        tmux.wait("the view", 20, |s| s.contains("frames=120"));
+        assert_eq!(tmux.alternate_on(), "1");
+        kill(sig, &mgctl_pid(dir.path()));
+        let s = tmux.wait("exit on the signal", 10, |s| s.contains("STTY-DONE"));
+        assert!(s.contains(&format!("EXITED:{code}")), "{sig}:\n{s}");
+        assert!(
+            s.contains("icanon") && !s.contains("-icanon") && !s.contains("-echo "),
+            "{sig}: raw mode left on:\n{s}"
+        );
+        assert_eq!(tmux.alternate_on(), "0", "{sig}: alternate screen not left");
+    }
+    // SIGTSTP gives the terminal back and stops; SIGCONT takes it again and repaints.
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("mobilegl.log"),
+        format!("{BANNER}{}", window(1)),
+    )
+    .unwrap();
+    let tmux = Tmux::start(&signal_pane(dir.path()), dir.path(), None);
+    tmux.wait("the view", 20, |s| s.contains("frames=120"));
+    let pid = mgctl_pid(dir.path());
+    kill("-TSTP", &pid);
+    let t0 = Instant::now();
+    while tmux.alternate_on() != "0" {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "SIGTSTP kept the alternate screen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    kill("-CONT", &pid);
+    let t0 = Instant::now();
+    while tmux.alternate_on() != "1" {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "SIGCONT did not take the screen back"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.wait("the repainted view", 10, |s| s.contains("frames=120"));
+    tmux.keys(&["q"]);
+    let s = tmux.wait("exit", 10, |s| s.contains("STTY-DONE"));
+    assert!(
+        s.contains("EXITED:0") && s.contains("icanon") && !s.contains("-icanon"),
+        "{s}"
+    );
+}

@@ -8,7 +8,8 @@
 //!
 //! The terminal is restored on every path: [`ratatui::try_init`] installs a panic hook that
 //! restores, and [`TerminalGuard`]'s `Drop` restores on every return, `?` included. Ctrl-C arrives
-//! as a key in raw mode and quits like `q`.
+//! as a key in raw mode and quits like `q`; SIGTERM, SIGINT, SIGHUP and SIGQUIT restore and then
+//! kill the process as their default would, SIGTSTP/SIGCONT suspend and resume the view.
 
 pub mod follow;
 pub mod render;
@@ -100,6 +101,14 @@ pub fn run<B: Backend>(
         // Drain what is queued, then draw once.
         while let Some(e) = ev.take() {
             stats.events += 1;
+            if let Event::Signal(sig) = e {
+                // Here, not in the signal thread: this thread holds the terminal (and stdout).
+                #[cfg(unix)]
+                if answer_signal(sig) {
+                    // Continued after a stop: the screen left the alternate buffer, repaint all.
+                    t.clear()?;
+                }
+            }
             match update(s, e) {
                 Control::Continue => {}
                 Control::Redraw => redraw = true,
@@ -200,13 +209,66 @@ pub fn watch(
     })?;
     let _guard = TerminalGuard;
     let stop = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    let signals = spawn_signals(tx.clone())?;
     spawn_input(tx, start, stop.clone())?;
     let result = run(&mut terminal, &mut state, &rx, export_dir);
     stop.store(true, Ordering::Relaxed);
+    #[cfg(unix)]
+    signals.close();
     drop(handle);
     result
         .map(|_| ())
         .map_err(|e| Error::Terminal { source: e })
+}
+
+/// Forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGTSTP to the event loop, which answers them
+/// with [`answer_signal`] on the thread that owns the terminal.
+#[cfg(unix)]
+fn spawn_signals(tx: Sender<Event>) -> Result<signal_hook::iterator::Handle, Error> {
+    use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    use signal_hook::iterator::Signals;
+    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGTSTP])
+        .map_err(|e| Error::Thread { source: e })?;
+    let handle = signals.handle();
+    thread::Builder::new()
+        .name("watch-signals".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                if tx.send(Event::Signal(sig)).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| Error::Thread { source: e })?;
+    Ok(handle)
+}
+
+/// SIGTSTP: restores the terminal, stops, and once continued takes the terminal back (returns
+/// true: repaint). Any other signal: restores the terminal and dies of the signal, as its default
+/// action would (the parent sees the signal in the exit status).
+#[cfg(unix)]
+fn answer_signal(sig: i32) -> bool {
+    use signal_hook::consts::signal::{SIGSTOP, SIGTSTP};
+    ratatui::restore();
+    if sig == SIGTSTP {
+        let _ = signal_hook::low_level::raise(SIGSTOP);
+        let _ = take_terminal();
+        return true;
+    }
+    let _ = signal_hook::low_level::emulate_default_handler(sig);
+    false
+}
+
+/// Raw mode, the alternate screen and a hidden cursor again (after a stop).
+#[cfg(unix)]
+fn take_terminal() -> io::Result<()> {
+    crossterm::terminal::enable_raw_mode()?;
+    crossterm::execute!(
+        io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        crossterm::cursor::Hide
+    )
 }
 
 /// Reads a finite source to its end and renders the view as text (`--once`, or no terminal).

@@ -24,6 +24,9 @@ pub enum Event {
     /// The redraw clock (time since the view started); also advances "time since last window".
     Tick(Duration),
     Resize,
+    /// A signal the view must answer on the thread that owns the terminal (SIGTERM, SIGINT,
+    /// SIGHUP, SIGQUIT: restore and die of it; SIGTSTP: restore, stop, take the terminal back).
+    Signal(i32),
 }
 
 /// What the loop must do after an update.
@@ -109,7 +112,7 @@ pub fn update(s: &mut ViewState, ev: Event) -> Control {
             s.now = s.now.max(at);
             Control::Redraw
         }
-        Event::Resize => Control::Redraw,
+        Event::Resize | Event::Signal(_) => Control::Redraw,
         Event::Key(k) => key(s, k),
     }
 }
