@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::lex::{lex, text, Kind, Lexed, Token};
+use crate::lex::{lex, Kind, Lexed, Token};
 use crate::scope::{functions, Function};
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -166,9 +166,9 @@ struct Macros {
     refused_pasting: BTreeSet<String>,
 }
 
-fn tok_of(src: &str, t: &Token) -> Tok {
+fn tok_of(lx: &Lexed, src: &str, t: &Token) -> Tok {
     Tok {
-        text: text(src, t).to_string(),
+        text: lx.text(src, t).to_string(),
         ident: t.kind == Kind::Ident,
         start: t.start,
         end: t.end,
@@ -188,14 +188,14 @@ fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
         let n = toks.len();
         for k in 0..n.saturating_sub(3) {
             if toks[k].kind != Kind::Hash
-                || text(p.src, &toks[k + 1]) != "define"
+                || p.lx.text(p.src, &toks[k + 1]) != "define"
                 || !toks[k + 2].directive
             {
                 continue;
             }
-            let name = text(p.src, &toks[k + 2]).to_string();
+            let name = p.lx.text(p.src, &toks[k + 2]).to_string();
             if toks[k + 3].start != toks[k + 2].end
-                || text(p.src, &toks[k + 3]) != "("
+                || p.lx.text(p.src, &toks[k + 3]) != "("
                 || !toks[k + 3].directive
             {
                 continue;
@@ -203,8 +203,8 @@ fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
             let mut j = k + 4;
             let mut params = Vec::new();
             let mut ok = true;
-            while j < n && toks[j].directive && text(p.src, &toks[j]) != ")" {
-                let w = text(p.src, &toks[j]);
+            while j < n && toks[j].directive && p.lx.text(p.src, &toks[j]) != ")" {
+                let w = p.lx.text(p.src, &toks[j]);
                 if w != "," {
                     if toks[j].kind == Kind::Ident {
                         params.push(w.to_string());
@@ -216,7 +216,7 @@ fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
             }
             let body: Vec<Tok> = (j + 1..n)
                 .take_while(|&b| toks[b].directive && toks[b].kind != Kind::Hash)
-                .map(|b| tok_of(p.src, &toks[b]))
+                .map(|b| tok_of(&p.lx, p.src, &toks[b]))
                 .collect();
             let body_text: String = body
                 .iter()
@@ -371,11 +371,11 @@ fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
 fn body_of<'a>(p: &'a Parsed<'a>, f: &Function, m: &Macros) -> Body<'a> {
     let toks = &p.lx.tokens;
     let params: Vec<Tok> = (f.params.0..f.params.1.min(toks.len()))
-        .map(|k| tok_of(p.src, &toks[k]))
+        .map(|k| tok_of(&p.lx, p.src, &toks[k]))
         .collect();
     let raw: Vec<Tok> = (f.open..=f.close.min(toks.len().saturating_sub(1)))
         .filter(|&k| !toks[k].directive)
-        .map(|k| tok_of(p.src, &toks[k]))
+        .map(|k| tok_of(&p.lx, p.src, &toks[k]))
         .collect();
     let body = expand(raw, m);
     let np = params.len();
@@ -1138,7 +1138,7 @@ fn shutters(tracker: &str) -> Option<BTreeMap<String, BTreeSet<Reader>>> {
         }
     })?;
     let tx: Vec<String> = (f.open + 1..f.close.min(toks.len()))
-        .map(|k| text(tracker, &toks[k]).to_string())
+        .map(|k| p.lx.text(tracker, &toks[k]).to_string())
         .collect();
     let t = |i: usize| tx.get(i).map_or("", String::as_str);
     let mut assigned: Assigned = HashMap::new();

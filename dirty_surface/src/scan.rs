@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::compat::Lines;
-use crate::lex::{lex, text, Kind, Lexed};
+use crate::lex::{lex, Kind, Lexed};
 use crate::scope::{functions, Function, NestedKind};
 
 /// What the scan looks for; the prefix set comes from `mgctl.toml`.
@@ -100,11 +100,12 @@ pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
     let lx = lex(src);
     let (funcs, scope_issues) = functions(src, &lx);
     let toks = &lx.tokens;
-    let t = |i: usize| text(src, &toks[i]);
+    // Spellings, not slices: `SetBlend\⏎Func` is the identifier `SetBlendFunc`, as to g++.
+    let t = |i: usize| lx.text(src, &toks[i]);
     let mut out = FileScan::default();
     let lines = Lines::new(src);
     let position = |_: &str, off: usize| (lines.line(off), lines.column(off));
-    for li in &lx.issues {
+    for li in &lx.diagnostics {
         let (line, column) = position(src, li.offset as usize);
         out.issues.push(Issue {
             line,
@@ -263,5 +264,17 @@ mod tests {
         let names: Vec<&str> = s.calls.iter().map(|c| c.mutator.as_str()).collect();
         assert_eq!(names, vec!["SetA"]);
         assert!(s.issues.is_empty());
+    }
+
+    #[test]
+    fn a_spliced_mutator_name_is_one_call() {
+        let src = "void F() {\n  pGLContext->SetBlend\\\nFunc(a, a);\n}\n";
+        let (s, _) = scan_file(src, &cfg());
+        let names: Vec<(&str, u32)> = s
+            .calls
+            .iter()
+            .map(|c| (c.mutator.as_str(), c.line))
+            .collect();
+        assert_eq!(names, vec![("SetBlendFunc", 2)]);
     }
 }

@@ -4,12 +4,12 @@
 //! literals are replaced by spaces; newline bytes are never replaced, so byte offsets and line
 //! numbers of the masked text are those of the original.
 //!
-//! [`mask_upstream`] reproduces the heuristics of MobileGL's G5 extractor byte for byte (spec
-//! `upstream-symbols-include.md` §3.4): hashes pinned upstream were computed over extents found
-//! with it. [`mask_exact`] is a real C++ lexer (encoding prefixes, raw strings, pp-numbers with
-//! digit separators, `#error` lines) that agrees with the upstream masker on every input the
-//! latter handles correctly and fixes the cases it does not (§3.11: `u8'a'`, apostrophes in
-//! `#error`, an unterminated block comment).
+//! [`mask_exact`] is `cpp_lex`, the workspace's one C++ lexer. [`mask_upstream`] is not a lexer
+//! but the named upstream-compatible mode of the region analysis: it reproduces the heuristics of
+//! MobileGL's G5 extractor byte for byte (spec `upstream-symbols-include.md` §3.4), because hashes
+//! pinned upstream were computed over extents found with it. The exact mode agrees with it on
+//! every input it handles correctly and fixes the cases it does not (§3.11: `u8'a'`, apostrophes
+//! in `#error`, an unterminated block comment).
 
 /// Which masker to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -115,202 +115,24 @@ fn is_digit_separator_upstream(s: &[u8], i: usize) -> bool {
     false
 }
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
-}
-
 fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    cpp_lex::is_ident_continue(b)
 }
 
-/// The C++ lexer masker.
+/// Comments and literals blanked by the workspace's one C++ lexer (`cpp_lex`).
 pub fn mask_exact(s: &[u8]) -> Vec<u8> {
-    lex_mask(s, true)
+    cpp_lex::mask::code(s)
 }
 
-/// The C++ lexer, blanking comments only (string and character literals kept).
+/// Comments blanked (string and character literals kept), by the same lexer.
 pub fn mask_comments(s: &[u8]) -> Vec<u8> {
-    lex_mask(s, false)
-}
-
-fn lex_mask(s: &[u8], literals: bool) -> Vec<u8> {
-    let n = s.len();
-    let mut out = s.to_vec();
-    let mut i = 0;
-    // True while only whitespace has been seen on the current logical line.
-    let mut line_start = true;
-    while i < n {
-        let c = s[i];
-        if c == b'\n' {
-            line_start = true;
-            i += 1;
-            continue;
-        }
-        if c == b' ' || c == b'\t' || c == b'\r' || c == b'\x0c' || c == b'\x0b' {
-            i += 1;
-            continue;
-        }
-        if c == b'\\' && s.get(i + 1) == Some(&b'\n') {
-            i += 2;
-            continue;
-        }
-        let was_line_start = line_start;
-        line_start = false;
-        if s[i..].starts_with(b"//") {
-            // A line comment runs to an unescaped newline.
-            let mut j = i + 2;
-            while j < n && s[j] != b'\n' {
-                if s[j] == b'\\' && s.get(j + 1) == Some(&b'\n') {
-                    j += 1;
-                } else if s[j] == b'\\'
-                    && s.get(j + 1) == Some(&b'\r')
-                    && s.get(j + 2) == Some(&b'\n')
-                {
-                    j += 2;
-                }
-                j += 1;
-            }
-            blank(&mut out, i, j);
-            i = j;
-        } else if s[i..].starts_with(b"/*") {
-            let j = find(s, i + 2, b"*/").map(|j| j + 2).unwrap_or(n);
-            blank(&mut out, i, j);
-            i = j;
-        } else if c == b'#' && was_line_start {
-            let (from, end) = directive(s, i);
-            if literals {
-                blank(&mut out, from, end);
-            }
-            i = end;
-        } else if is_ident_start(c) {
-            let mut j = i + 1;
-            while j < n && is_ident_continue(s[j]) {
-                j += 1;
-            }
-            let word = &s[i..j];
-            let next = s.get(j).copied();
-            match (word, next) {
-                (b"R" | b"u8R" | b"uR" | b"UR" | b"LR", Some(b'"')) => {
-                    let end = raw_string(s, j);
-                    if literals {
-                        blank(&mut out, i, end);
-                    }
-                    i = end;
-                }
-                (b"u8" | b"u" | b"U" | b"L", Some(b'"' | b'\'')) => {
-                    let end = quoted(s, j);
-                    if literals {
-                        blank(&mut out, i, end);
-                    }
-                    i = end;
-                }
-                _ => i = j,
-            }
-        } else if c.is_ascii_digit() || (c == b'.' && s.get(i + 1).is_some_and(u8::is_ascii_digit))
-        {
-            i = pp_number(s, i);
-        } else if c == b'"' || c == b'\'' {
-            let end = quoted(s, i);
-            if literals {
-                blank(&mut out, i, end);
-            }
-            i = end;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-/// A pp-number: digits, letters, `_`, `.`, digit separators and signed exponents.
-fn pp_number(s: &[u8], start: usize) -> usize {
-    let n = s.len();
-    let mut j = start + 1;
-    while j < n {
-        let b = s[j];
-        if matches!(b, b'+' | b'-') && matches!(s[j - 1], b'e' | b'E' | b'p' | b'P') {
-            j += 1;
-        } else if b == b'\'' && s.get(j + 1).is_some_and(|&d| is_ident_continue(d)) {
-            j += 2;
-        } else if is_ident_continue(b) || b == b'.' {
-            j += 1;
-        } else {
-            break;
-        }
-    }
-    j
-}
-
-/// The end of a string or character literal whose quote is at `quote`: after the matching
-/// quote or (ill-formed) at the end of the line.
-fn quoted(s: &[u8], quote: usize) -> usize {
-    let n = s.len();
-    let q = s[quote];
-    let mut j = quote + 1;
-    while j < n && s[j] != q && s[j] != b'\n' {
-        if s[j] == b'\\' {
-            j += 1;
-        }
-        j += 1;
-    }
-    if j < n && s[j] == q {
-        j + 1
-    } else {
-        j.min(n)
-    }
-}
-
-/// The end of a raw string `R"delim( ... )delim"`; `quote` is the index of the opening `"`.
-fn raw_string(s: &[u8], quote: usize) -> usize {
-    let n = s.len();
-    let open = match s[quote + 1..].iter().take(17).position(|&b| b == b'(') {
-        Some(p) => quote + 1 + p,
-        // Not a valid raw string delimiter: lex as an ordinary string.
-        None => return quoted(s, quote),
-    };
-    let mut close = Vec::with_capacity(open - quote + 1);
-    close.push(b')');
-    close.extend_from_slice(&s[quote + 1..open]);
-    close.push(b'"');
-    find(s, open + 1, &close)
-        .map(|j| j + close.len())
-        .unwrap_or(n)
-}
-
-/// A preprocessor directive at `hash`: the span to blank and where lexing resumes.
-/// `#error`/`#warning` text is free-form (an apostrophe in it is not a literal), so it is
-/// blanked to the end of the logical line; other directives are lexed like code.
-fn directive(s: &[u8], hash: usize) -> (usize, usize) {
-    let n = s.len();
-    let mut j = hash + 1;
-    while j < n && (s[j] == b' ' || s[j] == b'\t') {
-        j += 1;
-    }
-    let k = j;
-    while j < n && is_ident_continue(s[j]) {
-        j += 1;
-    }
-    if matches!(&s[k..j], b"error" | b"warning") {
-        return (j, logical_line_end(s, j));
-    }
-    (j, j)
+    cpp_lex::mask::comments(s)
 }
 
 /// The end (index of the terminating newline, or the end of input) of the logical line
 /// containing `from`, following backslash continuations.
 pub fn logical_line_end(s: &[u8], from: usize) -> usize {
-    let mut j = from;
-    while j < s.len() {
-        if s[j] == b'\n' {
-            let cont =
-                (j >= 1 && s[j - 1] == b'\\') || (j >= 2 && s[j - 1] == b'\r' && s[j - 2] == b'\\');
-            if !cont {
-                return j;
-            }
-        }
-        j += 1;
-    }
-    s.len()
+    cpp_lex::mask::logical_line_end(s, from)
 }
 
 /// Whether `name` occurs in `text` at `at` as a whole word.

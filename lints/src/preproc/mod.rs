@@ -12,6 +12,8 @@ pub mod gate;
 
 use serde::{Deserialize, Serialize};
 
+use cpp_lex::{spelling, Kind, Token};
+
 use crate::cpp;
 
 /// Macros retired by a phase: no conditional may test them, no `#define` may bring them back.
@@ -121,13 +123,22 @@ fn hit(
 pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
     let mut hits = Vec::new();
     if !rules.retired.is_empty() {
-        // Comments and literals masked: a comment on a directive line names nothing.
-        let masked = cpp::mask_exact(text);
-        let mut at = 0;
-        while at < masked.len() {
-            let end = cpp::logical_line_end(&masked, at);
-            directive_hits(text, &masked, at, end, path, rules, &mut hits);
-            at = end + 1;
+        // Directives as g++ reads them (`#if\⏎def X` is `#ifdef X`, `%:if` is `#if`); comments
+        // and literals on a directive line name nothing.
+        let lx = cpp_lex::lex(text);
+        let t = &lx.tokens;
+        let mut k = 0;
+        while k < t.len() {
+            if t[k].kind != Kind::Hash {
+                k += 1;
+                continue;
+            }
+            let mut e = k + 1;
+            while e < t.len() && t[e].directive && t[e].kind != Kind::Hash {
+                e += 1;
+            }
+            directive_hits(text, &t[k + 1..e], path, rules, &mut hits);
+            k = e;
         }
     }
     let mut with_comments_masked = None;
@@ -156,72 +167,42 @@ pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
     hits
 }
 
-/// The directive keyword of the logical line `[start, end)` and where its operands begin.
-fn directive_keyword(m: &[u8], start: usize, end: usize) -> Option<(&[u8], usize)> {
-    let skip = |mut p: usize| {
-        while p < end
-            && (m[p].is_ascii_whitespace()
-                || (m[p] == b'\\' && m.get(p + 1).is_some_and(|&b| b == b'\n' || b == b'\r')))
-        {
-            p += 1;
-        }
-        p
-    };
-    let p = skip(start);
-    if m.get(p) != Some(&b'#') {
-        return None;
-    }
-    let k = skip(p + 1);
-    let mut q = k;
-    while q < end && cpp::ident_continue(m[q]) {
-        q += 1;
-    }
-    Some((&m[k..q], q))
-}
-
-fn directive_hits(
-    text: &[u8],
-    m: &[u8],
-    start: usize,
-    end: usize,
-    path: &str,
-    rules: &Rules,
-    hits: &mut Vec<Hit>,
-) {
-    let Some((kw, operands)) = directive_keyword(m, start, end) else {
+fn directive_hits(text: &[u8], toks: &[Token], path: &str, rules: &Rules, hits: &mut Vec<Hit>) {
+    let Some(kw) = toks.first().filter(|t| t.kind == Kind::Ident) else {
         return;
     };
-    let operand_text = &m[operands..end];
-    if CONDITIONALS.contains(&kw) {
+    let kw = spelling(text, kw);
+    let operands = &toks[1..];
+    let is =
+        |t: &Token, name: &str| t.kind == Kind::Ident && *spelling(text, t) == *name.as_bytes();
+    if CONDITIONALS.contains(&&*kw) {
         for rule in &rules.retired {
             for name in &rule.macros {
-                for at in cpp::word_occurrences(operand_text, name.as_bytes()) {
+                for t in operands.iter().filter(|t| is(t, name)) {
                     hits.push(hit(
                         text,
                         path,
-                        operands + at,
+                        t.start as usize,
                         HitKind::Conditional,
                         name,
-                        Some(kw),
+                        Some(&kw),
                         &rule.message,
                     ));
                 }
             }
         }
-    } else if kw == b"define" {
-        let mut p = operands;
-        while p < end && m[p].is_ascii_whitespace() {
-            p += 1;
-        }
+    } else if &*kw == b"define" {
+        let Some(first) = operands.first() else {
+            return;
+        };
         for rule in &rules.retired {
-            for name in &rule.macros {
-                if cpp::is_word_at(m, p, name.as_bytes()) && p + name.len() <= end {
-                    let msg = format!(
-                        "{name} is retired and must not be #defined again: {}",
-                        rule.message
-                    );
-                    hits.push(hit(text, path, p, HitKind::Define, name, Some(kw), &msg));
-                }
+            for name in rule.macros.iter().filter(|n| is(first, n)) {
+                let msg = format!(
+                    "{name} is retired and must not be #defined again: {}",
+                    rule.message
+                );
+                let at = first.start as usize;
+                hits.push(hit(text, path, at, HitKind::Define, name, Some(&kw), &msg));
             }
         }
     }

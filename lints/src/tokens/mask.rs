@@ -1,5 +1,5 @@
 //! What a token rule sees: the raw text, or the text with comments (and literals) blanked by the
-//! crate's one C++ lexer (`crate::cpp`). Masking keeps byte offsets and newlines, so lines and
+//! workspace's one C++ lexer (`cpp_lex`, via `crate::cpp`). Masking keeps byte offsets and newlines, so lines and
 //! columns of the masked text are those of the original.
 
 use std::borrow::Cow;

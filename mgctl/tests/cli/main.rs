@@ -9,6 +9,7 @@ mod cite;
 mod dirty_surface;
 mod fatal_sites;
 mod include;
+mod lexer;
 mod lint;
 mod stats;
 mod symbols;

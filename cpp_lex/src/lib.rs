@@ -1,0 +1,22 @@
+//! The one C++ lexer of the workspace (issue 14, STYLE.md pattern 15).
+//!
+//! [`lex`] does translation phases 1–3 once — line splices (LF and CRLF, also inside
+//! identifiers and directive keywords), comments (a `//` comment continued by a splice), every
+//! literal form (encoding prefixes, raw strings with their delimiter rules, `u8'a'`), pp-numbers
+//! with digit separators, digraphs (`%:include` is a directive) and directive recognition —
+//! producing tokens with byte spans into the ORIGINAL text and 1-based line/column there. It never
+//! panics; what it cannot lex becomes a [`Diagnostic`]. [`lex_with`] pushes the same tokens into a
+//! [`Sink`] (ripgrep's model) for scans that must not allocate per token.
+//!
+//! Beside it, once: [`directives`] (the include/conditional scan of one file), [`macros`]
+//! (the macro table, expansion and `#if` evaluation) and [`mask`] (comments/literals blanked
+//! in place, offsets kept).
+
+pub mod directives;
+mod lexer;
+pub mod macros;
+pub mod mask;
+
+pub use lexer::{
+    is_ident_continue, lex, lex_with, spelling, Diagnostic, Hidden, Kind, Lexed, Sink, Token,
+};

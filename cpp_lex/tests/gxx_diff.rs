@@ -1,0 +1,211 @@
+//! Differential test against `g++ -E`: on a corpus of tricky inputs, the token stream cpp_lex
+//! reads from the source (directives and comments dropped) equals the one g++'s preprocessed
+//! output holds, and the macros cpp_lex sees defined are the ones g++ reports with `-dD`. Each
+//! case also names the identifiers a reader expects, so agreement is not only with itself.
+//! Skipped, with the reason printed, only when `g++` is absent (CI installs it).
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use cpp_lex::directives::{scan, Directive};
+use cpp_lex::{lex, Kind};
+
+struct Case {
+    name: &'static str,
+    src: &'static str,
+    /// The identifiers outside directives, in order.
+    idents: &'static [&'static str],
+}
+
+const CORPUS: &[Case] = &[
+    Case {
+        name: "splice inside an identifier",
+        src: "void f() { pGLContext->SetBlend\\\nFunc(a, a); }\n",
+        idents: &["void", "f", "pGLContext", "SetBlendFunc", "a", "a"],
+    },
+    Case {
+        name: "CRLF splice inside an identifier, CRLF lines",
+        src: "int Set\\\r\nX = 1;\r\nint y;\r\n",
+        idents: &["int", "SetX", "int", "y"],
+    },
+    Case {
+        name: "splice inside a punctuator",
+        src: "p -\\\n> q; a <\\\n<= 2;\n",
+        idents: &["p", "q", "a"],
+    },
+    Case {
+        name: "splice inside a directive keyword",
+        src: "#def\\\nine T_SPLICED 1\nint after;\n",
+        idents: &["int", "after"],
+    },
+    Case {
+        name: "CRLF splice inside a directive keyword",
+        src: "#un\\\r\ndef T_NONE\r\n#define T_CRLF 2\r\nint z;\r\n",
+        idents: &["int", "z"],
+    },
+    Case {
+        name: "#if split by a splice is #ifdef",
+        src: "#if\\\ndef T_NEVER\nint hidden;\n#else\nint shown;\n#endif\n",
+        idents: &["int", "shown"],
+    },
+    Case {
+        name: "continued // comment",
+        src: "int a; // comment \\\nint swallowed;\nint b;\n",
+        idents: &["int", "a", "int", "b"],
+    },
+    Case {
+        name: "continued // comment, CRLF",
+        src: "int a; // comment \\\r\nint swallowed;\r\nint b;\r\n",
+        idents: &["int", "a", "int", "b"],
+    },
+    Case {
+        name: "block comment closed across a splice",
+        src: "int a; /* x *\\\n/ int b;\n",
+        idents: &["int", "a", "int", "b"],
+    },
+    Case {
+        name: "digraphs",
+        src: "int arr<:2:> = <%1, 2%>;\n%:define T_DIGRAPH 3\nint after;\n",
+        idents: &["int", "arr", "int", "after"],
+    },
+    Case {
+        name: "<:: is < then ::",
+        src: "template <class T> struct V {}; V<::size_t> v;\n",
+        idents: &["template", "class", "T", "struct", "V", "V", "size_t", "v"],
+    },
+    Case {
+        name: "raw strings with delimiters",
+        src: "auto r = R\"x(a)\" /* \" )\" // not a comment)x\"; int after; auto s = u8R\"(\\\n)\"; int t;\n",
+        idents: &["auto", "r", "int", "after", "auto", "s", "int", "t"],
+    },
+    Case {
+        name: "u8 character literal and prefixes",
+        src: "auto c = u8'a'; auto w = L'b'; auto s = U\"x\" u\"y\"; int after;\n",
+        idents: &["auto", "c", "auto", "w", "auto", "s", "int", "after"],
+    },
+    Case {
+        name: "digit separators",
+        src: "int n = 1'000'000 + 0x1'F + 0b1'0; int after = 'q';\n",
+        idents: &["int", "n", "int", "after"],
+    },
+    Case {
+        name: "pp-numbers with exponents",
+        src: "double d = 1e+5 + 0x1p-3 + .5e-1; int after;\n",
+        idents: &["double", "d", "int", "after"],
+    },
+    Case {
+        name: "comments and literals hide directives",
+        src: "/*\n#define T_IN_COMMENT 1\n*/ const char* s = \"#define T_IN_STRING\"; int after;\n",
+        idents: &["const", "char", "s", "int", "after"],
+    },
+];
+
+fn gxx() -> Option<&'static str> {
+    Command::new("g++")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| "g++")
+}
+
+fn preprocess(cxx: &str, src: &str) -> String {
+    let mut child = Command::new(cxx)
+        .args(["-E", "-P", "-dD", "-std=c++20", "-x", "c++", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(src.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cxx} -E failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Tokens outside directives, spelled (splices joined, digraphs as what they mean), except
+/// those of a `#ifdef T_NEVER` branch (cpp_lex does not evaluate conditionals: that is
+/// [`cpp_lex::macros`]' job, and the corpus only needs this one).
+fn code_tokens(src: &str) -> Vec<(Kind, String)> {
+    let lx = lex(src.as_bytes());
+    let t = &lx.tokens;
+    let mut out = Vec::new();
+    let mut dead = false;
+    for (k, tok) in t.iter().enumerate() {
+        if tok.kind == Kind::Hash {
+            let word = |j: usize| t.get(j).filter(|x| x.directive).map(|x| lx.text(src, x));
+            match word(k + 1) {
+                Some("ifdef") if word(k + 2) == Some("T_NEVER") => dead = true,
+                Some("else" | "endif") => dead = false,
+                _ => {}
+            }
+        }
+        if !tok.directive && !dead {
+            out.push((tok.kind, lx.text(src, tok).to_string()));
+        }
+    }
+    out
+}
+
+fn defined_by_source(src: &str) -> Vec<String> {
+    scan(src.as_bytes())
+        .directives
+        .iter()
+        .filter_map(|d| match d {
+            Directive::Define(t) => Some(t.split_whitespace().next()?.to_string()),
+            _ => None,
+        })
+        .filter(|n| n.starts_with("T_"))
+        .collect()
+}
+
+fn defined_by_gxx(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("#define "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with("T_"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn token_streams_agree_with_gxx() {
+    let Some(cxx) = gxx() else {
+        println!("skipped: g++ is not installed (CI installs it)");
+        return;
+    };
+    let mut agreed = 0;
+    for case in CORPUS {
+        let ours = code_tokens(case.src);
+        let idents: Vec<&str> = ours
+            .iter()
+            .filter(|(k, _)| *k == Kind::Ident)
+            .map(|(_, t)| t.as_str())
+            .collect();
+        assert_eq!(idents, case.idents, "{}: identifiers", case.name);
+        let out = preprocess(cxx, case.src);
+        let theirs = code_tokens(&out);
+        assert_eq!(ours, theirs, "{}: token stream vs g++ -E\n{out}", case.name);
+        assert_eq!(
+            defined_by_source(case.src),
+            defined_by_gxx(&out),
+            "{}: macros defined",
+            case.name
+        );
+        agreed += 1;
+    }
+    println!(
+        "{agreed} of {} corpus cases agree with {cxx} -E",
+        CORPUS.len()
+    );
+}
