@@ -172,12 +172,54 @@ pub fn is_ident_continue(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-const PUNCT3: [&[u8]; 5] = [b"<<=", b">>=", b"->*", b"...", b"<=>"];
-const PUNCT2: [&[u8]; 27] = [
-    b"::", b"->", b"++", b"--", b"+=", b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"==",
-    b"!=", b"<=", b">=", b"&&", b"||", b"##", b"<<", b">>", b".*", b"<:", b":>", b"<%", b"%>",
-    b"%:",
-];
+/// Length of the longest punctuator at the start of `w` (digraphs included).
+fn punct_len(w: [u8; 4]) -> usize {
+    if &w == b"%:%:" {
+        return 4;
+    }
+    if matches!(&w[..3], b"<<=" | b">>=" | b"->*" | b"..." | b"<=>") {
+        return 3;
+    }
+    // `std::vector<::T>`: `<::` not followed by `:` or `>` is `<` then `::`.
+    if &w[..3] == b"<::" && !matches!(w[3], b':' | b'>') {
+        return 1;
+    }
+    let two = matches!(
+        &w[..2],
+        b"::"
+            | b"->"
+            | b"++"
+            | b"--"
+            | b"+="
+            | b"-="
+            | b"*="
+            | b"/="
+            | b"%="
+            | b"&="
+            | b"|="
+            | b"^="
+            | b"=="
+            | b"!="
+            | b"<="
+            | b">="
+            | b"&&"
+            | b"||"
+            | b"##"
+            | b"<<"
+            | b">>"
+            | b".*"
+            | b"<:"
+            | b":>"
+            | b"<%"
+            | b"%>"
+            | b"%:"
+    );
+    if two {
+        2
+    } else {
+        1
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Dir {
@@ -692,18 +734,7 @@ impl<S: Sink> Lx<'_, S> {
             self.bump();
             return self.emit(Kind::Punct, start, line, column);
         }
-        let len = if &w == b"%:%:" {
-            4
-        } else if PUNCT3.iter().any(|p| w.starts_with(p)) {
-            3
-        } else if w.starts_with(b"<::") && !matches!(w[3], b':' | b'>') {
-            // `std::vector<::T>`: `<::` not followed by `:` or `>` is `<` then `::`.
-            1
-        } else if PUNCT2.iter().any(|p| w.starts_with(p)) {
-            2
-        } else {
-            1
-        };
+        let len = punct_len(w);
         for _ in 0..len {
             self.bump();
         }
