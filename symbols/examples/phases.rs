@@ -54,7 +54,9 @@ fn main() {
         keep_versions: false,
         warnings: &warnings,
         groups: None,
+        rollup: None,
         sort: SortOrder::Abs,
+        limits: Default::default(),
     };
     let (t_md, md) = best(runs, || report::markdown(&input));
     let (t_json, js) = best(runs, || report::json_string(&input).unwrap());

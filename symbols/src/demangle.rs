@@ -135,9 +135,58 @@ fn options() -> cpp_demangle::DemangleOptions {
     cpp_demangle::DemangleOptions::new()
 }
 
+/// A demangled text may be this long plus [`PER_MANGLED_BYTE`] bytes per byte of the mangled
+/// name. Back-references let a few hundred mangled bytes stand for gigabytes of text (each
+/// `A<S0_, S0_>` doubles it); c++filt prints them all, a careful demangler stops. The real
+/// names of libLLVM stay far below (the longest is ~8 KB, ~9x its mangling).
+pub const MAX_DEMANGLED_BASE: usize = 64 << 10;
+pub const PER_MANGLED_BYTE: usize = 64;
+
+/// The longest demangled text accepted for a mangled name of `mangled_len` bytes.
+pub const fn demangled_limit(mangled_len: usize) -> usize {
+    MAX_DEMANGLED_BASE.saturating_add(mangled_len.saturating_mul(PER_MANGLED_BYTE))
+}
+
+/// A `fmt::Write` that refuses to grow past a limit, so cpp_demangle stops printing there.
+struct Capped {
+    text: String,
+    limit: usize,
+    over: bool,
+}
+
+impl std::fmt::Write for Capped {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.text.len() + s.len() > self.limit {
+            self.over = true;
+            return Err(std::fmt::Error);
+        }
+        self.text.push_str(s);
+        Ok(())
+    }
+}
+
+/// cpp_demangle's text, `Err(true)` when it would exceed [`demangled_limit`].
+fn cpp_capped(mangled: &str) -> Result<String, bool> {
+    let sym = cpp_demangle::Symbol::new(mangled.as_bytes()).map_err(|_| false)?;
+    let mut out = Capped {
+        text: String::new(),
+        limit: demangled_limit(mangled.len()),
+        over: false,
+    };
+    match sym.structured_demangle(&mut out, &options()) {
+        Ok(()) => Ok(out.text),
+        Err(_) => Err(out.over),
+    }
+}
+
+/// True when `name` is kept mangled only because its demangled text would exceed the cap
+/// (reports say so, since c++filt would print it).
+pub fn over_limit(name: &str) -> bool {
+    is_itanium(name) && matches!(cpp_capped(name), Err(true))
+}
+
 fn cpp(mangled: &str) -> Option<String> {
-    let sym = cpp_demangle::Symbol::new(mangled.as_bytes()).ok()?;
-    sym.demangle(&options()).ok()
+    cpp_capped(mangled).ok()
 }
 
 /// `_ZTh`/`_ZTv`/`_ZTc` thunks: libiberty says "non-virtual thunk to", "virtual thunk to",
@@ -750,5 +799,49 @@ mod tests {
             "core::fmt::write::h0123456789abcdef"
         );
         assert_eq!(demangle("_Z"), "_Z");
+    }
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    /// `f(A<A, A>, A<S0_, S0_>, …)`: each parameter doubles the one before it.
+    pub(crate) fn exponential(levels: usize) -> String {
+        let mut name = String::from("_Z1f1AIS_S_E");
+        for k in 0..levels {
+            let sub = base36(k);
+            name.push_str(&format!("S_IS{sub}_S{sub}_E"));
+        }
+        name
+    }
+
+    fn base36(mut n: usize) -> String {
+        const D: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        let mut v = Vec::new();
+        loop {
+            v.push(D[n % 36]);
+            n /= 36;
+            if n == 0 {
+                break;
+            }
+        }
+        v.reverse();
+        String::from_utf8(v).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_small_expansion_demangles_and_a_huge_one_stays_mangled() {
+        let small = exponential(2);
+        let text = demangle(&small);
+        assert!(
+            text.starts_with("f(A<A, A>, A<A<A, A>, A<A, A> >"),
+            "{text}"
+        );
+        assert!(!over_limit(&small));
+        let huge = exponential(40);
+        assert_eq!(demangle(&huge), huge.as_str());
+        assert_eq!(&*demangle_shared(&huge), huge.as_str());
+        assert!(over_limit(&huge));
     }
 }

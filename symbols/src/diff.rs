@@ -37,6 +37,12 @@ pub struct Side {
     /// diff folds and matches names by number instead of hashing their texts again.
     #[serde(skip)]
     pub name_ids: Option<NameIds>,
+    /// Version-definition symbols (`A LLVM_15`) left out because versions are stripped.
+    #[serde(skip)]
+    pub version_nodes: usize,
+    /// Names kept mangled because their demangled text would pass the demangler's length cap.
+    #[serde(skip)]
+    pub kept_mangled: usize,
 }
 
 /// Per row: the number of its mangled name and of its demangled text in one [`NameTable`].
@@ -241,9 +247,16 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
         names: names.mangled.len(),
         texts: names.texts,
     });
+    // Only names that did not demangle are checked again (a handful per library).
+    let kept_mangled = rows
+        .iter()
+        .filter(|r| r.demangled == r.mangled && crate::demangle::over_limit(&r.mangled))
+        .count();
     Side {
         identity: Some(lib.identity.clone()),
         table: Some(lib.table),
+        kept_mangled,
+        version_nodes: lib.defined.len() - rows.len(),
         rows,
         sections: lib.sections.clone(),
         name_ids,
@@ -268,6 +281,29 @@ pub fn parse_rename(entry: &str) -> Option<(String, String)> {
     entry
         .split_once('=')
         .map(|(a, b)| (a.to_string(), b.to_string()))
+}
+
+/// How much a rename map may multiply a name's length at worst. Each `OLD=NEW` entry can
+/// multiply it by `len(NEW) / len(OLD)` (every byte of the name an occurrence of OLD), and the
+/// entries apply in turn: 40 entries `a=aa` would double a name 40 times, 2^40-fold, and the
+/// run would die out of memory. A real map renames a namespace or two and stays far below.
+pub const MAX_RENAME_GROWTH: f64 = 4096.0;
+
+/// Refuse a rename map whose worst-case growth exceeds [`MAX_RENAME_GROWTH`].
+pub fn check_rename_growth(map: &[(String, String)]) -> Result<(), String> {
+    let mut growth = 1.0_f64;
+    for (old, new) in map {
+        if !old.is_empty() && new.len() > old.len() {
+            growth *= new.len() as f64 / old.len() as f64;
+        }
+    }
+    if growth > MAX_RENAME_GROWTH {
+        return Err(format!(
+            "the {} entries can grow a name up to {growth:.3e}-fold (each OLD=NEW applies to the result of the ones before it); at most {MAX_RENAME_GROWTH}-fold is accepted",
+            map.len()
+        ));
+    }
+    Ok(())
 }
 
 /// The parent-scope replacement of a strip-scope prefix: drop its LAST named component.

@@ -1,4 +1,5 @@
-//! Parse: the only code that touches library bytes. One reader (`object`) over a memory map.
+//! Parse: the only code that touches library bytes. One reader (`object`) over owned reads of
+//! the parts of the file it needs (no memory map).
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym, SymbolTable, VersionTable};
-use object::{Endianness, SectionIndex, SymbolIndex};
+use object::{Endianness, ReadRef, SectionIndex, SymbolIndex};
 
 use crate::error::{Error, Result};
 use crate::fasthash::FxBuild;
@@ -15,24 +16,228 @@ use crate::model::{
     Binding, Identity, Library, SectionSize, Symbol, Table, TableChoice, Visibility,
 };
 
-/// A read-only view of a library's bytes: a memory map, or owned bytes (tests, small inputs).
-pub enum Bytes {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
+/// The byte ranges of a file the reader needs, each read into an owned buffer at its file
+/// offset. Nothing is mapped: a library rewritten while mgctl reads it cannot fault the process
+/// (a map would raise SIGBUS), and the change is detected and reported instead. For libLLVM
+/// (110 MB) the symbol tables, string tables, version tables and notes are a few MB.
+pub struct Sparse {
+    len: u64,
+    /// Sorted by start, disjoint.
+    parts: Vec<Part>,
 }
 
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        }
+struct Part {
+    start: u64,
+    len: usize,
+    /// u64 words keep every part 8-byte aligned, as ELF structures need (a `Vec<u8>` may not be).
+    words: Vec<u64>,
+}
+
+impl Part {
+    fn bytes(&self) -> &[u8] {
+        let all = object::pod::bytes_of_slice(&self.words);
+        all.get(..self.len).unwrap_or(all)
     }
 }
 
-/// Memory-map `path`. Directories, empty files and unreadable paths are clear errors.
-pub fn map_file(path: &Path) -> Result<Bytes> {
+impl Sparse {
+    /// The part holding `offset`, and `offset` within it.
+    fn locate(&self, offset: u64) -> Option<(&Part, usize)> {
+        let i = self
+            .parts
+            .partition_point(|p| p.start <= offset)
+            .checked_sub(1)?;
+        let p = self.parts.get(i)?;
+        let local = usize::try_from(offset - p.start).ok()?;
+        (local <= p.len).then_some((p, local))
+    }
+}
+
+impl<'a> object::ReadRef<'a> for &'a Sparse {
+    fn len(self) -> std::result::Result<u64, ()> {
+        Ok(self.len)
+    }
+
+    fn read_bytes_at(self, offset: u64, size: u64) -> std::result::Result<&'a [u8], ()> {
+        if size == 0 {
+            return Ok(&[]);
+        }
+        let (p, local) = self.locate(offset).ok_or(())?;
+        let size = usize::try_from(size).map_err(|_| ())?;
+        p.bytes().get(local..).ok_or(())?.get(..size).ok_or(())
+    }
+
+    fn read_bytes_at_until(
+        self,
+        range: std::ops::Range<u64>,
+        delimiter: u8,
+    ) -> std::result::Result<&'a [u8], ()> {
+        let (p, local) = self.locate(range.start).ok_or(())?;
+        let want = range.end.checked_sub(range.start).ok_or(())?;
+        let end = local.saturating_add(usize::try_from(want).unwrap_or(usize::MAX));
+        let bytes = p.bytes();
+        let bytes = bytes.get(local..end.min(bytes.len())).ok_or(())?;
+        object::ReadRef::read_bytes_at_until(bytes, 0..bytes.len() as u64, delimiter)
+    }
+}
+
+/// Reads byte ranges of one open file, noticing a file that shrinks under it.
+struct Loader<'f> {
+    file: &'f File,
+    path: &'f Path,
+    len: u64,
+    sparse: Sparse,
+}
+
+impl Loader<'_> {
+    /// Read `[start, start + size)` (clamped to the file; widened to 8-byte alignment), unless
+    /// already held. A range outside the file is left out: the parser then names the bad field.
+    fn add(&mut self, start: u64, size: u64) -> Result<()> {
+        let start8 = start & !7;
+        let end = start.saturating_add(size).min(self.len);
+        if end <= start8 || start >= self.len {
+            return Ok(());
+        }
+        if let Some((p, local)) = self.sparse.locate(start8) {
+            if (local as u64) + (end - start8) <= p.len as u64 {
+                return Ok(());
+            }
+        }
+        // Merge with every part it touches, so parts stay disjoint and each read is one range.
+        let mut lo = start8;
+        let mut hi = end;
+        let mut keep = Vec::with_capacity(self.sparse.parts.len() + 1);
+        let mut merged = Vec::new();
+        for p in self.sparse.parts.drain(..) {
+            let p_end = p.start + p.len as u64;
+            if p_end < lo || p.start > hi {
+                keep.push(p);
+            } else {
+                lo = lo.min(p.start);
+                hi = hi.max(p_end);
+                merged.push(p);
+            }
+        }
+        let len = usize::try_from(hi - lo).map_err(|_| Error::TooLarge {
+            path: self.path.to_path_buf(),
+            limit: usize::MAX as u64,
+        })?;
+        let mut words = vec![0u64; len.div_ceil(8)];
+        let buf = object::pod::bytes_of_slice_mut(&mut words);
+        let buf = &mut buf[..len];
+        // Parts already held are copied rather than read again.
+        let mut at = lo;
+        merged.sort_by_key(|p| p.start);
+        for p in &merged {
+            if p.start > at {
+                self.read_at(&mut buf[(at - lo) as usize..(p.start - lo) as usize], at)?;
+            }
+            let from = (p.start - lo) as usize;
+            buf[from..from + p.len].copy_from_slice(p.bytes());
+            at = at.max(p.start + p.len as u64);
+        }
+        if at < hi {
+            self.read_at(&mut buf[(at - lo) as usize..], at)?;
+        }
+        keep.push(Part {
+            start: lo,
+            len,
+            words,
+        });
+        keep.sort_by_key(|p| p.start);
+        self.sparse.parts = keep;
+        Ok(())
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.file.read_exact_at(buf, offset).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::Changed {
+                    path: self.path.to_path_buf(),
+                    what: format!(
+                        "it was {} bytes when opened and ended before byte {}",
+                        self.len,
+                        offset + buf.len() as u64
+                    ),
+                }
+            } else {
+                Error::Io {
+                    path: self.path.to_path_buf(),
+                    source: e,
+                }
+            }
+        })
+    }
+}
+
+/// What kind of file this is, for the error about it not being a regular file.
+fn file_kind(ft: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "FIFO (named pipe)"
+    } else if ft.is_socket() {
+        "socket"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_block_device() {
+        "block device"
+    } else {
+        "special file"
+    }
+}
+
+/// Read the parts of an ELF file the symbol reader needs: the header, the section header table
+/// and the sections holding symbols, strings, versions and notes.
+fn load<Elf: FileHeader<Endian = Endianness>>(ld: &mut Loader<'_>) -> Result<()> {
+    let path = ld.path;
+    ld.add(0, std::mem::size_of::<Elf>() as u64)?;
+    let header =
+        *Elf::parse(&ld.sparse).map_err(|e| malformed(path, "ELF header at offset 0", e))?;
+    let endian = header
+        .endian()
+        .map_err(|e| malformed(path, "ELF header at offset 5", e))?;
+    let shoff: u64 = header.e_shoff(endian).into();
+    if shoff == 0 {
+        return Ok(());
+    }
+    let entsize = u64::from(header.e_shentsize(endian));
+    // Section 0 first: it holds the real section count when e_shnum overflows.
+    ld.add(shoff, entsize)?;
+    let Ok(shnum) = header.shnum(endian, &ld.sparse) else {
+        return Ok(());
+    };
+    ld.add(shoff, (shnum as u64).saturating_mul(entsize))?;
+    let Ok(headers) = header.section_headers(endian, &ld.sparse) else {
+        return Ok(());
+    };
+    let headers: Vec<Elf::SectionHeader> = headers.to_vec();
+    let shstrndx = header.shstrndx(endian, &ld.sparse).unwrap_or(0) as usize;
+    for (i, h) in headers.iter().enumerate() {
+        let t = h.sh_type(endian);
+        let wanted = i == shstrndx
+            || matches!(
+                t,
+                elf::SHT_SYMTAB
+                    | elf::SHT_DYNSYM
+                    | elf::SHT_STRTAB
+                    | elf::SHT_SYMTAB_SHNDX
+                    | elf::SHT_GNU_VERSYM
+                    | elf::SHT_GNU_VERDEF
+                    | elf::SHT_GNU_VERNEED
+                    | elf::SHT_NOTE
+            );
+        if wanted && t != elf::SHT_NOBITS {
+            ld.add(h.sh_offset(endian).into(), h.sh_size(endian).into())?;
+        }
+    }
+    Ok(())
+}
+
+/// Read a library from disk into owned buffers (see [`Sparse`]), then parse it. A path that is
+/// not a regular file, or a file that changes size or modification time while it is read, is
+/// an error naming it.
+pub fn read_library(path: &Path, choice: TableChoice) -> Result<Library> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -43,35 +248,79 @@ pub fn map_file(path: &Path) -> Result<Bytes> {
             path: path.to_path_buf(),
         });
     }
-    if meta.len() == 0 {
+    if !meta.is_file() {
+        return Err(Error::NotRegular {
+            path: path.to_path_buf(),
+            kind: file_kind(meta.file_type()),
+        });
+    }
+    let file = File::open(path).map_err(io)?;
+    let before = file.metadata().map_err(io)?;
+    let len = before.len();
+    if len == 0 {
         return Err(Error::Empty {
             path: path.to_path_buf(),
         });
     }
-    let file = File::open(path).map_err(io)?;
-    // SAFETY: the map is read-only and only lives while the library is parsed. A concurrent
-    // truncation by another process could fault; that is the accepted trade-off of mapping
-    // (ripgrep makes the same one) and rebuilding a library while mgctl reads it is not supported.
-    #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    Ok(Bytes::Mapped(map))
-}
-
-/// Read a library from disk: map it, then [`parse`] it.
-pub fn read_library(path: &Path, choice: TableChoice) -> Result<Library> {
-    let bytes = map_file(path)?;
-    parse(&bytes, path, choice)
+    let mut ld = Loader {
+        file: &file,
+        path,
+        len,
+        sparse: Sparse {
+            len,
+            parts: Vec::new(),
+        },
+    };
+    ld.add(0, 16)?;
+    let ident = ld
+        .sparse
+        .parts
+        .first()
+        .map(|p| p.bytes().to_vec())
+        .unwrap_or_default();
+    if ident.len() >= 5 && &ident[..4] == b"\x7fELF" {
+        match ident[4] {
+            1 => load::<elf::FileHeader32<Endianness>>(&mut ld)?,
+            2 => load::<elf::FileHeader64<Endianness>>(&mut ld)?,
+            _ => {}
+        }
+    }
+    let after = file.metadata().map_err(io)?;
+    if after.len() != len || after.modified().ok() != before.modified().ok() {
+        return Err(Error::Changed {
+            path: path.to_path_buf(),
+            what: format!(
+                "{} bytes when opened, {} bytes after reading{}",
+                len,
+                after.len(),
+                if after.len() == len {
+                    ", modification time moved"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
+    let sparse = ld.sparse;
+    parse_from(&sparse, path, choice)
 }
 
 /// Parse ELF bytes (32/64-bit, either endianness) into a [`Library`].
 pub fn parse(data: &[u8], path: &Path, choice: TableChoice) -> Result<Library> {
-    if data.is_empty() {
+    parse_from(data, path, choice)
+}
+
+/// Parse from any reader of the file's bytes: a whole buffer, or the parts [`read_library`] read.
+fn parse_from<'a, R: ReadRef<'a>>(data: R, path: &Path, choice: TableChoice) -> Result<Library> {
+    let len = data.len().unwrap_or(0);
+    if len == 0 {
         return Err(Error::Empty {
             path: path.to_path_buf(),
         });
     }
-    if data.len() < 4 || &data[..4] != b"\x7fELF" {
-        let magic = data
+    let head = data.read_bytes_at(0, len.min(5)).unwrap_or(&[]);
+    if head.len() < 4 || &head[..4] != b"\x7fELF" {
+        let magic = head
             .iter()
             .take(4)
             .map(|b| format!("{b:02x}"))
@@ -82,9 +331,9 @@ pub fn parse(data: &[u8], path: &Path, choice: TableChoice) -> Result<Library> {
             magic,
         });
     }
-    match data.get(4) {
-        Some(1) => parse_elf::<elf::FileHeader32<Endianness>>(data, path, choice),
-        Some(2) => parse_elf::<elf::FileHeader64<Endianness>>(data, path, choice),
+    match head.get(4) {
+        Some(1) => parse_elf::<elf::FileHeader32<Endianness>, R>(data, len, path, choice),
+        Some(2) => parse_elf::<elf::FileHeader64<Endianness>, R>(data, len, path, choice),
         other => Err(malformed(
             path,
             "ELF header at offset 4",
@@ -189,19 +438,19 @@ fn is_special(machine: u16, name: &[u8]) -> bool {
     }
 }
 
-struct Ctx<'a, Elf: FileHeader<Endian = Endianness>> {
-    path: &'a Path,
+struct Ctx<'c, 'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>> {
+    path: &'c Path,
     endian: Endianness,
     machine: u16,
-    sections: &'a SectionTable<'a, Elf, &'a [u8]>,
+    sections: &'c SectionTable<'a, Elf, R>,
     /// nm's section letter per section index, computed once.
     letters: Vec<char>,
 }
 
 /// The symbols of one table, split into (defined, undefined), in table order.
-fn read_table<'a, Elf: FileHeader<Endian = Endianness>>(
-    cx: &Ctx<'a, Elf>,
-    table: &SymbolTable<'a, Elf, &'a [u8]>,
+fn read_table<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
+    cx: &Ctx<'_, 'a, Elf, R>,
+    table: &SymbolTable<'a, Elf, R>,
     versions: Option<&VersionTable<'a, Elf>>,
     what: &str,
 ) -> Result<(Vec<Symbol>, Vec<Symbol>)> {
@@ -250,9 +499,9 @@ impl VersionNames {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
-    cx: &Ctx<'a, Elf>,
-    table: &SymbolTable<'a, Elf, &'a [u8]>,
+fn symbol<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
+    cx: &Ctx<'_, 'a, Elf, R>,
+    table: &SymbolTable<'a, Elf, R>,
     versions: Option<&VersionTable<'a, Elf>>,
     version_names: &mut VersionNames,
     index: SymbolIndex,
@@ -362,8 +611,9 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>>(
     })
 }
 
-fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
-    data: &[u8],
+fn parse_elf<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
+    data: R,
+    len: u64,
     path: &Path,
     choice: TableChoice,
 ) -> Result<Library> {
@@ -451,7 +701,7 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
     let build_id = build_id(&cx, data);
     let identity = Identity {
         path: path.display().to_string(),
-        file_bytes: data.len() as u64,
+        file_bytes: len,
         machine: machine_name(machine),
         class_bits: if header.is_type_64() { 64 } else { 32 },
         little_endian: endian == Endianness::Little,
@@ -472,11 +722,11 @@ fn parse_elf<Elf: FileHeader<Endian = Endianness>>(
 /// The rows of `size --format=sysv`: every section BFD makes a section of (it folds the static
 /// symbol table, its string table, the section-name table and static relocations into other
 /// structures) whose BFD flags are not all clear.
-fn sysv_sections<'a, Elf: FileHeader<Endian = Endianness>>(
-    cx: &Ctx<'a, Elf>,
+fn sysv_sections<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
+    cx: &Ctx<'_, 'a, Elf, R>,
     header: &Elf,
-    data: &[u8],
-    symtab: &SymbolTable<'a, Elf, &'a [u8]>,
+    data: R,
+    symtab: &SymbolTable<'a, Elf, R>,
 ) -> Result<Vec<SectionSize>> {
     let endian = cx.endian;
     let shstrndx = header
@@ -528,9 +778,9 @@ fn sysv_sections<'a, Elf: FileHeader<Endian = Endianness>>(
 }
 
 /// The GNU build-id note as lowercase hex, when present and well-formed.
-fn build_id<Elf: FileHeader<Endian = Endianness>>(
-    cx: &Ctx<'_, Elf>,
-    data: &[u8],
+fn build_id<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
+    cx: &Ctx<'_, 'a, Elf, R>,
+    data: R,
 ) -> Option<String> {
     for hdr in cx.sections.iter() {
         let Ok(Some(mut notes)) = hdr.notes(cx.endian, data) else {
@@ -543,4 +793,66 @@ fn build_id<Elf: FileHeader<Endian = Endianness>>(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file that ends before the length it had when opened was rewritten under the reader:
+    /// an input error naming it, not a fault or a parse of half old, half new bytes.
+    #[test]
+    fn a_file_that_shrinks_while_read_is_reported_as_changed() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("lib.so");
+        std::fs::write(&path, [0u8; 100]).unwrap_or_else(|e| panic!("{e}"));
+        let file = File::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut ld = Loader {
+            file: &file,
+            path: &path,
+            len: 200,
+            sparse: Sparse {
+                len: 200,
+                parts: Vec::new(),
+            },
+        };
+        let err = ld
+            .add(0, 150)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("changed while being read"), "{err}");
+    }
+
+    /// Overlapping and adjacent reads merge into disjoint parts that serve every range.
+    #[test]
+    fn reads_merge_and_serve_every_range() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("lib.so");
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+        std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{e}"));
+        let file = File::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut ld = Loader {
+            file: &file,
+            path: &path,
+            len: 4096,
+            sparse: Sparse {
+                len: 4096,
+                parts: Vec::new(),
+            },
+        };
+        for (s, n) in [(100, 50), (3000, 10), (140, 400), (9, 3), (5000, 10)] {
+            ld.add(s, n).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let sp = &ld.sparse;
+        assert!(sp
+            .parts
+            .windows(2)
+            .all(|w| w[0].start + w[0].len as u64 <= w[1].start));
+        for (s, n) in [(100u64, 440u64), (3000, 10), (9, 3)] {
+            let got = object::ReadRef::read_bytes_at(sp, s, n).unwrap_or(&[]);
+            assert_eq!(got, &bytes[s as usize..(s + n) as usize]);
+        }
+        assert!(object::ReadRef::read_bytes_at(sp, 2000, 4).is_err());
+    }
 }

@@ -13,6 +13,19 @@ pub enum Error {
     Directory { path: PathBuf },
     #[error("{}:0: empty file (0 bytes), not an ELF library", .path.display())]
     Empty { path: PathBuf },
+    #[error("{}: is a {kind}, not a regular file; copy the library to a file first", .path.display())]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{}: changed while being read ({what}); read it again once the build that writes it has finished", .path.display())]
+    Changed { path: PathBuf, what: String },
+    #[error("{}:{line}:{column}: not UTF-8 text (byte {byte:#04x})", .path.display())]
+    NotText {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        byte: u8,
+    },
+    #[error("{}: larger than {limit} bytes, refused (is it the right file?)", .path.display())]
+    TooLarge { path: PathBuf, limit: u64 },
     #[error("{}:0: not an ELF file (first bytes {magic})", .path.display())]
     NotElf { path: PathBuf, magic: String },
     #[error("{}: malformed ELF: {what}: {reason}", .path.display())]

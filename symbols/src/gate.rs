@@ -50,6 +50,46 @@ pub fn parse_allow(text: &str, path: &Path) -> Result<Vec<AllowEntry>> {
     Ok(out)
 }
 
+/// An allow file larger than this is refused: a real one lists a commit's admissions.
+pub const MAX_ALLOW_BYTES: u64 = 16 << 20;
+
+/// Read and parse an allow file. `shown` is how errors name it. At most [`MAX_ALLOW_BYTES`]
+/// are read (a FIFO or `/dev/zero` cannot exhaust memory), and text that is not UTF-8 is an
+/// error at its line and column.
+pub fn load_allow(path: &Path, shown: &Path) -> Result<Vec<AllowEntry>> {
+    use std::io::Read;
+    let io = |source| Error::Io {
+        path: shown.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_ALLOW_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_ALLOW_BYTES {
+        return Err(Error::TooLarge {
+            path: shown.to_path_buf(),
+            limit: MAX_ALLOW_BYTES,
+        });
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+            return Err(Error::NotText {
+                path: shown.to_path_buf(),
+                line: good.iter().filter(|&&b| b == b'\n').count() + 1,
+                column,
+                byte: bytes.get(e.valid_up_to()).copied().unwrap_or(0),
+            });
+        }
+    };
+    parse_allow(text, shown)
+}
+
 /// Render every change the gates see as allow-file lines (`mgctl symbols diff --emit-allow`):
 /// the starting point of an admission list, to be trimmed to what the commit really admits.
 pub fn allow_lines(diff: &Diff) -> String {

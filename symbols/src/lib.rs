@@ -9,6 +9,9 @@ pub mod model;
 
 pub use error::{Error, Result};
 pub use model::{Library, SectionSize, Symbol, Table, TableChoice};
+pub mod cfg;
+pub mod check;
+pub mod codes;
 pub mod diff;
 pub mod gate;
 pub mod group;

@@ -1,5 +1,6 @@
-//! Report: render a diff as upstream's `symbol-report:` lines, its Markdown and its JSON
-//! (plus `"schema": 1` and mgctl's additions). Renderers only format; they decide nothing.
+//! Report: render a diff as upstream's `symbol-report:` lines, Markdown to paste into a pull
+//! request (names in code spans, cut to a budget) and the JSON (plus `"schema": 1` and mgctl's
+//! additions). Renderers only format; they decide nothing.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write};
@@ -31,9 +32,38 @@ pub struct ReportInput<'a> {
     pub outcome: &'a GateOutcome,
     pub keep_versions: bool,
     pub warnings: &'a [String],
+    /// `--group`: the per-scope totals the JSON carries.
     pub groups: Option<(usize, &'a [GroupRow])>,
+    /// The per-scope totals the Markdown leads with (`groups`, or depth 1 by default).
+    pub rollup: Option<(usize, &'a [GroupRow])>,
     pub sort: SortOrder,
+    pub limits: MarkdownLimits,
 }
+
+/// A GitHub pull-request comment holds at most this many characters.
+pub const PR_COMMENT_CHARS: usize = 65_536;
+
+/// How far the Markdown is cut so it fits where it is pasted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkdownLimits {
+    /// At most this many rows per table (`--top N`).
+    pub top: Option<usize>,
+    /// At most this many characters in all; 0 for no limit. Rows that do not fit are counted
+    /// ("… and N more rows in the JSON").
+    pub budget: usize,
+}
+
+impl Default for MarkdownLimits {
+    fn default() -> Self {
+        MarkdownLimits {
+            top: None,
+            budget: PR_COMMENT_CHARS,
+        }
+    }
+}
+
+/// Tables with more rows than this are folded into `<details>`.
+const DETAILS_ROWS: usize = 20;
 
 fn pct(delta: i64, before: u64) -> f64 {
     if before == 0 {
@@ -127,6 +157,16 @@ fn sorted(v: &[Change], sort: SortOrder) -> Vec<&Change> {
     r
 }
 
+/// Why the totals are upstream's less the version nodes: said on the totals line itself.
+fn version_nodes_note(r: &ReportInput<'_>) -> String {
+    let (b, a) = (r.before.version_nodes, r.after.version_nodes);
+    if b + a == 0 {
+        String::new()
+    } else {
+        format!(" (not counting {b} -> {a} version-definition symbol(s), the version names themselves, left out with the versions)")
+    }
+}
+
 /// The `symbol-report:` summary lines, in upstream's order (without the Markdown and the
 /// artifact/FAIL lines, which the caller prints after writing artifacts).
 pub fn summary_lines(r: &ReportInput<'_>) -> Vec<String> {
@@ -189,18 +229,27 @@ pub fn summary_lines(r: &ReportInput<'_>) -> Vec<String> {
     }
     let l = &r.diff.listing;
     out.push(format!(
-        "{p}{} -> {} defined symbols: {} added, {} removed, {} resized, {} renamed",
+        "{p}{} -> {} defined symbols: {} added, {} removed, {} resized, {} renamed{}",
         r.diff.defined_before,
         r.diff.defined_after,
         l.added.len(),
         l.removed.len(),
         l.resized.len(),
-        l.renamed.len()
+        l.renamed.len(),
+        version_nodes_note(r)
     ));
     out.push(format!(
         "{p}{} -> {} normalised names, {} unchanged (name, size and mangling all identical)",
         r.diff.names_before, r.diff.names_after, l.unchanged
     ));
+    let (kb, ka) = (r.before.kept_mangled, r.after.kept_mangled);
+    if kb + ka > 0 {
+        out.push(format!(
+            "{p}{kb} -> {ka} name(s) kept mangled: demangled they would pass the length cap ({} bytes plus {} per mangled byte)",
+            crate::demangle::MAX_DEMANGLED_BASE,
+            crate::demangle::PER_MANGLED_BYTE
+        ));
+    }
     if !r.opts.only_names.is_empty() {
         out.push(format!(
             "{p}listing restricted to names containing: {}",
@@ -262,7 +311,49 @@ impl fmt::Display for Cell<'_> {
     }
 }
 
-/// Upstream's Markdown report (LF line ends, trailing newline), plus mgctl's extra sections.
+/// A name as an inline code span in a table cell, so GitHub shows it literally (a bare
+/// `std::char_traits<char>` is eaten as an HTML tag). The fence is one backtick longer than the
+/// longest run inside, padded with a space when the name starts or ends with a backtick (or
+/// with a space at both ends, which the renderer would strip); `|` is escaped because GFM splits
+/// the cells before it reads code spans; control characters are written as `\xNN`.
+struct Code<'a>(&'a str);
+
+impl fmt::Display for Code<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let raw = self.0;
+        if raw.is_empty() {
+            return Ok(());
+        }
+        let text: std::borrow::Cow<'_, str> = if raw.chars().any(char::is_control) {
+            let mut t = String::with_capacity(raw.len() + 8);
+            for c in raw.chars() {
+                if c.is_control() {
+                    let _ = write!(t, "\\x{:02x}", u32::from(c));
+                } else {
+                    t.push(c);
+                }
+            }
+            t.into()
+        } else {
+            raw.into()
+        };
+        let mut longest = 0;
+        let mut run = 0;
+        for b in text.bytes() {
+            run = if b == b'`' { run + 1 } else { 0 };
+            longest = longest.max(run);
+        }
+        let fence = "`".repeat(longest + 1);
+        let pad = text.starts_with('`')
+            || text.ends_with('`')
+            || (text.len() > 1 && text.starts_with(' ') && text.ends_with(' '));
+        let pad = if pad { " " } else { "" };
+        write!(f, "{fence}{pad}{}{pad}{fence}", Cell(&text))
+    }
+}
+
+/// The Markdown report (LF line ends, trailing newline): the header and the totals line, the
+/// per-scope rollup, then one table per bucket, cut to [`MarkdownLimits`].
 pub fn markdown(r: &ReportInput<'_>) -> String {
     let mut m = String::new();
     // Writing into a String cannot fail.
@@ -270,64 +361,134 @@ pub fn markdown(r: &ReportInput<'_>) -> String {
     m
 }
 
-/// One section of the Markdown report: a title with the row count, then a table or `_none_`.
-/// Large tables (a release diff has tens of thousands of rows) are formatted in parallel
-/// chunks and joined in order.
-fn section(
-    m: &mut String,
-    title: &str,
-    rows: &[&Change],
-    header: &str,
-    row: &(dyn Fn(&mut String, &Change) -> fmt::Result + Sync),
-) -> fmt::Result {
-    write!(m, "\n### {title} ({})\n\n", rows.len())?;
-    if rows.is_empty() {
-        m.push_str("_none_\n");
-    } else {
-        m.push_str(header);
-        let chunks: Vec<Result<String, fmt::Error>> = rows
+/// The Markdown being written and what is left of its budget (in characters).
+struct Page<'m> {
+    m: &'m mut String,
+    chars: usize,
+    limits: MarkdownLimits,
+    /// Rows left out so far, for the closing line.
+    cut: usize,
+}
+
+/// Room kept for each section still to come (title, header, closing lines).
+const SECTION_RESERVE: usize = 400;
+
+impl Page<'_> {
+    fn push(&mut self, s: &str) {
+        self.chars += s.chars().count();
+        self.m.push_str(s);
+    }
+
+    /// How many more characters rows may take, leaving `sections_after` sections room.
+    fn room(&self, sections_after: usize) -> usize {
+        if self.limits.budget == 0 {
+            return usize::MAX;
+        }
+        self.limits
+            .budget
+            .saturating_sub(self.chars)
+            .saturating_sub((sections_after + 1) * SECTION_RESERVE)
+    }
+
+    /// One section: a title with the row count, then a table (folded into `<details>` when
+    /// long) of the rows that fit, or `_none_`. Rows are formatted in parallel chunks (an
+    /// unbudgeted release diff has tens of thousands).
+    fn section<T: Sync>(
+        &mut self,
+        title: &str,
+        rows: &[T],
+        header: &str,
+        sections_after: usize,
+        row: &(dyn Fn(&mut String, &T) -> fmt::Result + Sync),
+    ) -> fmt::Result {
+        self.push(&format!("\n### {title} ({})\n\n", rows.len()));
+        if rows.is_empty() {
+            self.push("_none_\n\n");
+            return Ok(());
+        }
+        let mut want = rows.len().min(self.limits.top.unwrap_or(usize::MAX));
+        let room = self.room(sections_after);
+        // A row takes at least ~10 characters: format no more than could fit.
+        want = want.min(room / 10 + 1);
+        let chunks: Vec<Result<Vec<String>, fmt::Error>> = rows[..want]
             .par_chunks(2048)
             .map(|chunk| {
-                let mut s = String::with_capacity(chunk.len() * 96);
+                let mut v = Vec::with_capacity(chunk.len());
                 for c in chunk {
+                    let mut s = String::with_capacity(96);
                     row(&mut s, c)?;
+                    v.push(s);
                 }
-                Ok(s)
+                Ok(v)
             })
             .collect();
-        m.reserve(chunks.iter().flatten().map(String::len).sum());
-        for chunk in chunks {
-            m.push_str(&chunk?);
+        let mut table = String::new();
+        let mut table_chars = header.chars().count();
+        let mut shown = 0;
+        'rows: for chunk in chunks {
+            for s in chunk? {
+                let n = s.chars().count();
+                if table_chars + n > room {
+                    break 'rows;
+                }
+                table_chars += n;
+                table.push_str(&s);
+                shown += 1;
+            }
         }
+        let more = rows.len() - shown;
+        self.cut += more;
+        let folded = shown > DETAILS_ROWS;
+        if folded {
+            self.push(&format!(
+                "<details><summary>{shown} of {} rows</summary>\n\n",
+                rows.len()
+            ));
+        }
+        if shown > 0 {
+            self.push(header);
+            self.m.push_str(&table);
+            self.chars += table_chars - header.chars().count();
+        }
+        if more > 0 {
+            // The blank line ends the table; without it the note would be read as a row.
+            self.push(&format!(
+                "\n… and {more} more row{} in the JSON (`--format json`)\n",
+                if more == 1 { "" } else { "s" }
+            ));
+        }
+        if folded {
+            self.push("\n</details>\n");
+        }
+        self.push("\n");
+        Ok(())
     }
-    // upstream: every section ends with an empty line (then the next one starts with one)
-    m.push('\n');
-    Ok(())
 }
 
 fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
     let d = r.diff;
     let t = d.text();
     let l = &d.listing;
-    m.push_str(
+    let mut head = String::new();
+    head.push_str(
         "# MobileGL symbol report\n\n| side | path | file bytes | .text |\n|---|---|---|---|\n",
     );
     writeln!(
-        m,
-        "| before | `{}` | {} | {} |",
-        side_path(r.before),
+        head,
+        "| before | {} | {} | {} |",
+        Code(&side_path(r.before)),
         side_bytes(r.before),
         t.before
     )?;
     writeln!(
-        m,
-        "| after | `{}` | {} | {} |",
-        side_path(r.after),
+        head,
+        "| after | {} | {} | {} |",
+        Code(&side_path(r.after)),
         side_bytes(r.after),
         t.after
     )?;
     writeln!(
-        m,
+        head,
         "\n`.text` {} -> {} ({:+}, {:+.3}%). {} -> {} defined symbols: {} added, {} removed, {} resized, {} renamed, {} unchanged.",
         t.before,
         t.after,
@@ -341,93 +502,110 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
         l.renamed.len(),
         l.unchanged
     )?;
-    section(
+    let mut p = Page {
         m,
+        chars: 0,
+        limits: r.limits,
+        cut: 0,
+    };
+    p.push(&head);
+    let kinds = !d.kind_changes.is_empty();
+    let after_rollup = 4 + usize::from(kinds);
+    if let Some((depth, groups)) = r.rollup.or(r.groups) {
+        // A class is a scope too (`llvm::PassBuilder`): the mangling does not always say which.
+        p.section(
+            &format!("By scope (namespace or class, depth {depth})"),
+            groups,
+            "| scope | added | removed | resized | renamed | delta |\n|---|---|---|---|---|---|\n",
+            after_rollup,
+            &|m, g: &GroupRow| {
+                writeln!(
+                    m,
+                    "| {} | {} | {} | {} | {} | {:+} |",
+                    Code(&g.namespace),
+                    g.added,
+                    g.removed,
+                    g.resized,
+                    g.renamed,
+                    g.delta
+                )
+            },
+        )?;
+    }
+    let left = |n: usize| n + usize::from(kinds);
+    p.section(
         "Removed",
         &sorted(&l.removed, r.sort),
         "| symbol | bytes |\n|---|---|\n",
-        &|m, c| writeln!(m, "| {} | {} |", Cell(&c.name), c.before),
+        left(3),
+        &|m, c: &&Change| writeln!(m, "| {} | {} |", Code(&c.name), c.before),
     )?;
-    section(
-        m,
+    p.section(
         "Added",
         &sorted(&l.added, r.sort),
         "| symbol | bytes |\n|---|---|\n",
-        &|m, c| writeln!(m, "| {} | {} |", Cell(&c.name), c.after),
+        left(2),
+        &|m, c: &&Change| writeln!(m, "| {} | {} |", Code(&c.name), c.after),
     )?;
-    section(
-        m,
+    p.section(
         "Resized",
         &sorted(&l.resized, r.sort),
         "| symbol | before | after | delta |\n|---|---|---|---|\n",
-        &|m, c| {
+        left(1),
+        &|m, c: &&Change| {
             writeln!(
                 m,
                 "| {} | {} | {} | {:+} |",
-                Cell(&c.name),
+                Code(&c.name),
                 c.before,
                 c.after,
                 c.delta
             )
         },
     )?;
-    section(
-        m,
+    p.section(
         "Renamed only (same size)",
         &sorted(&l.renamed, SortOrder::Name),
         "| normalised symbol | before mangling | after mangling |\n|---|---|---|\n",
-        &|m, c| {
+        left(0),
+        &|m, c: &&Change| {
             writeln!(
                 m,
                 "| {} | {} | {} |",
-                Cell(&c.name),
-                Cell(&c.before_mangled),
-                Cell(&c.after_mangled)
+                Code(&c.name),
+                Code(&c.before_mangled),
+                Code(&c.after_mangled)
             )
         },
     )?;
-    if !d.kind_changes.is_empty() {
+    if kinds {
         let rows: Vec<&Change> = d.kind_changes.iter().collect();
-        section(
-            m,
+        p.section(
             "Type letter changed",
             &rows,
             "| symbol | before | after |\n|---|---|---|\n",
-            &|m, c| {
+            0,
+            &|m, c: &&Change| {
                 writeln!(
                     m,
                     "| {} | {} | {} |",
-                    Cell(&c.name),
+                    Code(&c.name),
                     c.kind_before.map(String::from).unwrap_or_default(),
                     c.kind_after.map(String::from).unwrap_or_default()
                 )
             },
         )?;
     }
-    if let Some((depth, groups)) = r.groups {
-        write!(
-            m,
-            "\n### By namespace (depth {depth}) ({})\n\n",
-            groups.len()
-        )?;
-        if groups.is_empty() {
-            m.push_str("_none_\n\n");
-        } else {
-            m.push_str("| namespace | added | removed | resized | renamed | delta |\n|---|---|---|---|---|---|\n");
-            for g in groups {
-                writeln!(
-                    m,
-                    "| {} | {} | {} | {} | {} | {:+} |",
-                    Cell(&g.namespace),
-                    g.added,
-                    g.removed,
-                    g.resized,
-                    g.renamed,
-                    g.delta
-                )?;
-            }
-            m.push('\n');
-        }
+    if p.cut > 0 {
+        let why = match (r.limits.top, r.limits.budget) {
+            (Some(n), 0) => format!("--top {n}"),
+            (Some(n), b) => format!("--top {n} and a budget of {b} characters"),
+            (None, b) => format!("a budget of {b} characters (--markdown-budget; 0 for none)"),
+        };
+        p.push(&format!(
+            "_{} row(s) left out to fit {why}; the JSON report lists every one._\n",
+            p.cut
+        ));
     }
     Ok(())
 }
@@ -617,7 +795,9 @@ mod tests {
             keep_versions: false,
             warnings: &[],
             groups: None,
+            rollup: None,
             sort: SortOrder::Abs,
+            limits: MarkdownLimits::default(),
         };
         let direct = json_string(&input).unwrap_or_default();
         let via_value = serde_json::to_string_pretty(&json(&input)).unwrap_or_default();

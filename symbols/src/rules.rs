@@ -1,12 +1,16 @@
 //! Symbol rules (MobileGL's purity gate B and friends): per library, forbid or require
 //! demangled defined / undefined / exported symbols matching a regex.
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
 use rayon::prelude::*;
 use regex::Regex;
 use serde::Serialize;
 
+use crate::cfg::SymbolRulesConfig;
 use crate::demangle::demangle;
-use crate::model::{Library, Symbol};
+use crate::model::{Library, Symbol, TableChoice};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -110,4 +114,178 @@ pub fn check(lib: &Library, rules: &[Rule]) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// A rule of the section compiled: its index in `[symbol_rules]`, the rule and its table.
+#[derive(Debug, Clone)]
+pub struct CompiledRule {
+    pub index: usize,
+    pub rule: Rule,
+    pub table: TableChoice,
+}
+
+/// A rule that cannot be used (SYR004). `span_start` is the byte offset in `mgctl.toml` of the
+/// rule's pattern (0 for the built-in profile), so the caller can name the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleConfigError {
+    pub span_start: usize,
+    pub message: String,
+}
+
+/// Where a regex stops parsing and why, in one line (regex's own message takes four).
+fn regex_problem(pattern: &str) -> String {
+    match regex_syntax::ParserBuilder::new().build().parse(pattern) {
+        Err(regex_syntax::Error::Parse(e)) => format!(
+            "{} at character {} of the pattern",
+            e.kind(),
+            pattern[..e.span().start.offset.min(pattern.len())]
+                .chars()
+                .count()
+                + 1
+        ),
+        Err(regex_syntax::Error::Translate(e)) => format!(
+            "{} at character {} of the pattern",
+            e.kind(),
+            pattern[..e.span().start.offset.min(pattern.len())]
+                .chars()
+                .count()
+                + 1
+        ),
+        _ => String::new(),
+    }
+}
+
+/// Compile every rule of a section: exactly one of forbid/require, a known scope and table, a
+/// valid regex. The first bad rule is the error.
+pub fn compile(cfg: &SymbolRulesConfig) -> Result<Vec<CompiledRule>, RuleConfigError> {
+    let mut out = Vec::new();
+    for (index, r) in cfg.rules.iter().enumerate() {
+        let at = r.pattern.span().start;
+        let err = |message: String| RuleConfigError {
+            span_start: at,
+            message: format!("rule `{}`: {message}", r.name),
+        };
+        let (mode, scope) = match (&r.forbid, &r.require) {
+            (Some(s), None) => (Mode::Forbid, s),
+            (None, Some(s)) => (Mode::Require, s),
+            _ => {
+                return Err(err(
+                    "give exactly one of forbid = SCOPE or require = SCOPE".into()
+                ))
+            }
+        };
+        let scope: Scope = scope.parse().map_err(err)?;
+        let pattern = Regex::new(r.pattern.get_ref()).map_err(|e| {
+            let why = regex_problem(r.pattern.get_ref());
+            err(if why.is_empty() {
+                format!("bad pattern: {}", e.to_string().replace('\n', " "))
+            } else {
+                format!("bad pattern /{}/: {why}", r.pattern.get_ref())
+            })
+        })?;
+        let table = r
+            .table
+            .as_deref()
+            .unwrap_or("auto")
+            .parse::<TableChoice>()
+            .map_err(err)?;
+        out.push(CompiledRule {
+            index,
+            rule: Rule {
+                mode,
+                scope,
+                pattern,
+                why: r.message.clone(),
+            },
+            table,
+        });
+    }
+    Ok(out)
+}
+
+/// What one rule found.
+#[derive(Debug, Clone)]
+pub enum RuleOutcome {
+    /// The rule's library could not be read (SYR003).
+    Unreadable(String),
+    /// Forbidden symbols that matched, or one entry for a required pattern that matched nothing.
+    Checked(Vec<Violation>),
+}
+
+/// One rule's result, by its index in `[symbol_rules]`.
+#[derive(Debug, Clone)]
+pub struct RuleResult {
+    pub index: usize,
+    pub outcome: RuleOutcome,
+}
+
+impl RuleResult {
+    /// True when the rule makes the gate red.
+    pub fn failed(&self) -> bool {
+        match &self.outcome {
+            RuleOutcome::Unreadable(_) => true,
+            RuleOutcome::Checked(v) => !v.is_empty(),
+        }
+    }
+}
+
+/// The libraries the rules read, each once per table (workspace-relative path, table).
+pub type Loaded = BTreeMap<(String, TableChoice), std::result::Result<Library, String>>;
+
+/// A whole `[symbol_rules]` run.
+#[derive(Debug)]
+pub struct RulesRun {
+    pub rules: Vec<RuleResult>,
+    pub libraries: Loaded,
+}
+
+impl RulesRun {
+    pub fn failed(&self) -> bool {
+        self.rules.iter().any(RuleResult::failed)
+    }
+}
+
+/// Check compiled rules against libraries already loaded: the path a real run and every
+/// self-test control share.
+pub fn check_loaded(
+    cfg: &SymbolRulesConfig,
+    compiled: &[CompiledRule],
+    libs: &Loaded,
+) -> Vec<RuleResult> {
+    let mut out = Vec::new();
+    for c in compiled {
+        let Some(rc) = cfg.rules.get(c.index) else {
+            continue;
+        };
+        let outcome = match libs.get(&(rc.library.clone(), c.table)) {
+            Some(Ok(lib)) => RuleOutcome::Checked(check(lib, std::slice::from_ref(&c.rule))),
+            Some(Err(e)) => RuleOutcome::Unreadable(e.clone()),
+            None => continue,
+        };
+        out.push(RuleResult {
+            index: c.index,
+            outcome,
+        });
+    }
+    out
+}
+
+/// The entry point of the symbol rules: compile the section, read each library once (paths
+/// relative to `root`) and check every rule.
+pub fn run_rules(cfg: &SymbolRulesConfig, root: &Path) -> Result<RulesRun, RuleConfigError> {
+    let compiled = compile(cfg)?;
+    let mut libraries = Loaded::new();
+    for c in &compiled {
+        let Some(rc) = cfg.rules.get(c.index) else {
+            continue;
+        };
+        libraries
+            .entry((rc.library.clone(), c.table))
+            .or_insert_with(|| {
+                crate::elf::read_library(&root.join(&rc.library), c.table)
+                    .map_err(|e| e.to_string())
+            });
+    }
+    let rules = check_loaded(cfg, &compiled, &libraries);
+    Ok(RulesRun { rules, libraries })
 }

@@ -1,9 +1,16 @@
 //! `symbols self-test`: upstream's two canned transcripts with their five-bucket expectations,
 //! and a negative control (must trip) plus positive controls (must stay quiet) per gate flag.
 
+use std::path::Path;
+
+use crate::cfg::{mobilegl_rules_profile, SymbolsConfig};
+use crate::check::{allow_resizes, analyse_pair, request_from_config};
 use crate::diff::{diff, Diff, DiffOptions, Side, SymRow};
 use crate::gate::{evaluate, AllowEntry, GateOptions};
-use crate::model::SectionSize;
+use crate::model::{
+    Binding, Identity, Library, SectionSize, Symbol, Table, TableChoice, Visibility,
+};
+use crate::rules::{check_loaded, compile, Loaded, RuleOutcome};
 
 /// One self-test check.
 #[derive(Debug, Clone)]
@@ -55,6 +62,8 @@ pub fn canned() -> (Side, Side) {
         ],
         sections: sections(&[(".text", 1000), (".data", 200), (".bss", 300)]),
         name_ids: None,
+        version_nodes: 0,
+        kept_mangled: 0,
     };
     let mut renamed = row("MobileGL::MG_State::GLState::LinkArtifacts::Reset()", 0x10);
     renamed.mangled = "_ZN8MobileGL8MG_State7GLState13LinkArtifacts5ResetEv".into();
@@ -70,6 +79,8 @@ pub fn canned() -> (Side, Side) {
         ],
         sections: sections(&[(".text", 1100), (".data", 200), (".bss", 300)]),
         name_ids: None,
+        version_nodes: 0,
+        kept_mangled: 0,
     };
     (before, after)
 }
@@ -322,6 +333,235 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
     checks
 }
 
+/// One self-test control of a gate, run through the gate's real entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControlResult {
+    pub name: String,
+    /// true: a negative control, the gate must go red on it.
+    pub expect_trip: bool,
+    pub tripped: bool,
+    /// What the gate said, or "clean".
+    pub detail: String,
+}
+
+/// The `symbols` gate's controls: each feeds a canned pair through [`analyse_pair`] with the
+/// gate's defaults (`fail_on_symbol_set_change`, `strict_allow`). A neutered negative control
+/// is fed the identical pair and no admission, so it cannot trip.
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+    let (before, after) = canned();
+    let mut cfg = SymbolsConfig::pair("pull.so", "push.so");
+    cfg.strip_scope = vec![STRIP.into()];
+    let grew = {
+        let mut a = before.clone();
+        for r in &mut a.rows {
+            if &*r.demangled == "MobileGL::Grew()" {
+                r.size = 0x50;
+            }
+        }
+        a
+    };
+    let mut text_moved = before.clone();
+    if let Some(s) = text_moved.sections.first_mut() {
+        s.size += 64;
+    }
+    let allow = |n: &str| allow_resizes(&[n.to_string()], "self-test");
+    let budget0 = SymbolsConfig {
+        fail_on_added_bytes: Some(0),
+        ..cfg.clone()
+    };
+    type Case<'a> = (&'a str, bool, &'a Side, &'a SymbolsConfig, Vec<AllowEntry>);
+    let cases: Vec<Case<'_>> = vec![
+        ("set-change", true, &after, &cfg, Vec::new()),
+        (
+            "unadmitted-resize",
+            true,
+            &grew,
+            &cfg,
+            allow("MobileGL::Gone()"),
+        ),
+        ("text-budget-0", true, &text_moved, &budget0, Vec::new()),
+        (
+            "stale-allow",
+            true,
+            &before,
+            &cfg,
+            allow("MobileGL::Nothing()"),
+        ),
+        ("identical-pair", false, &before, &cfg, Vec::new()),
+        (
+            "admitted-resize",
+            false,
+            &grew,
+            &cfg,
+            allow("MobileGL::Grew()"),
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(name, expect_trip, subject, c, allow)| {
+            let (subject, allow) = if expect_trip && neutered(name) {
+                (&before, Vec::new())
+            } else {
+                (subject, allow)
+            };
+            let mut req = match request_from_config(c, Path::new("")) {
+                Ok(r) => r,
+                Err(e) => {
+                    return ControlResult {
+                        name: name.into(),
+                        expect_trip,
+                        tripped: !expect_trip,
+                        detail: format!("control config rejected: {e}"),
+                    }
+                }
+            };
+            req.gates.allow = allow;
+            let a = analyse_pair(before.clone(), subject.clone(), &req.opts, &req.gates);
+            ControlResult {
+                name: name.into(),
+                expect_trip,
+                tripped: a.failed(),
+                detail: a
+                    .outcome
+                    .reasons
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "clean".into()),
+            }
+        })
+        .collect()
+}
+
+fn canned_symbol(name: &str, defined: bool) -> Symbol {
+    Symbol {
+        name: name.into(),
+        version: None,
+        version_hidden: false,
+        kind: if defined { 'T' } else { 'U' },
+        address: 0,
+        size: 0,
+        binding: Binding::Global,
+        visibility: Visibility::Default,
+        defined,
+    }
+}
+
+fn canned_library(defined: Vec<Symbol>, undefined: Vec<Symbol>) -> Library {
+    Library {
+        identity: Identity {
+            path: "canned.so".into(),
+            file_bytes: 0,
+            machine: "x86-64".into(),
+            class_bits: 64,
+            little_endian: true,
+            build_id: None,
+            has_symtab: true,
+            has_dynsym: true,
+        },
+        table: Table::Dynsym,
+        dynamic: Vec::new(),
+        defined,
+        undefined,
+        sections: Vec::new(),
+    }
+}
+
+/// The `symbol-rules` gate's controls: the MobileGL profile's rules over canned libraries,
+/// through [`check_loaded`] as a real run. A neutered control is fed the clean library.
+pub fn run_rule_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+    let sym = canned_symbol;
+    let clean = canned_library(
+        vec![
+            sym("mobilegl_server_main", true),
+            sym("_ZN8MobileGL6MG_Net4SendEv", true),
+        ],
+        vec![sym("_ZN8MobileGL7MG_Pipe4PushEv", false)],
+    );
+    let reaches_state = canned_library(
+        clean.defined.clone(),
+        vec![sym("_ZN8MobileGL8MG_State7GLState4CoreEv", false)],
+    );
+    let uses_glslang = canned_library(
+        clean.defined.clone(),
+        vec![sym("_ZN7glslang8TProgram4linkEv", false)],
+    );
+    let no_entry = canned_library(vec![sym("_ZN8MobileGL6MG_Net4SendEv", true)], Vec::new());
+    let defines_remote = canned_library(
+        vec![
+            sym("mobilegl_server_main", true),
+            sym("_ZN8MobileGL9MG_Remote4PingEv", true),
+        ],
+        Vec::new(),
+    );
+    let Some(cfg) = mobilegl_rules_profile() else {
+        return Vec::new();
+    };
+    let compiled = match compile(&cfg) {
+        Ok(c) => c,
+        Err(e) => {
+            return vec![ControlResult {
+                name: "compile".into(),
+                expect_trip: false,
+                tripped: true,
+                detail: format!("profile rules do not compile: {}", e.message),
+            }]
+        }
+    };
+    let cases: Vec<(&str, bool, &Library)> = vec![
+        ("undefined-glstate", true, &reaches_state),
+        ("undefined-glslang", true, &uses_glslang),
+        ("entry-not-exported", true, &no_entry),
+        ("monolith-defines-remote", true, &defines_remote),
+        ("clean-libraries", false, &clean),
+    ];
+    cases
+        .into_iter()
+        .map(|(name, expect_trip, subject)| {
+            let subject = if expect_trip && neutered(name) {
+                &clean
+            } else {
+                subject
+            };
+            let mut libs = Loaded::new();
+            for r in &cfg.rules {
+                libs.insert((r.library.clone(), TableChoice::Auto), Ok(subject.clone()));
+            }
+            let results = check_loaded(&cfg, &compiled, &libs);
+            let first = results
+                .iter()
+                .find(|r| r.failed())
+                .map(|r| match &r.outcome {
+                    RuleOutcome::Unreadable(e) => e.clone(),
+                    RuleOutcome::Checked(v) => {
+                        let rule = cfg.rules.get(r.index).map_or("?", |c| c.name.as_str());
+                        match v.first() {
+                            Some(v) if !v.demangled.is_empty() => {
+                                format!(
+                                    "rule `{rule}`: {} symbol `{}` matches /{}/",
+                                    v.scope.as_str(),
+                                    v.demangled,
+                                    v.pattern
+                                )
+                            }
+                            Some(v) => format!(
+                                "rule `{rule}`: no {} symbol matches /{}/",
+                                v.scope.as_str(),
+                                v.pattern
+                            ),
+                            None => format!("rule `{rule}`"),
+                        }
+                    }
+                });
+            ControlResult {
+                name: name.into(),
+                expect_trip,
+                tripped: first.is_some(),
+                detail: first.unwrap_or_else(|| "clean".into()),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,6 +570,21 @@ mod tests {
     fn every_check_passes() {
         for c in run(&|_| false) {
             assert!(c.ok, "{}: {}", c.name, c.detail);
+        }
+    }
+
+    #[test]
+    fn every_gate_control_behaves_and_a_neutered_one_cannot_trip() {
+        for run in [run_controls, run_rule_controls] {
+            let all = run(&|_| false);
+            assert!(all.len() >= 5);
+            for c in &all {
+                assert_eq!(c.tripped, c.expect_trip, "{}: {}", c.name, c.detail);
+            }
+            let first = all.iter().find(|c| c.expect_trip).map(|c| c.name.clone());
+            let first = first.unwrap_or_default();
+            let neutered = run(&|n| n == first);
+            assert!(neutered.iter().any(|c| c.name == first && !c.tripped));
         }
     }
 

@@ -1,17 +1,21 @@
 //! Gates `symbols` (the G1 symbol diff of two builds, with the changes a commit admits) and
-//! `symbol-rules` (purity gate B: forbid/require demangled defined, undefined or exported symbols).
+//! `symbol-rules` (purity gate B). The analyses, their config and their controls live in the
+//! `symbols` library; this file only maps their outcomes to findings.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use symbols::diff::{self, Bucket, DiffOptions, Side};
-use symbols::gate::{self as sgate, AllowEntry, GateOptions};
-use symbols::model::{Binding, Identity, Library, Symbol, Table, Visibility};
-use symbols::rules::{self, Mode, Rule, Scope};
-use symbols::{elf, report, TableChoice};
+use symbols::check::{self, PairAnalysis, Which};
+use symbols::codes::{SymbolRulesCode as R, SymbolsCode as S};
+use symbols::diff::Bucket;
+use symbols::model::{Identity, Table};
+use symbols::rules::{self, Mode, RuleOutcome};
+use symbols::selftest::{self, ControlResult};
+
+pub use symbols::cfg::{
+    mobilegl_profile, mobilegl_rules_profile, SymbolRulesConfig, SymbolsConfig,
+};
 
 use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
@@ -20,133 +24,15 @@ const RULES_GATE: &str = "symbol-rules";
 /// At most this many findings per bucket; the rest are summarised in one note.
 const MAX_PER_BUCKET: usize = 200;
 
-fn yes() -> bool {
-    true
-}
-
-/// `[symbols]`: one before/after pair of builds and what the commit admits.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SymbolsConfig {
-    /// Baseline library, workspace-relative (e.g. the pull build).
-    pub before: String,
-    /// Library under test, workspace-relative (e.g. the push build).
-    pub after: String,
-    /// `auto` (default), `symtab` or `dynsym`.
-    #[serde(default)]
-    pub table: Option<String>,
-    #[serde(default)]
-    pub keep_versions: bool,
-    #[serde(default)]
-    pub strip_scope: Vec<String>,
-    /// `OLD=NEW` entries.
-    #[serde(default)]
-    pub rename_map: Vec<String>,
-    #[serde(default = "yes")]
-    pub fail_on_symbol_set_change: bool,
-    #[serde(default)]
-    pub fail_on_text_delta: bool,
-    #[serde(default)]
-    pub fail_on_added_bytes: Option<u64>,
-    /// Normalised names whose resize the commit admits.
-    #[serde(default)]
-    pub allow_resize: Vec<String>,
-    /// Allow file (workspace-relative): `[resized|added|removed|renamed] NAME` lines.
-    #[serde(default)]
-    pub allow_file: Option<String>,
-    /// A stale allow entry fails the gate (default true: an admission must name a real change).
-    #[serde(default = "yes")]
-    pub strict_allow: bool,
-    /// What to run when the libraries are missing (shown in the skip reason).
-    #[serde(default)]
-    pub build_hint: Option<String>,
-}
-
-/// `[symbol_rules]`: per-library rules.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SymbolRulesConfig {
-    #[serde(default, rename = "rule")]
-    pub rules: Vec<SymbolRuleConfig>,
-    #[serde(default)]
-    pub build_hint: Option<String>,
-}
-
-/// One `[[symbol_rules.rule]]`: exactly one of `forbid` / `require` names the scope.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SymbolRuleConfig {
-    pub name: String,
-    /// Workspace-relative library path.
-    pub library: String,
-    /// `defined`, `undefined` or `exported`: no symbol of that scope may match.
-    #[serde(default)]
-    pub forbid: Option<String>,
-    /// `defined`, `undefined` or `exported`: at least one symbol of that scope must match.
-    #[serde(default)]
-    pub require: Option<String>,
-    /// Regex over the demangled text (and the mangled name).
-    pub pattern: String,
-    #[serde(default)]
-    pub table: Option<String>,
-    #[serde(default)]
-    pub message: Option<String>,
-}
-
-/// No built-in diff pair: upstream's symbol_report.py always takes `--before/--after` explicitly.
-pub fn mobilegl_profile() -> Option<SymbolsConfig> {
-    None
-}
-
-/// MobileGL's purity gate B and its two byte-level companions, on the default CMake build dir.
-pub fn mobilegl_rules_profile() -> Option<SymbolRulesConfig> {
-    let r = |name: &str,
-             library: &str,
-             forbid: Option<&str>,
-             require: Option<&str>,
-             pattern: &str,
-             message: &str| SymbolRuleConfig {
-        name: name.into(),
-        library: library.into(),
-        forbid: forbid.map(String::from),
-        require: require.map(String::from),
-        pattern: pattern.into(),
-        table: None,
-        message: Some(message.into()),
-    };
-    Some(SymbolRulesConfig {
-        rules: vec![
-            r(
-                "purity-b",
-                "build/libMobileGLServer.so",
-                Some("undefined"),
-                None,
-                "MG_State::GLState::|glslang",
-                "the server must not need the frontend state or glslang (interface-purity gate B)",
-            ),
-            r(
-                "no-remote-in-monolith",
-                "build/libMobileGL.so",
-                Some("defined"),
-                None,
-                "MG_Remote",
-                "the monolith defines no MG_Remote symbol",
-            ),
-            r(
-                "server-entry-exported",
-                "build/libMobileGLServer.so",
-                None,
-                Some("exported"),
-                "^mobilegl_server_main$",
-                "the server exports its entry point",
-            ),
-        ],
-        build_hint: Some("build MobileGL first (cmake --build build)".into()),
-    })
-}
-
-fn table_choice(t: Option<&str>) -> Result<TableChoice, String> {
-    t.unwrap_or("auto").parse::<TableChoice>()
+impl From<ControlResult> for Control {
+    fn from(c: ControlResult) -> Control {
+        Control {
+            name: c.name,
+            expect_trip: c.expect_trip,
+            tripped: c.tripped,
+            detail: c.detail,
+        }
+    }
 }
 
 fn hint(h: Option<&str>) -> String {
@@ -156,52 +42,25 @@ fn hint(h: Option<&str>) -> String {
     )
 }
 
-fn resolve(ctx: &CheckCtx, p: &str) -> PathBuf {
-    ctx.root.join(p)
-}
-
-/// Everything the diff gate decided, as findings.
-fn diff_findings(
-    before: &Side,
-    after: &Side,
-    cfg: &SymbolsConfig,
-    allow: Vec<AllowEntry>,
-    unit_path: &str,
-) -> (Vec<Finding>, String, Vec<(String, serde_json::Value)>) {
-    let rename_map = cfg
-        .rename_map
-        .iter()
-        .filter_map(|e| diff::parse_rename(e))
-        .collect();
-    let opts = DiffOptions {
-        strip_scopes: cfg.strip_scope.clone(),
-        rename_map,
-        only_names: Vec::new(),
-        threshold: 0,
-    };
-    let gates = GateOptions {
-        fail_on_symbol_set_change: cfg.fail_on_symbol_set_change,
-        fail_on_text_delta: cfg.fail_on_text_delta,
-        fail_on_added_bytes: cfg.fail_on_added_bytes,
-        allow,
-        strict_allow: cfg.strict_allow,
-    };
-    let d = diff::diff(before, after, &opts);
-    let outcome = sgate::evaluate(&d, &gates);
+/// Every verdict of the diff as a finding.
+fn diff_findings(a: &PairAnalysis, cfg: &SymbolsConfig, unit_path: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    let admitted: std::collections::BTreeSet<(Bucket, &str)> = outcome
+    let admitted: std::collections::BTreeSet<(Bucket, &str)> = a
+        .outcome
         .admitted
         .iter()
-        .map(|a| (a.entry.bucket, a.change.name.as_str()))
+        .map(|x| (x.entry.bucket, x.change.name.as_str()))
         .collect();
     let codes = [
-        (Bucket::Removed, "SYM001"),
-        (Bucket::Added, "SYM002"),
-        (Bucket::Resized, "SYM003"),
-        (Bucket::Renamed, "SYM004"),
+        (Bucket::Removed, S::Sym001),
+        (Bucket::Added, S::Sym002),
+        (Bucket::Resized, S::Sym003),
+        (Bucket::Renamed, S::Sym004),
     ];
     for (bucket, code) in codes {
-        let rows: Vec<_> = d
+        let code = code.as_str();
+        let rows: Vec<_> = a
+            .diff
             .gate_view()
             .get(bucket)
             .iter()
@@ -245,14 +104,14 @@ fn diff_findings(
             ));
         }
     }
-    for r in outcome
-        .reasons
-        .iter()
-        .filter(|r| r.starts_with("--fail-on-text-delta") || r.starts_with("--fail-on-added-bytes"))
+    for r in
+        a.outcome.reasons.iter().filter(|r| {
+            r.starts_with("--fail-on-text-delta") || r.starts_with("--fail-on-added-bytes")
+        })
     {
-        out.push(Finding::error(GATE, "SYM005", r.clone()).at(Location::file(unit_path)));
+        out.push(Finding::error(GATE, S::Sym005.as_str(), r.clone()).at(Location::file(unit_path)));
     }
-    for s in &outcome.stale {
+    for s in &a.outcome.stale {
         let msg = format!(
             "allow entry `{} {}` ({}) matched no change (stale: remove it)",
             s.bucket.as_str(),
@@ -260,50 +119,31 @@ fn diff_findings(
             s.origin
         );
         out.push(if cfg.strict_allow {
-            Finding::error(GATE, "SYM006", msg)
+            Finding::error(GATE, S::Sym006.as_str(), msg)
         } else {
-            Finding::warning(GATE, "SYM006", msg)
+            Finding::warning(GATE, S::Sym006.as_str(), msg)
         });
     }
-    for w in report::pair_warnings(before, after) {
-        out.push(Finding::warning(GATE, "SYM007", w));
+    for w in &a.warnings {
+        out.push(Finding::warning(GATE, S::Sym007.as_str(), w.clone()));
     }
-    for a in &outcome.admitted {
+    for x in &a.outcome.admitted {
         out.push(
             Finding::note(
                 GATE,
-                "SYM009",
+                S::Sym009.as_str(),
                 format!(
                     "admitted {} `{}` ({:+}) by {}",
-                    a.entry.bucket.as_str(),
-                    a.change.name,
-                    a.change.delta,
-                    a.entry.origin
+                    x.entry.bucket.as_str(),
+                    x.change.name,
+                    x.change.delta,
+                    x.entry.origin
                 ),
             )
-            .in_unit(a.change.name.clone()),
+            .in_unit(x.change.name.clone()),
         );
     }
-    let [ad, rm, rs, rn] = d.gate_view().counts();
-    let t = d.text();
-    let headline = format!(
-        "{} -> {} symbols: {ad} added, {rm} removed, {rs} resized ({} admitted), {rn} renamed; .text {:+}",
-        d.defined_before,
-        d.defined_after,
-        outcome.admitted.len(),
-        t.delta
-    );
-    let figures = vec![
-        ("defined_before".into(), json!(d.defined_before)),
-        ("defined_after".into(), json!(d.defined_after)),
-        ("added".into(), json!(ad)),
-        ("removed".into(), json!(rm)),
-        ("resized".into(), json!(rs)),
-        ("renamed".into(), json!(rn)),
-        ("admitted".into(), json!(outcome.admitted.len())),
-        ("text_delta".into(), json!(t.delta)),
-    ];
-    (out, headline, figures)
+    out
 }
 
 fn identity_input(ctx: &CheckCtx, path: &Path, id: &Identity, table: Table) -> String {
@@ -333,10 +173,7 @@ impl Gate for SymbolsGate {
         let Some(cfg) = &ctx.config.symbols else {
             return Some("no [symbols] section in mgctl.toml".into());
         };
-        let missing: Vec<&str> = [cfg.before.as_str(), cfg.after.as_str()]
-            .into_iter()
-            .filter(|p| !resolve(ctx, p).exists())
-            .collect();
+        let missing = cfg.missing(&ctx.root);
         if missing.is_empty() {
             None
         } else {
@@ -355,247 +192,100 @@ impl Gate for SymbolsGate {
         if let Some(reason) = self.skip_reason(ctx) {
             return GateReport::skipped(GATE, reason);
         }
-        let table = match table_choice(cfg.table.as_deref()) {
-            Ok(t) => t,
+        let req = match check::request_from_config(cfg, &ctx.root) {
+            Ok(r) => r,
             Err(e) => {
-                return GateReport::could_not_run(
-                    GATE,
-                    "SYM010",
-                    format!("[symbols] table: {e}"),
-                    ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p))),
-                )
+                let at = match &e {
+                    check::ConfigProblem::AllowFile { file, .. } => Some(Location::file(file)),
+                    check::ConfigProblem::Setting(_) => {
+                        ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p)))
+                    }
+                };
+                return GateReport::could_not_run(GATE, S::Sym010.as_str(), e.to_string(), at);
             }
         };
-        for e in &cfg.rename_map {
-            if diff::parse_rename(e).is_none() {
+        let run = match check::run_pair(&req) {
+            Ok(r) => r,
+            Err(e) => {
+                let file = match e.which {
+                    Which::Before => &cfg.before,
+                    Which::After => &cfg.after,
+                };
                 return GateReport::could_not_run(
                     GATE,
-                    "SYM010",
-                    format!("[symbols] rename_map entry {e:?}: expected OLD=NEW"),
-                    None,
+                    S::Sym008.as_str(),
+                    e.to_string(),
+                    Some(Location::file(file.clone())),
                 );
             }
-        }
-        let mut allow: Vec<AllowEntry> = cfg
-            .allow_resize
-            .iter()
-            .map(|n| AllowEntry {
-                bucket: Bucket::Resized,
-                name: n.clone(),
-                origin: "mgctl.toml allow_resize".into(),
-            })
-            .collect();
-        if let Some(f) = &cfg.allow_file {
-            let path = resolve(ctx, f);
-            let parsed = std::fs::read_to_string(&path)
-                .map_err(|e| format!("{f}: cannot read allow file: {e}"))
-                .and_then(|text| {
-                    sgate::parse_allow(&text, Path::new(f)).map_err(|e| e.to_string())
-                });
-            match parsed {
-                Ok(v) => allow.extend(v),
-                Err(e) => {
-                    return GateReport::could_not_run(
-                        GATE,
-                        "SYM010",
-                        e,
-                        Some(Location::file(f.clone())),
-                    )
-                }
-            }
-        }
-        let (pb, pa) = (resolve(ctx, &cfg.before), resolve(ctx, &cfg.after));
-        let (lb, la) = rayon::join(
-            || elf::read_library(&pb, table),
-            || elf::read_library(&pa, table),
-        );
-        let (lb, la) = match (lb, la) {
-            (Ok(b), Ok(a)) => (b, a),
-            (Err(e), _) => {
-                return GateReport::could_not_run(
-                    GATE,
-                    "SYM008",
-                    e.to_string(),
-                    Some(Location::file(cfg.before.clone())),
-                )
-            }
-            (_, Err(e)) => {
-                return GateReport::could_not_run(
-                    GATE,
-                    "SYM008",
-                    e.to_string(),
-                    Some(Location::file(cfg.after.clone())),
-                )
-            }
         };
-        let (before, after) = diff::sides_from_libraries(&lb, &la, cfg.keep_versions);
-        let (findings, headline, figures) = diff_findings(&before, &after, cfg, allow, &cfg.after);
-        let mut r = GateReport::from_findings(GATE, findings, headline);
-        r.figures = figures;
+        let a = &run.analysis;
+        let h = a.headline();
+        let mut r =
+            GateReport::from_findings(GATE, diff_findings(a, cfg, &cfg.after), h.to_string());
+        r.figures = vec![
+            ("defined_before".into(), json!(h.defined_before)),
+            ("defined_after".into(), json!(h.defined_after)),
+            ("added".into(), json!(h.added)),
+            ("removed".into(), json!(h.removed)),
+            ("resized".into(), json!(h.resized)),
+            ("renamed".into(), json!(h.renamed)),
+            ("admitted".into(), json!(h.admitted)),
+            ("text_delta".into(), json!(h.text_delta)),
+        ];
         r.inputs = vec![
-            identity_input(ctx, &pb, &lb.identity, lb.table),
-            identity_input(ctx, &pa, &la.identity, la.table),
+            identity_input(
+                ctx,
+                &req.before,
+                &run.before_lib.identity,
+                run.before_lib.table,
+            ),
+            identity_input(
+                ctx,
+                &req.after,
+                &run.after_lib.identity,
+                run.after_lib.table,
+            ),
         ];
         r.units = vec![cfg.after.clone()];
         r
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        let (before, after) = symbols::selftest::canned();
-        let cfg = SymbolsConfig {
-            before: "pull.so".into(),
-            after: "push.so".into(),
-            table: None,
-            keep_versions: false,
-            strip_scope: vec!["MobileGL::MG_State::GLState::ProgramObject::".into()],
-            rename_map: Vec::new(),
-            fail_on_symbol_set_change: true,
-            fail_on_text_delta: false,
-            fail_on_added_bytes: None,
-            allow_resize: Vec::new(),
-            allow_file: None,
-            strict_allow: true,
-            build_hint: None,
-        };
-        let grew = |a: &Side| {
-            let mut a = a.clone();
-            for r in &mut a.rows {
-                if &*r.demangled == "MobileGL::Grew()" {
-                    r.size = 0x50;
-                }
-            }
-            a
-        };
-        let only_grew = grew(&before);
-        let mut text_moved = before.clone();
-        text_moved.sections[0].size += 64;
-        let allow = |n: &str| {
-            vec![AllowEntry {
-                bucket: Bucket::Resized,
-                name: n.into(),
-                origin: "self-test".into(),
-            }]
-        };
-        let budget0 = SymbolsConfig {
-            fail_on_added_bytes: Some(0),
-            ..cfg.clone()
-        };
-        type Case<'a> = (&'a str, bool, &'a Side, SymbolsConfig, Vec<AllowEntry>);
-        let cases: Vec<Case<'_>> = vec![
-            ("set-change", true, &after, cfg.clone(), Vec::new()),
-            (
-                "unadmitted-resize",
-                true,
-                &only_grew,
-                cfg.clone(),
-                allow("MobileGL::Gone()"),
-            ),
-            ("text-budget-0", true, &text_moved, budget0, Vec::new()),
-            (
-                "stale-allow",
-                true,
-                &before,
-                cfg.clone(),
-                allow("MobileGL::Nothing()"),
-            ),
-            ("identical-pair", false, &before, cfg.clone(), Vec::new()),
-            (
-                "admitted-resize",
-                false,
-                &only_grew,
-                cfg.clone(),
-                allow("MobileGL::Grew()"),
-            ),
-        ];
-        let mut controls = Vec::new();
-        for (name, expect_trip, subject, c, allow) in cases {
-            let (subject, allow) = if expect_trip && neutered.contains(GATE, name) {
-                (&before, Vec::new())
-            } else {
-                (subject, allow)
-            };
-            let (f, _, _) = diff_findings(&before, subject, &c, allow, "push.so");
-            let tripped = f.iter().any(|f| f.severity == crate::gate::Severity::Error);
-            controls.push(Control {
-                name: name.into(),
-                expect_trip,
-                tripped,
-                detail: f
-                    .iter()
-                    .find(|f| f.severity == crate::gate::Severity::Error)
-                    .map_or_else(|| "clean".into(), |f| f.message.clone()),
-            });
-        }
-        SelfTest::from_controls(controls)
+        SelfTest::from_controls(selftest::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }
 
 pub struct SymbolRulesGate;
 
-fn compile_rules(cfg: &SymbolRulesConfig) -> Result<Vec<(usize, Rule, TableChoice)>, String> {
+fn rule_findings(cfg: &SymbolRulesConfig, results: &[rules::RuleResult]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (i, r) in cfg.rules.iter().enumerate() {
-        let (mode, scope) = match (&r.forbid, &r.require) {
-            (Some(s), None) => (Mode::Forbid, s),
-            (None, Some(s)) => (Mode::Require, s),
-            _ => {
-                return Err(format!(
-                    "rule `{}`: give exactly one of forbid = SCOPE or require = SCOPE",
-                    r.name
-                ))
-            }
+    for res in results {
+        let Some(rc) = cfg.rules.get(res.index) else {
+            continue;
         };
-        let scope: Scope = scope
-            .parse()
-            .map_err(|e| format!("rule `{}`: {e}", r.name))?;
-        let pattern = regex::Regex::new(&r.pattern)
-            .map_err(|e| format!("rule `{}`: bad pattern: {e}", r.name))?;
-        let table =
-            table_choice(r.table.as_deref()).map_err(|e| format!("rule `{}`: {e}", r.name))?;
-        out.push((
-            i,
-            Rule {
-                mode,
-                scope,
-                pattern,
-                why: r.message.clone(),
-            },
-            table,
-        ));
-    }
-    Ok(out)
-}
-
-fn rule_findings(
-    cfg: &SymbolRulesConfig,
-    compiled: &[(usize, Rule, TableChoice)],
-    libs: &BTreeMap<(String, TableChoice), Result<Library, String>>,
-) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, rule, table) in compiled {
-        let rc = &cfg.rules[*i];
-        let lib = match libs.get(&(rc.library.clone(), *table)) {
-            Some(Ok(l)) => l,
-            Some(Err(e)) => {
+        let at = || Location::file(rc.library.clone());
+        let violations = match &res.outcome {
+            RuleOutcome::Unreadable(e) => {
                 out.push(
-                    Finding::error(RULES_GATE, "SYR003", e.clone())
-                        .at(Location::file(rc.library.clone()))
+                    Finding::error(RULES_GATE, R::Syr003.as_str(), e.clone())
+                        .at(at())
                         .in_unit(rc.library.clone()),
                 );
                 continue;
             }
-            None => continue,
+            RuleOutcome::Checked(v) => v,
         };
         let why = rc
             .message
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
-        for v in rules::check(lib, std::slice::from_ref(rule)) {
+        for v in violations {
             let f = match v.mode {
                 Mode::Forbid => Finding::error(
                     RULES_GATE,
-                    "SYR001",
+                    R::Syr001.as_str(),
                     format!(
                         "rule `{}`: {} symbol `{}` ({}) matches /{}/{why}",
                         rc.name,
@@ -607,7 +297,7 @@ fn rule_findings(
                 ),
                 Mode::Require => Finding::error(
                     RULES_GATE,
-                    "SYR002",
+                    R::Syr002.as_str(),
                     format!(
                         "rule `{}`: no {} symbol matches /{}/{why}",
                         rc.name,
@@ -616,13 +306,9 @@ fn rule_findings(
                     ),
                 ),
             };
-            out.push(
-                f.at(Location::file(rc.library.clone()))
-                    .in_unit(rc.library.clone())
-                    .with_detail(
-                        json!({"rule": rc.name, "demangled": v.demangled, "mangled": v.mangled}),
-                    ),
-            );
+            out.push(f.at(at()).in_unit(rc.library.clone()).with_detail(
+                json!({"rule": rc.name, "demangled": v.demangled, "mangled": v.mangled}),
+            ));
         }
     }
     out
@@ -644,7 +330,11 @@ impl Gate for SymbolRulesGate {
         if cfg.rules.is_empty() {
             return Some("[symbol_rules] has no rules".into());
         }
-        if cfg.rules.iter().all(|r| !resolve(ctx, &r.library).exists()) {
+        if cfg
+            .rules
+            .iter()
+            .all(|r| !ctx.root.join(&r.library).exists())
+        {
             let mut libs: Vec<&str> = cfg.rules.iter().map(|r| r.library.as_str()).collect();
             libs.dedup();
             return Some(format!(
@@ -663,29 +353,21 @@ impl Gate for SymbolRulesGate {
         if let Some(reason) = self.skip_reason(ctx) {
             return GateReport::skipped(RULES_GATE, reason);
         }
-        let compiled = match compile_rules(cfg) {
-            Ok(c) => c,
+        let run = match rules::run_rules(cfg, &ctx.root) {
+            Ok(r) => r,
             Err(e) => {
-                return GateReport::could_not_run(
-                    RULES_GATE,
-                    "SYR004",
-                    e,
-                    ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p))),
-                )
+                let at = ctx
+                    .config_path
+                    .as_ref()
+                    .map(|_| ctx.config_location(e.span_start));
+                return GateReport::could_not_run(RULES_GATE, R::Syr004.as_str(), e.message, at);
             }
         };
-        let mut libs = BTreeMap::new();
-        for (i, _, table) in &compiled {
-            let p = &cfg.rules[*i].library;
-            libs.entry((p.clone(), *table)).or_insert_with(|| {
-                elf::read_library(&resolve(ctx, p), *table).map_err(|e| e.to_string())
-            });
-        }
-        let findings = rule_findings(cfg, &compiled, &libs);
-        let n = compiled.len();
+        let n = run.rules.len();
+        let libs = &run.libraries;
         let mut r = GateReport::from_findings(
             RULES_GATE,
-            findings,
+            rule_findings(cfg, &run.rules),
             format!(
                 "{n} rule(s) over {} librar{}",
                 libs.len(),
@@ -695,7 +377,7 @@ impl Gate for SymbolRulesGate {
         r.inputs = libs
             .iter()
             .map(|((p, _), l)| match l {
-                Ok(l) => identity_input(ctx, &resolve(ctx, p), &l.identity, l.table),
+                Ok(l) => identity_input(ctx, &ctx.root.join(p), &l.identity, l.table),
                 Err(_) => format!("{p} (unreadable)"),
             })
             .collect();
@@ -704,100 +386,8 @@ impl Gate for SymbolRulesGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        let sym = |name: &str, defined: bool| Symbol {
-            name: name.into(),
-            version: None,
-            version_hidden: false,
-            kind: if defined { 'T' } else { 'U' },
-            address: 0,
-            size: 0,
-            binding: Binding::Global,
-            visibility: Visibility::Default,
-            defined,
-        };
-        let lib = |defined: Vec<Symbol>, undefined: Vec<Symbol>| Library {
-            identity: Identity {
-                path: "canned.so".into(),
-                file_bytes: 0,
-                machine: "x86-64".into(),
-                class_bits: 64,
-                little_endian: true,
-                build_id: None,
-                has_symtab: true,
-                has_dynsym: true,
-            },
-            table: Table::Dynsym,
-            dynamic: Vec::new(),
-            defined,
-            undefined,
-            sections: Vec::new(),
-        };
-        let clean = lib(
-            vec![
-                sym("mobilegl_server_main", true),
-                sym("_ZN8MobileGL6MG_Net4SendEv", true),
-            ],
-            vec![sym("_ZN8MobileGL7MG_Pipe4PushEv", false)],
-        );
-        let reaches_state = lib(
-            clean.defined.clone(),
-            vec![sym("_ZN8MobileGL8MG_State7GLState4CoreEv", false)],
-        );
-        let uses_glslang = lib(
-            clean.defined.clone(),
-            vec![sym("_ZN7glslang8TProgram4linkEv", false)],
-        );
-        let no_entry = lib(vec![sym("_ZN8MobileGL6MG_Net4SendEv", true)], Vec::new());
-        let defines_remote = lib(
-            vec![
-                sym("mobilegl_server_main", true),
-                sym("_ZN8MobileGL9MG_Remote4PingEv", true),
-            ],
-            Vec::new(),
-        );
-        let Some(cfg) = mobilegl_rules_profile() else {
-            return SelfTest {
-                controls: Vec::new(),
-            };
-        };
-        let Ok(compiled) = compile_rules(&cfg) else {
-            return SelfTest {
-                controls: vec![Control {
-                    name: "compile".into(),
-                    expect_trip: false,
-                    tripped: true,
-                    detail: "profile rules do not compile".into(),
-                }],
-            };
-        };
-        let cases: Vec<(&str, bool, &Library)> = vec![
-            ("undefined-glstate", true, &reaches_state),
-            ("undefined-glslang", true, &uses_glslang),
-            ("entry-not-exported", true, &no_entry),
-            ("monolith-defines-remote", true, &defines_remote),
-            ("clean-libraries", false, &clean),
-        ];
-        let mut controls = Vec::new();
-        for (name, expect_trip, subject) in cases {
-            let subject = if expect_trip && neutered.contains(RULES_GATE, name) {
-                &clean
-            } else {
-                subject
-            };
-            let mut libs = BTreeMap::new();
-            for r in &cfg.rules {
-                libs.insert((r.library.clone(), TableChoice::Auto), Ok(subject.clone()));
-            }
-            let f = rule_findings(&cfg, &compiled, &libs);
-            controls.push(Control {
-                name: name.into(),
-                expect_trip,
-                tripped: !f.is_empty(),
-                detail: f
-                    .first()
-                    .map_or_else(|| "clean".into(), |f| f.message.clone()),
-            });
-        }
-        SelfTest::from_controls(controls)
+        SelfTest::from_controls(selftest::run_rule_controls(&|c| {
+            neutered.contains(RULES_GATE, c)
+        }))
     }
 }

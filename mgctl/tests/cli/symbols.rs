@@ -199,7 +199,8 @@ fn group_and_sort_and_artifacts() {
     r.assert_stdout_has("symbol-report: markdown written to");
     let md = std::fs::read_to_string(md).unwrap();
     assert!(
-        md.contains("### By namespace (depth 2)") && md.contains("| MobileGL::RenderState |"),
+        md.contains("### By scope (namespace or class, depth 2)")
+            && md.contains("| `MobileGL::RenderState` |"),
         "{md}"
     );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(js).unwrap()).unwrap();
@@ -453,4 +454,374 @@ fn versions_are_stripped_unless_kept_and_stripped_libraries_use_dynsym() {
     let r = mgctl(&["symbols", "list", a, "--sort", "name"], dir.path()).expect(0);
     r.assert_stdout_has("MobileGL::Stable(int) @LIB_2");
     mgctl(&["symbols", "list", a, "--table", "symtab"], dir.path()).expect(2);
+}
+
+#[test]
+fn the_version_definition_symbols_left_out_are_said_on_the_totals_line() {
+    let dir = scratch();
+    let b = build_versioned(dir.path(), "n1", "LIB_1").unwrap();
+    let a = build_versioned(dir.path(), "n2", "LIB_2").unwrap();
+    let r = diff(dir.path(), b.to_str().unwrap(), a.to_str().unwrap(), &[]).expect(0);
+    r.assert_stdout_has("0 renamed (not counting 1 -> 1 version-definition symbol(s)");
+}
+
+/// The driver's pull and push builds, copied into a copy of `driver/` (built there when the
+/// repository's `driver/build/` is missing).
+fn driver_with_builds() -> (tempfile::TempDir, PathBuf) {
+    let (g, root) = copy_driver();
+    let built = crate::util::driver().join("build");
+    let libs = ["pull/libMobileGL.so", "push/libMobileGL.so"];
+    if libs.iter().all(|l| built.join(l).is_file()) {
+        for l in libs {
+            let to = root.join("build").join(l);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(built.join(l), to).unwrap();
+        }
+    } else {
+        let ok = Command::new("bash")
+            .args(["build.sh", "--no-run"])
+            .current_dir(&root)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "driver/build.sh --no-run failed");
+    }
+    (g, root)
+}
+
+/// The `symbols` gate and `mgctl symbols diff` with the same settings: same verdict, same
+/// headline figures (issue 14 parity), on the admitted pair and with the admissions removed.
+#[test]
+fn the_symbols_gate_and_the_diff_command_agree_on_the_driver_builds() {
+    let (_g, root) = driver_with_builds();
+    for (allow, want) in [(None, 0), (Some(""), 1)] {
+        if let Some(text) = allow {
+            std::fs::write(root.join("symbols.allow"), text).unwrap();
+        }
+        let c = mgctl(
+            &["check", ".", "--only", "symbols", "--format", "json"],
+            &root,
+        );
+        assert_eq!(c.code, want, "{}", c.dump());
+        let v: serde_json::Value = serde_json::from_str(&c.stdout).unwrap();
+        let gate = v["gates"]
+            .as_array()
+            .and_then(|g| {
+                g.iter()
+                    .find(|g| g["gate"] == "symbols" || g["name"] == "symbols")
+            })
+            .cloned()
+            .unwrap_or_else(|| panic!("no symbols gate: {}", c.dump()));
+        let figures = gate["figures"].clone();
+        let d = mgctl(
+            &[
+                "symbols",
+                "diff",
+                "--before",
+                "build/pull/libMobileGL.so",
+                "--after",
+                "build/push/libMobileGL.so",
+                "--fail-on-symbol-set-change",
+                "--strict-allow",
+                "--allow",
+                "symbols.allow",
+                "--format",
+                "json",
+            ],
+            &root,
+        );
+        assert_eq!(d.code, want, "{}", d.dump());
+        let j: serde_json::Value = serde_json::from_str(&d.stdout).unwrap();
+        assert_eq!(j["verdict"], if want == 0 { "pass" } else { "fail" });
+        let text = |s: &str| j[s][".text"].as_i64().unwrap_or(-1);
+        for (fig, got) in [
+            ("defined_before", j["counts"]["defined_before"].clone()),
+            ("defined_after", j["counts"]["defined_after"].clone()),
+            ("added", j["gate_view"]["added"].clone()),
+            ("removed", j["gate_view"]["removed"].clone()),
+            ("resized", j["gate_view"]["resized"].clone()),
+            ("renamed", j["gate_view"]["renamed"].clone()),
+            (
+                "admitted",
+                serde_json::json!(j["admitted"].as_array().map_or(0, Vec::len)),
+            ),
+            (
+                "text_delta",
+                serde_json::json!(text("sections_after") - text("sections_before")),
+            ),
+        ] {
+            let gate_fig = figures
+                .get(fig)
+                .cloned()
+                .or_else(|| {
+                    figures
+                        .as_array()
+                        .and_then(|a| a.iter().find(|p| p[0] == fig).map(|p| p[1].clone()))
+                })
+                .unwrap_or_default();
+            assert_eq!(
+                gate_fig,
+                got,
+                "{fig}: gate {figures} vs command\n{}",
+                d.dump()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_fifo_is_named_as_a_fifo_not_as_an_empty_file() {
+    let dir = scratch();
+    let fifo = dir.path().join("lib.so");
+    let ok = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo failed");
+    let r = mgctl(&["symbols", "list", fifo.to_str().unwrap()], dir.path()).expect(2);
+    r.assert_stderr_has("is a FIFO (named pipe), not a regular file");
+    assert!(!r.stderr.contains("empty file"), "{}", r.dump());
+}
+
+#[test]
+fn a_non_utf8_allow_file_is_named_with_its_line() {
+    let Some((dir, b, a)) = pair() else { return };
+    std::fs::write(dir.path().join("bad.allow"), b"# ok\nresized Caf\xe9()\n").unwrap();
+    let r = diff(
+        dir.path(),
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
+        &["--allow", "bad.allow"],
+    )
+    .expect(2);
+    r.assert_stderr_has("bad.allow:2:12: not UTF-8 text (byte 0xe9)");
+    // The gate says the same, as a finding.
+    std::fs::write(
+        dir.path().join("mgctl.toml"),
+        "[symbols]\nbefore = \"libbefore.so\"\nafter = \"libafter.so\"\nallow_file = \"bad.allow\"\n",
+    )
+    .unwrap();
+    let r = mgctl(&["check", ".", "--only", "symbols"], dir.path()).expect(1);
+    r.assert_stdout_has("bad.allow:2:12: not UTF-8 text");
+}
+
+#[test]
+fn forty_doubling_rename_maps_are_refused_not_run_out_of_memory() {
+    let Some((dir, b, a)) = pair() else { return };
+    let mut extra = Vec::new();
+    for _ in 0..40 {
+        extra.extend(["--rename-map", "a=aa"]);
+    }
+    let r = diff(dir.path(), b.to_str().unwrap(), a.to_str().unwrap(), &extra).expect(2);
+    r.assert_stderr_has("--rename-map: the 40 entries can grow a name up to");
+    // A handful of ordinary renames still run.
+    diff(
+        dir.path(),
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
+        &["--rename-map", "RenderState=RS", "--rename-map", "a=aa"],
+    )
+    .expect(0);
+}
+
+#[test]
+fn a_bad_rule_regex_is_located_in_mgctl_toml_and_in_the_pattern() {
+    let Some((dir, b, _a)) = pair() else { return };
+    std::fs::write(
+        dir.path().join("mgctl.toml"),
+        format!(
+            "[symbol_rules]\n[[symbol_rules.rule]]\nname = \"bad\"\nlibrary = \"{}\"\nforbid = \"defined\"\npattern = \"Gone(\"\n",
+            b.file_name().unwrap().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let r = mgctl(&["check", ".", "--only", "symbol-rules"], dir.path()).expect(1);
+    r.assert_stdout_has("SYR004");
+    r.assert_stdout_has("mgctl.toml:6:");
+    r.assert_stdout_has(
+        "rule `bad`: bad pattern /Gone(/: unclosed group at character 5 of the pattern",
+    );
+}
+
+/// Assembles an object defining `names` (quoted, so any byte but NUL and `"` may appear).
+fn assemble(dir: &Path, file: &str, names: &[String]) -> PathBuf {
+    let mut s = String::from(".text\n");
+    for n in names {
+        s.push_str(&format!(".globl \"{n}\"\n\"{n}\":\n ret\n"));
+    }
+    let src = dir.join(format!("{file}.s"));
+    std::fs::write(&src, s).unwrap();
+    let out = dir.join(format!("{file}.o"));
+    let ok = Command::new("as")
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "as could not assemble {file}: install binutils");
+    out
+}
+
+/// The texts of every `<code>` element of cmark-gfm's HTML, entities decoded.
+fn code_spans(html: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("<code>") {
+        rest = &rest[i + 6..];
+        let Some(j) = rest.find("</code>") else { break };
+        out.insert(
+            rest[..j]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&"),
+        );
+        rest = &rest[j..];
+    }
+    out
+}
+
+fn gfm(markdown: &str) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("cmark-gfm")
+        .args(["-e", "table"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("cmark-gfm is a test requirement (apt-get install cmark-gfm)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(markdown.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Issue 17 item 5: every name survives GitHub's renderer literally, the summary and the
+/// per-scope totals lead, and the default Markdown fits a PR comment.
+#[test]
+fn markdown_names_survive_a_gfm_renderer_and_the_report_fits_a_pr_comment() {
+    let dir = scratch();
+    let tricky: Vec<String> = [
+        "a`b|c<d>",
+        "``lead",
+        "trail`",
+        "std::char_traits<char>",
+        "<script>alert(1)</script>",
+        "x\\|y",
+        "_ZNSt11char_traitsIcE6assignERcRKc",
+        "_ZN4llvm11PassBuilderC2EPNS_13TargetMachineE",
+        "_Zoperator|",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let many: Vec<String> = (0..3000)
+        .map(|i| format!("_ZN8MobileGL24SetStencilFuncThing{i:05}Ev"))
+        .collect();
+    let base = assemble(dir.path(), "base", &["keep".to_string()]);
+    let mut all = tricky.clone();
+    all.push("keep".into());
+    let small = assemble(dir.path(), "small", &all);
+    all.extend(many);
+    let big = assemble(dir.path(), "big", &all);
+    let (b, s, g) = (
+        base.to_str().unwrap(),
+        small.to_str().unwrap(),
+        big.to_str().unwrap(),
+    );
+
+    let r = diff(dir.path(), b, s, &["--format", "markdown"]).expect(0);
+    let md = r.stdout.clone();
+    let summary = md.find("defined symbols:").unwrap();
+    let rollup = md.find("### By scope").unwrap_or_else(|| panic!("{md}"));
+    let added = md.find("### Added").unwrap();
+    assert!(summary < rollup && rollup < added, "{md}");
+    let j: serde_json::Value = serde_json::from_str(
+        &diff(dir.path(), b, s, &["--format", "json"])
+            .expect(0)
+            .stdout,
+    )
+    .unwrap();
+    let names: Vec<String> = j["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), tricky.len(), "{j}");
+    let spans = code_spans(&gfm(&md));
+    for n in &names {
+        assert!(
+            spans.contains(n),
+            "{n:?} lost by cmark-gfm: {spans:?}\n{md}"
+        );
+    }
+
+    let r = diff(dir.path(), b, g, &["--format", "markdown"]).expect(0);
+    let md = r.stdout;
+    assert!(md.chars().count() <= 65_536, "{} chars", md.chars().count());
+    assert!(md.contains("more rows in the JSON"), "{md}");
+    assert!(md.contains("<details><summary>"), "{md}");
+    let html = gfm(&md);
+    assert!(!html.contains("<script>"), "{html}");
+    // --top N: N rows per table.
+    let r = diff(dir.path(), b, g, &["--format", "markdown", "--top", "5"]).expect(0);
+    let added = r.stdout.split("### Added").nth(1).unwrap_or_default();
+    let added = added.split("\n### ").next().unwrap_or_default();
+    let rows = added.lines().filter(|l| l.starts_with("| `")).count();
+    assert_eq!(rows, 5, "{}", r.stdout);
+    assert!(added.contains("more rows in the JSON"), "{added}");
+}
+
+/// Issue 15 item 9: a small object holding one exponentially expanding mangled name (each
+/// parameter `A<Sk_, Sk_>` doubles the text; 40 of them would be 2^40 bytes) is listed and
+/// diffed with the name kept mangled, and the report says why.
+#[test]
+fn an_exponentially_expanding_name_is_kept_mangled_with_a_note() {
+    let dir = scratch();
+    let mut name = String::from("_Z1f1AIS_S_E");
+    for k in 0..40u32 {
+        let sub = std::char::from_digit(k % 36, 36)
+            .unwrap()
+            .to_ascii_uppercase();
+        let sub = if k < 36 {
+            sub.to_string()
+        } else {
+            format!("1{}", k - 36)
+        };
+        name.push_str(&format!("S_IS{sub}_S{sub}_E"));
+    }
+    let bomb = assemble(dir.path(), "bomb", &[name.clone(), "plain".into()]);
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 2048);
+    let base = assemble(dir.path(), "base", &["plain".to_string()]);
+    let r = mgctl(
+        &[
+            "symbols",
+            "list",
+            bomb.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    assert!(
+        r.stdout.len() < 64 * 1024,
+        "{} bytes of JSON",
+        r.stdout.len()
+    );
+    assert!(r.stdout.contains(&name), "{}", r.dump());
+    let r = diff(
+        dir.path(),
+        base.to_str().unwrap(),
+        bomb.to_str().unwrap(),
+        &[],
+    )
+    .expect(0);
+    r.assert_stdout_has(
+        "symbol-report: 0 -> 1 name(s) kept mangled: demangled they would pass the length cap",
+    );
 }

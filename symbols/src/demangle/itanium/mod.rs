@@ -123,6 +123,8 @@ struct Demangler {
     /// the last character printed is still that space then, so `A<B<C, >>` (an empty trailing
     /// pack) prints `>>`, not `> >`.
     retracted_at: Option<usize>,
+    /// The longest text this name may print to ([`crate::demangle::demangled_limit`]).
+    limit: usize,
 }
 
 /// A failed parse or print: the name is outside the subset (or not a valid name at all).
@@ -177,6 +179,7 @@ impl Demangler {
         self.saved_scopes.clear();
         self.depth = 0;
         self.retracted_at = None;
+        self.limit = crate::demangle::demangled_limit(name.len());
         let mut p = Parser {
             s: name.as_bytes(),
             pos: 2,

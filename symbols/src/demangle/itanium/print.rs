@@ -4,6 +4,11 @@ use super::*;
 
 impl Demangler {
     pub(super) fn print(&mut self, id: Id, out: &mut String) -> R<()> {
+        // Substitutions can expand exponentially (a 900-byte name to gigabytes): every node
+        // printed checks the length, so the text stops growing just past the cap.
+        if out.len() > self.limit {
+            return Err(Unsupported);
+        }
         self.enter()?;
         let r = self.print_inner(id, out);
         self.leave();

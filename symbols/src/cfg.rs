@@ -1,0 +1,160 @@
+//! The `[symbols]` and `[symbol_rules]` sections of `mgctl.toml` and the MobileGL profile's
+//! defaults. The binary only assembles sections; turning a section into a request is here.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+fn yes() -> bool {
+    true
+}
+
+/// `[symbols]`: one before/after pair of builds and what the commit admits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolsConfig {
+    /// Baseline library, workspace-relative (e.g. the pull build).
+    pub before: String,
+    /// Library under test, workspace-relative (e.g. the push build).
+    pub after: String,
+    /// `auto` (default), `symtab` or `dynsym`.
+    #[serde(default)]
+    pub table: Option<String>,
+    #[serde(default)]
+    pub keep_versions: bool,
+    #[serde(default)]
+    pub strip_scope: Vec<String>,
+    /// `OLD=NEW` entries.
+    #[serde(default)]
+    pub rename_map: Vec<String>,
+    #[serde(default = "yes")]
+    pub fail_on_symbol_set_change: bool,
+    #[serde(default)]
+    pub fail_on_text_delta: bool,
+    #[serde(default)]
+    pub fail_on_added_bytes: Option<u64>,
+    /// Normalised names whose resize the commit admits.
+    #[serde(default)]
+    pub allow_resize: Vec<String>,
+    /// Allow file (workspace-relative): `[resized|added|removed|renamed] NAME` lines.
+    #[serde(default)]
+    pub allow_file: Option<String>,
+    /// A stale allow entry fails the gate (default true: an admission must name a real change).
+    #[serde(default = "yes")]
+    pub strict_allow: bool,
+    /// What to run when the libraries are missing (shown in the skip reason).
+    #[serde(default)]
+    pub build_hint: Option<String>,
+}
+
+impl SymbolsConfig {
+    /// A section naming only the pair; every other key at its default.
+    pub fn pair(before: &str, after: &str) -> SymbolsConfig {
+        SymbolsConfig {
+            before: before.into(),
+            after: after.into(),
+            table: None,
+            keep_versions: false,
+            strip_scope: Vec::new(),
+            rename_map: Vec::new(),
+            fail_on_symbol_set_change: true,
+            fail_on_text_delta: false,
+            fail_on_added_bytes: None,
+            allow_resize: Vec::new(),
+            allow_file: None,
+            strict_allow: true,
+            build_hint: None,
+        }
+    }
+
+    /// The workspace-relative libraries that do not exist under `root`.
+    pub fn missing(&self, root: &Path) -> Vec<&str> {
+        [self.before.as_str(), self.after.as_str()]
+            .into_iter()
+            .filter(|p| !root.join(p).exists())
+            .collect()
+    }
+}
+
+/// `[symbol_rules]`: per-library rules.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolRulesConfig {
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<SymbolRuleConfig>,
+    #[serde(default)]
+    pub build_hint: Option<String>,
+}
+
+/// One `[[symbol_rules.rule]]`: exactly one of `forbid` / `require` names the scope.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolRuleConfig {
+    pub name: String,
+    /// Workspace-relative library path.
+    pub library: String,
+    /// `defined`, `undefined` or `exported`: no symbol of that scope may match.
+    #[serde(default)]
+    pub forbid: Option<String>,
+    /// `defined`, `undefined` or `exported`: at least one symbol of that scope must match.
+    #[serde(default)]
+    pub require: Option<String>,
+    /// Regex over the demangled text (and the mangled name); spanned so a bad one is located.
+    pub pattern: toml::Spanned<String>,
+    #[serde(default)]
+    pub table: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// No built-in diff pair: upstream's symbol_report.py always takes `--before/--after` explicitly.
+pub fn mobilegl_profile() -> Option<SymbolsConfig> {
+    None
+}
+
+/// MobileGL's purity gate B and its two byte-level companions, on the default CMake build dir.
+pub fn mobilegl_rules_profile() -> Option<SymbolRulesConfig> {
+    let r = |name: &str,
+             library: &str,
+             forbid: Option<&str>,
+             require: Option<&str>,
+             pattern: &str,
+             message: &str| SymbolRuleConfig {
+        name: name.into(),
+        library: library.into(),
+        forbid: forbid.map(String::from),
+        require: require.map(String::from),
+        pattern: toml::Spanned::new(0..0, pattern.into()),
+        table: None,
+        message: Some(message.into()),
+    };
+    Some(SymbolRulesConfig {
+        rules: vec![
+            r(
+                "purity-b",
+                "build/libMobileGLServer.so",
+                Some("undefined"),
+                None,
+                "MG_State::GLState::|glslang",
+                "the server must not need the frontend state or glslang (interface-purity gate B)",
+            ),
+            r(
+                "no-remote-in-monolith",
+                "build/libMobileGL.so",
+                Some("defined"),
+                None,
+                "MG_Remote",
+                "the monolith defines no MG_Remote symbol",
+            ),
+            r(
+                "server-entry-exported",
+                "build/libMobileGLServer.so",
+                None,
+                Some("exported"),
+                "^mobilegl_server_main$",
+                "the server exports its entry point",
+            ),
+        ],
+        build_hint: Some("build MobileGL first (cmake --build build)".into()),
+    })
+}

@@ -1,0 +1,248 @@
+//! The one entry point of the symbol diff: read two builds, diff them and judge the gates.
+//! `mgctl symbols diff` renders a [`PairRun`]; the `symbols` gate maps the same value to
+//! findings, so the command and the gate cannot reach different verdicts or figures.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cfg::SymbolsConfig;
+use crate::diff::{self, Diff, DiffOptions, Side};
+use crate::elf;
+use crate::error::Error;
+use crate::gate::{self as sgate, AllowEntry, GateOptions, GateOutcome};
+use crate::model::{Library, TableChoice};
+use crate::report;
+
+/// What to compare and how to judge it.
+#[derive(Debug, Clone, Default)]
+pub struct PairRequest {
+    pub before: PathBuf,
+    pub after: PathBuf,
+    pub table: TableChoice,
+    pub keep_versions: bool,
+    pub opts: DiffOptions,
+    pub gates: GateOptions,
+}
+
+/// Which library of the pair an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    Before,
+    After,
+}
+
+/// A library of the pair could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct PairError {
+    pub which: Which,
+    #[source]
+    pub error: Error,
+}
+
+/// The diff of two sides and every verdict over it.
+#[derive(Debug, Clone)]
+pub struct PairAnalysis {
+    pub before: Side,
+    pub after: Side,
+    pub diff: Diff,
+    pub outcome: GateOutcome,
+    /// The pair looks mismatched (machines differ, one is stripped, …).
+    pub warnings: Vec<String>,
+}
+
+/// A real run: the two libraries read from disk and their analysis.
+pub struct PairRun {
+    pub before_lib: Library,
+    pub after_lib: Library,
+    pub analysis: PairAnalysis,
+}
+
+/// The figures every view of a diff quotes (the `check` headline, the JSON, the parity test).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Headline {
+    pub defined_before: usize,
+    pub defined_after: usize,
+    pub added: usize,
+    pub removed: usize,
+    pub resized: usize,
+    pub renamed: usize,
+    pub admitted: usize,
+    pub text_delta: i64,
+}
+
+impl fmt::Display for Headline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} -> {} symbols: {} added, {} removed, {} resized ({} admitted), {} renamed; .text {:+}",
+            self.defined_before,
+            self.defined_after,
+            self.added,
+            self.removed,
+            self.resized,
+            self.admitted,
+            self.renamed,
+            self.text_delta
+        )
+    }
+}
+
+impl PairAnalysis {
+    /// Red when any gate fired (the exit code of `symbols diff`, the verdict of the gate).
+    pub fn failed(&self) -> bool {
+        self.outcome.failed()
+    }
+
+    /// Counted over the gate view (threshold 0, no `--only-names`).
+    pub fn headline(&self) -> Headline {
+        let [added, removed, resized, renamed] = self.diff.gate_view().counts();
+        Headline {
+            defined_before: self.diff.defined_before,
+            defined_after: self.diff.defined_after,
+            added,
+            removed,
+            resized,
+            renamed,
+            admitted: self.outcome.admitted.len(),
+            text_delta: self.diff.text().delta,
+        }
+    }
+}
+
+/// Diff two sides and judge the gates: the path a real run and every self-test control share.
+pub fn analyse_pair(
+    before: Side,
+    after: Side,
+    opts: &DiffOptions,
+    gates: &GateOptions,
+) -> PairAnalysis {
+    let diff = diff::diff(&before, &after, opts);
+    let outcome = sgate::evaluate(&diff, gates);
+    let warnings = report::pair_warnings(&before, &after);
+    PairAnalysis {
+        before,
+        after,
+        diff,
+        outcome,
+        warnings,
+    }
+}
+
+/// Read both libraries (in parallel) and analyse them.
+pub fn run_pair(req: &PairRequest) -> std::result::Result<PairRun, PairError> {
+    let (lb, la) = rayon::join(
+        || elf::read_library(&req.before, req.table),
+        || elf::read_library(&req.after, req.table),
+    );
+    let before_lib = lb.map_err(|error| PairError {
+        which: Which::Before,
+        error,
+    })?;
+    let after_lib = la.map_err(|error| PairError {
+        which: Which::After,
+        error,
+    })?;
+    let (before, after) = diff::sides_from_libraries(&before_lib, &after_lib, req.keep_versions);
+    let analysis = analyse_pair(before, after, &req.opts, &req.gates);
+    Ok(PairRun {
+        before_lib,
+        after_lib,
+        analysis,
+    })
+}
+
+/// A `[symbols]` setting that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigProblem {
+    /// A bad key value of the section itself.
+    Setting(String),
+    /// The allow file named by `allow_file` (workspace-relative) could not be used.
+    AllowFile { file: String, message: String },
+}
+
+impl fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigProblem::Setting(m) | ConfigProblem::AllowFile { message: m, .. } => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+/// Parse `OLD=NEW` entries, refusing a map that could blow a name up (see
+/// [`diff::check_rename_growth`]).
+pub fn parse_rename_map(
+    entries: &[String],
+    what: &str,
+) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut out = Vec::with_capacity(entries.len());
+    for e in entries {
+        match diff::parse_rename(e) {
+            Some(p) => out.push(p),
+            None => return Err(format!("{what} {e:?}: expected OLD=NEW")),
+        }
+    }
+    diff::check_rename_growth(&out).map_err(|m| format!("{what}: {m}"))?;
+    Ok(out)
+}
+
+/// Resize admissions given by name (`--allow-resize`, `allow_resize`).
+pub fn allow_resizes(names: &[String], origin: &str) -> Vec<AllowEntry> {
+    names
+        .iter()
+        .map(|n| AllowEntry {
+            bucket: diff::Bucket::Resized,
+            name: n.clone(),
+            origin: origin.into(),
+        })
+        .collect()
+}
+
+/// The gate's request for a `[symbols]` section of the workspace at `root`: the full gate
+/// view (threshold 0, every name listed).
+pub fn request_from_config(
+    cfg: &SymbolsConfig,
+    root: &Path,
+) -> std::result::Result<PairRequest, ConfigProblem> {
+    let table = cfg
+        .table
+        .as_deref()
+        .unwrap_or("auto")
+        .parse::<TableChoice>()
+        .map_err(|e| ConfigProblem::Setting(format!("[symbols] table: {e}")))?;
+    let rename_map = parse_rename_map(&cfg.rename_map, "[symbols] rename_map entry")
+        .map_err(ConfigProblem::Setting)?;
+    let mut allow = allow_resizes(&cfg.allow_resize, "mgctl.toml allow_resize");
+    if let Some(f) = &cfg.allow_file {
+        let entries = sgate::load_allow(&root.join(f), Path::new(f)).map_err(|e| {
+            ConfigProblem::AllowFile {
+                file: f.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        allow.extend(entries);
+    }
+    Ok(PairRequest {
+        before: root.join(&cfg.before),
+        after: root.join(&cfg.after),
+        table,
+        keep_versions: cfg.keep_versions,
+        opts: DiffOptions {
+            strip_scopes: cfg.strip_scope.clone(),
+            rename_map,
+            only_names: Vec::new(),
+            threshold: 0,
+        },
+        gates: GateOptions {
+            fail_on_symbol_set_change: cfg.fail_on_symbol_set_change,
+            fail_on_text_delta: cfg.fail_on_text_delta,
+            fail_on_added_bytes: cfg.fail_on_added_bytes,
+            allow,
+            strict_allow: cfg.strict_allow,
+        },
+    })
+}
