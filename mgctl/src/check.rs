@@ -78,16 +78,33 @@ pub fn run_gates(ctx: &CheckCtx, gates: &[Box<dyn Gate>], sel: &Selection) -> Ve
             if let Some(reason) = sel.excluded(gate.name()) {
                 return GateReport::skipped(gate.name(), reason);
             }
-            if let Some(reason) = gate.skip_reason(ctx) {
-                return GateReport::skipped(gate.name(), reason);
+            let mut report = match gate.skip_reason(ctx) {
+                Some(reason) => GateReport::skipped(gate.name(), reason),
+                None => timed(gate.as_ref(), || gate.run(ctx)),
+            };
+            if ctx.config_path.is_none() {
+                if let Verdict::Skipped { reason } = &mut report.verdict {
+                    *reason = profile_reason(reason);
+                }
             }
-            let mut report = timed(gate.as_ref(), || gate.run(ctx));
             sort_findings(&mut report.findings);
             report
         })
         .collect();
     reports.sort_by(|a, b| a.gate.cmp(b.gate));
     reports
+}
+
+/// Under the built-in MobileGL profile there is no mgctl.toml to blame: a gate's "no [x]
+/// section in mgctl.toml" reads "the built-in MobileGL profile has no [x] section".
+fn profile_reason(reason: &str) -> String {
+    match reason
+        .strip_prefix("no ")
+        .and_then(|r| r.strip_suffix(" in mgctl.toml"))
+    {
+        Some(what) => format!("the built-in MobileGL profile has no {what}"),
+        None => reason.replace("mgctl.toml", "the built-in MobileGL profile"),
+    }
 }
 
 /// Runs every selected gate's self-test. Independent of the workspace's configuration.
@@ -148,7 +165,14 @@ pub fn self_test_report(gate: &'static str, st: SelfTest) -> GateReport {
     let mut report = GateReport::from_findings(
         gate,
         findings,
-        format!("{tripped}/{negatives} negative controls tripped, {positives} positive"),
+        format!(
+            "negative controls tripped: {tripped}/{negatives}, positive controls stayed clean: {clean}/{positives}",
+            clean = st
+                .controls
+                .iter()
+                .filter(|c| !c.expect_trip && !c.tripped)
+                .count()
+        ),
     );
     report.units = st.controls.iter().map(|c| c.name.clone()).collect();
     report.self_test = Some(st);

@@ -45,6 +45,7 @@ pub enum Command {
     Include(crate::cmd::include::IncludeArgs),
     DirtySurface(crate::cmd::dirty_surface::DirtySurfaceArgs),
     Completions(CompletionsArgs),
+    Man(ManArgs),
     Stats(crate::cmd::stats::StatsArgs),
     Bench(crate::cmd::bench::BenchArgs),
     Lint(crate::cmd::lint::LintArgs),
@@ -63,6 +64,8 @@ pub enum Format {
     Github,
     /// Markdown for a pull-request comment.
     Markdown,
+    /// SARIF 2.1.0 for GitHub code scanning: one run, rules from the finding codes.
+    Sarif,
 }
 
 #[derive(Debug, clap::Args)]
@@ -112,6 +115,19 @@ looks for completions.",
 pub struct CompletionsArgs {
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Write man pages for mgctl and every subcommand (roff, one file each)",
+    long_about = "Writes a man page for mgctl and one for every subcommand (mgctl.1, mgctl-check.1, \
+mgctl-symbols-diff.1, …) into OUT_DIR, from the same definitions as --help.",
+    after_help = "Examples:\n  mgctl man target/man\n  mgctl man ~/.local/share/man/man1 && man mgctl-check"
+)]
+pub struct ManArgs {
+    /// Directory to write the pages into (created if missing).
+    #[arg(value_name = "OUT_DIR")]
+    pub out_dir: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -92,7 +92,10 @@ pub enum Error {
 pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
     toml::from_str(text).map_err(|e| {
         let display = path.display().to_string();
-        let message = e.message().trim().to_string();
+        let mut message = one_line(e.message());
+        if text.contains('\r') && !text.contains("\r\n") {
+            message.push_str(" (the file has CR-only line endings; TOML needs LF or CRLF)");
+        }
         match e.span() {
             Some(span) => {
                 let (line, column) = line_col(text, span.start);
@@ -111,11 +114,32 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
     })
 }
 
-/// 1-based line and column (in characters) of a byte offset.
+/// A possibly multi-line parser message as one line: its lines joined with "; ".
+fn one_line(message: &str) -> String {
+    let parts: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    crate::output::escape(&parts.join("; "))
+}
+
+/// 1-based line and column (in characters) of a byte offset. A line ends at LF, CRLF or a
+/// lone CR (old Mac files), as editors count them.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let breaks =
+        |s: &str| s.matches('\n').count() + s.matches('\r').count() - s.matches("\r\n").count();
+    let line = breaks(before) + 1;
+    let column = before
+        .rsplit(['\n', '\r'])
+        .next()
+        .map_or(0, |l| l.chars().count())
+        + 1;
     (line, column)
 }
 
@@ -127,9 +151,20 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        let text = String::from_utf8(bytes).map_err(|e| Error::Whole {
-            path: path.display().to_string(),
-            message: format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+            let (line, column) = line_col(valid, at);
+            Error::Syntax {
+                path: path.display().to_string(),
+                line,
+                column,
+                message: format!(
+                    "not UTF-8 (byte 0x{:02x} at offset {at}); mgctl.toml must be UTF-8 text",
+                    bytes.get(at).copied().unwrap_or(0)
+                ),
+            }
         })?;
         let config = parse(&text, &path)?;
         return Ok((config, Some(path), text));
@@ -162,6 +197,12 @@ mod tests {
     fn wrong_type_is_an_error() {
         let err = parse("[workspace]\nname = 3\n", Path::new("m.toml")).unwrap_err();
         assert!(err.to_string().starts_with("m.toml:2:8:"), "{err}");
+    }
+
+    #[test]
+    fn line_col_counts_cr_only_and_crlf_lines() {
+        assert_eq!(line_col("a\rb\rcd", 5), (3, 2));
+        assert_eq!(line_col("a\r\nb", 3), (2, 1));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod cmd;
 mod config;
 mod gate;
 mod gates;
+mod output;
 mod report;
 mod settings;
 
@@ -27,8 +28,12 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             // --help and --version arrive as "errors" that go to stdout with exit 0.
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("mgctl: {}", clap_error_line(&e));
+            return ExitCode::from(2);
         }
     };
     // A panic on the main thread is reported once, below, as an internal error (exit 3) without
@@ -41,7 +46,9 @@ fn main() -> ExitCode {
     }));
     let settings = settings::Settings::resolve(&cli);
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    // A closed stdout is absorbed below the buffer, so no command sees it as an error and the
+    // verdict alone decides the exit code.
+    let mut out = io::BufWriter::new(output::Stdout::new(stdout.lock(), !settings.color));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         cmd::run(&cli, &settings, &mut out)
     }));
@@ -55,9 +62,6 @@ fn main() -> ExitCode {
             _ => ExitCode::from(outcome.code()),
         },
         Ok(Err(err)) => {
-            if is_broken_pipe(&err) {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("mgctl: {}", error_text(&err));
             ExitCode::from(if err.chain().any(|c| c.is::<Internal>()) {
                 3
@@ -94,9 +98,20 @@ fn error_text(err: &anyhow::Error) -> String {
     text
 }
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
+/// A usage error in one line, like every other mgctl error: clap's message, its tips and the
+/// usage line joined (clap spreads them over five).
+fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("For more information") {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        match line.strip_prefix("Usage: ") {
+            Some(usage) => parts.push(format!("usage: {usage}")),
+            None => parts.push(line.to_string()),
+        }
+    }
+    output::escape(&parts.join("; "))
 }

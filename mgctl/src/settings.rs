@@ -2,7 +2,7 @@
 //! Commands take `&Settings` and never read env vars themselves.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -14,6 +14,12 @@ use crate::gate::CheckCtx;
 pub struct Settings {
     /// Colour for human output on stdout.
     pub color: bool,
+    /// Columns human tables must fit: the terminal's width, else `$COLUMNS`, else 100.
+    pub columns: usize,
+    /// `$GITHUB_WORKSPACE`: the checkout CI paths are relative to (else the git top level).
+    pub github_workspace: Option<PathBuf>,
+    /// `$GITHUB_STEP_SUMMARY`: where `check` appends its Markdown summary.
+    pub step_summary: Option<PathBuf>,
 }
 
 impl Settings {
@@ -24,7 +30,52 @@ impl Settings {
             ColorChoice::Never => false,
             ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
         };
-        Settings { color }
+        let env_path = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        Settings {
+            color,
+            columns: columns(),
+            github_workspace: env_path("GITHUB_WORKSPACE"),
+            step_summary: env_path("GITHUB_STEP_SUMMARY"),
+        }
+    }
+
+    /// The workspace `mgctl check` means when started at `start`: the nearest directory at or
+    /// above it that holds an `mgctl.toml` or is a MobileGL checkout (as cargo and git look
+    /// upwards); `start` itself when there is none, so the error names what was typed.
+    pub fn discover(&self, start: &Path) -> PathBuf {
+        let Ok(canon) = start.canonicalize() else {
+            return start.to_path_buf();
+        };
+        canon
+            .ancestors()
+            .find(|dir| {
+                dir.join(config::FILE_NAME).is_file()
+                    || config::MOBILEGL_MARKERS
+                        .iter()
+                        .any(|m| dir.join(m).is_dir())
+            })
+            .map_or_else(|| start.to_path_buf(), Path::to_path_buf)
+    }
+
+    /// The repository top level paths in CI output are relative to: `$GITHUB_WORKSPACE` when
+    /// it holds `root`, else the nearest directory above `root` with a `.git`.
+    pub fn repo_top(&self, root: &Path) -> Option<PathBuf> {
+        if let Some(ws) = self
+            .github_workspace
+            .as_ref()
+            .and_then(|w| w.canonicalize().ok())
+        {
+            if root.starts_with(&ws) {
+                return Some(ws);
+            }
+        }
+        root.ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .map(Path::to_path_buf)
     }
 
     /// Loads the workspace at `root`: its `mgctl.toml`, or the built-in MobileGL profile.
@@ -54,4 +105,20 @@ impl Settings {
     pub fn config(&self, root: &Path) -> anyhow::Result<Arc<Config>> {
         Ok(self.workspace(root)?.config)
     }
+}
+
+fn columns() -> usize {
+    let stdout = std::io::stdout();
+    if stdout.is_terminal() {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size_of(&stdout) {
+            if w > 0 {
+                return usize::from(w);
+            }
+        }
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(100)
 }

@@ -8,8 +8,10 @@ use anyhow::Context;
 use crate::check::{self, Selection};
 use crate::cli::{CheckArgs, Format};
 use crate::cmd::Outcome;
+use crate::gate::Verdict;
 use crate::gates;
-use crate::report::{self, CheckRun, Mode};
+use crate::output;
+use crate::report::{self, CheckRun, Mode, View};
 use crate::settings::Settings;
 
 pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -26,6 +28,7 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
     };
     sel.validate(&all)?;
     let start = Instant::now();
+    let mut repo_prefix = String::new();
     let (mode, workspace, config, reports) = if args.self_test {
         // Self-tests use canned inputs only: they do not need (or read) a workspace.
         let neutered = check::neutered(&args.neuter);
@@ -36,7 +39,7 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
             check::run_self_tests(&all, &sel, &neutered),
         )
     } else {
-        let ctx = settings.workspace(&args.workspace)?;
+        let ctx = settings.workspace(&settings.discover(&args.workspace))?;
         let config = ctx.config_path.as_ref().map_or_else(
             || "built-in MobileGL profile".to_string(),
             |p| p.display().to_string(),
@@ -46,8 +49,14 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
             Some(name) => format!("{} ({name})", ctx.root.display()),
             None => ctx.root.display().to_string(),
         };
+        repo_prefix = repo_prefix_of(settings, &ctx.root);
         (Mode::Check, workspace, config, reports)
     };
+    // A run that checked nothing is not a pass: it is a usage or config error (exit 2).
+    let ran = reports
+        .iter()
+        .filter(|r| !matches!(r.verdict, Verdict::Skipped { .. }))
+        .count();
     let run = CheckRun {
         schema: 1,
         tool: "mgctl",
@@ -55,20 +64,23 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         mode,
         workspace,
         config,
-        passed: check::passed(&reports),
+        passed: check::passed(&reports) && ran > 0,
         wall_ms: start.elapsed().as_secs_f64() * 1000.0,
         gates: reports,
+        view: View {
+            repo_prefix,
+            columns: settings.columns,
+        },
     };
+    if let Some(summary) = &settings.step_summary {
+        append_step_summary(summary, &run)?;
+    }
     match &args.output {
         Some(path) => {
             // Render fully before touching the file, so a failure writes nothing half-way.
             let mut buf = Vec::new();
             report::write(args.format, &run, &mut buf, false)?;
-            let tmp = path.with_extension("mgctl-tmp");
-            std::fs::write(&tmp, &buf)
-                .with_context(|| format!("{}: cannot write", tmp.display()))?;
-            std::fs::rename(&tmp, path)
-                .with_context(|| format!("{}: cannot write", path.display()))?;
+            output::write_file(path, &buf)?;
             report::write(Format::Human, &run, out, settings.color)?;
         }
         None => report::write(
@@ -78,5 +90,63 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
             settings.color && args.format == Format::Human,
         )?,
     }
+    if ran == 0 {
+        anyhow::bail!(
+            "no gate ran: all {} gates were skipped ({}); a check that checks nothing cannot pass",
+            run.gates.len(),
+            skip_causes(&run)
+        );
+    }
     Ok(Outcome::from_pass(run.passed))
+}
+
+/// Why every gate was skipped, in a few words: the distinct reasons with their counts.
+fn skip_causes(run: &CheckRun) -> String {
+    let mut causes: Vec<(String, usize)> = Vec::new();
+    for r in &run.gates {
+        if let Verdict::Skipped { reason } = &r.verdict {
+            let cause = if reason.starts_with("skipped by --skip")
+                || reason.starts_with("not selected by --only")
+            {
+                "by --only/--skip".to_string()
+            } else {
+                "not configured".to_string()
+            };
+            match causes.iter_mut().find(|(c, _)| *c == cause) {
+                Some((_, n)) => *n += 1,
+                None => causes.push((cause, 1)),
+            }
+        }
+    }
+    causes
+        .iter()
+        .map(|(c, n)| format!("{n} {c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The workspace's path from the repository top level, with a trailing `/` (empty at the top).
+fn repo_prefix_of(settings: &Settings, root: &std::path::Path) -> String {
+    let Some(top) = settings.repo_top(root) else {
+        return String::new();
+    };
+    match root.strip_prefix(&top) {
+        Ok(rel) if !rel.as_os_str().is_empty() => {
+            format!("{}/", rel.to_string_lossy().replace('\\', "/"))
+        }
+        _ => String::new(),
+    }
+}
+
+/// GitHub shows `$GITHUB_STEP_SUMMARY` on the run's page; every step appends to it.
+fn append_step_summary(path: &std::path::Path, run: &CheckRun) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    report::write(Format::Markdown, run, &mut buf, false)?;
+    buf.push(b'\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(&buf))
+        .with_context(|| format!("{}: cannot append the step summary", path.display()))
 }

@@ -164,7 +164,7 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
                 ));
             }
             if new != text {
-                cite::write_doc(path, &new)?;
+                crate::output::write_file(path, new.as_bytes())?;
                 touched += 1;
             }
             for e in edits.iter().filter(|e| !dropped.contains(e)) {

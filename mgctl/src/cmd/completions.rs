@@ -1,10 +1,25 @@
+//! `mgctl completions` and `mgctl man`: generated from the clap definitions, so they cannot drift.
+
 use std::io::Write;
 
-use crate::cli::{CompletionsArgs, Shell};
+use anyhow::Context;
+use clap::builder::PossibleValuesParser;
+
+use crate::cli::{CompletionsArgs, ManArgs, Shell};
 use crate::cmd::Outcome;
 
 pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mut cmd = crate::cli::command();
+    // Parsing keeps its own check of gate names (with the list of offered gates in the error);
+    // for completion, --only/--skip offer the gate names instead of file names.
+    let names: Vec<&'static str> = crate::gates::all().iter().map(|g| g.name()).collect();
+    let mut cmd = crate::cli::command().mut_subcommand("check", |c| {
+        c.mut_arg("only", |a| {
+            a.value_parser(PossibleValuesParser::new(names.clone()))
+        })
+        .mut_arg("skip", |a| {
+            a.value_parser(PossibleValuesParser::new(names.clone()))
+        })
+    });
     let shell = match args.shell {
         Shell::Bash => clap_complete::Shell::Bash,
         Shell::Zsh => clap_complete::Shell::Zsh,
@@ -12,4 +27,34 @@ pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<Outcom
     };
     clap_complete::generate(shell, &mut cmd, "mgctl", out);
     Ok(Outcome::Pass)
+}
+
+pub fn man(args: &ManArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    std::fs::create_dir_all(&args.out_dir)
+        .with_context(|| format!("{}: cannot create directory", args.out_dir.display()))?;
+    let mut cmd = crate::cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut pages = Vec::new();
+    collect(&cmd, &mut pages);
+    for page in &pages {
+        let man = clap_mangen::Man::new(page.clone());
+        let mut buf = Vec::new();
+        man.render(&mut buf)?;
+        let path = args.out_dir.join(man.get_filename());
+        crate::output::write_file(&path, &buf)?;
+    }
+    writeln!(
+        out,
+        "wrote {} man pages to {}",
+        pages.len(),
+        args.out_dir.display()
+    )?;
+    Ok(Outcome::Pass)
+}
+
+fn collect(cmd: &clap::Command, pages: &mut Vec<clap::Command>) {
+    pages.push(cmd.clone());
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        collect(sub, pages);
+    }
 }

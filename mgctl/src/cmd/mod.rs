@@ -50,6 +50,7 @@ pub fn run(cli: &Cli, settings: &Settings, out: &mut dyn Write) -> anyhow::Resul
         Command::Include(args) => include::run(args, settings, out),
         Command::DirtySurface(args) => dirty_surface::run(args, settings, out),
         Command::Completions(args) => completions::run(args, out),
+        Command::Man(args) => completions::man(args, out),
         Command::Stats(args) => stats::run(args, settings, out),
         Command::Bench(args) => bench::run(args, settings, out),
         Command::Lint(args) => lint::run(args, settings, out),

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::CheckRun;
-use crate::gate::Severity;
+use crate::gate::{Finding, Severity};
 
 /// Escaping of the message part of a workflow command.
 fn escape_data(s: &str) -> String {
@@ -18,37 +18,80 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
-    for r in &run.gates {
-        for f in &r.findings {
-            let level = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Note => "notice",
-            };
-            let mut props = Vec::new();
-            if let Some(loc) = &f.location {
-                props.push(format!("file={}", escape_property(&loc.path)));
-                if let Some(l) = loc.line {
-                    props.push(format!("line={l}"));
-                }
-                if let Some(c) = loc.column {
-                    props.push(format!("col={c}"));
-                }
-            }
-            props.push(format!(
-                "title={}",
-                escape_property(&format!("mgctl {} {}", r.gate, f.code))
-            ));
-            writeln!(
-                out,
-                "::{level} {}::{}",
-                props.join(","),
-                escape_data(&f.message)
-            )?;
+/// Annotations GitHub shows per kind and step; notices beyond a few are only counted.
+const NOTICES_SHOWN: usize = 5;
+
+fn annotation(run: &CheckRun, gate: &str, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
+    let level = match f.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "notice",
+    };
+    let mut props = Vec::new();
+    if let Some(loc) = &f.location {
+        props.push(format!(
+            "file={}",
+            escape_property(&run.repo_path(&loc.path))
+        ));
+        if let Some(l) = loc.line {
+            props.push(format!("line={l}"));
+        }
+        if let Some(c) = loc.column {
+            props.push(format!("col={c}"));
         }
     }
-    super::human::write(run, out, false)
+    props.push(format!(
+        "title={}",
+        escape_property(&format!("mgctl {gate} {}", f.code))
+    ));
+    writeln!(
+        out,
+        "::{level} {}::{}",
+        props.join(","),
+        escape_data(&f.message)
+    )
+}
+
+/// A token no input can guess, so nothing in the report can end the `stop-commands` block.
+fn stop_token(run: &CheckRun) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_usize(run.gates.len());
+    format!("mgctl-{:016x}", h.finish())
+}
+
+pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+    // Errors, then warnings, lead: GitHub keeps only the first few annotations of each kind.
+    for severity in [Severity::Error, Severity::Warning] {
+        for r in &run.gates {
+            for f in r.findings.iter().filter(|f| f.severity == severity) {
+                annotation(run, r.gate, f, out)?;
+            }
+        }
+    }
+    let notes: Vec<(&str, &Finding)> = run
+        .gates
+        .iter()
+        .flat_map(|r| r.findings.iter().map(move |f| (r.gate, f)))
+        .filter(|(_, f)| f.severity == Severity::Note)
+        .collect();
+    for (gate, f) in notes.iter().take(NOTICES_SHOWN) {
+        annotation(run, gate, f, out)?;
+    }
+    if notes.len() > NOTICES_SHOWN {
+        writeln!(
+            out,
+            "::notice title=mgctl check::{} more notes in the report below (all of them in --format json)",
+            notes.len() - NOTICES_SHOWN
+        )?;
+    }
+    // The text report holds input data (file names, source lines): GitHub must not read any
+    // of its lines as a workflow command, whatever the escaping below misses.
+    let token = stop_token(run);
+    writeln!(out, "::stop-commands::{token}")?;
+    super::human::write(run, out, false)?;
+    writeln!(out, "::{token}::")
 }
 
 #[cfg(test)]

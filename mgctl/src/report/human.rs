@@ -7,6 +7,7 @@ use tabled::{builder::Builder, settings::object::Columns, settings::Alignment};
 
 use super::{counts, summary_line, verdict_word, CheckRun, Mode};
 use crate::gate::{GateReport, Severity, Verdict};
+use crate::output::{escape, safe_line};
 
 fn paint(text: &str, code: &str, color: bool) -> String {
     if color {
@@ -18,20 +19,34 @@ fn paint(text: &str, code: &str, color: bool) -> String {
 
 fn headline(r: &GateReport) -> String {
     match &r.verdict {
-        Verdict::Skipped { reason } => reason.clone(),
-        _ => r.headline.clone(),
+        Verdict::Skipped { reason } => escape(reason),
+        _ => escape(&r.headline),
     }
 }
 
-const HEADLINE_WIDTH: usize = 64;
 /// Notes are context, not problems: a gate's first few are shown, the rest counted.
 const NOTES_SHOWN: usize = 5;
+/// Below this many columns the table drops to its compact layout (one `e/w/n` column).
+const COMPACT_BELOW: usize = 100;
+/// A headline column narrower than this wraps into a column of single words: not worth it.
+const MIN_HEADLINE: usize = 10;
 
-pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
-    let mut b = Builder::default();
-    b.push_record([
-        "gate", "verdict", "errors", "warnings", "notes", "headline", "time",
-    ]);
+/// The gate table, laid out for `columns` terminal columns: the headline column takes what the
+/// other columns leave and wraps; the full headline stays in JSON and Markdown.
+fn table(run: &CheckRun, columns: usize) -> String {
+    let compact = columns < COMPACT_BELOW;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    rows.push(if compact {
+        ["gate", "verdict", "e/w/n", "headline", "time"]
+            .map(String::from)
+            .to_vec()
+    } else {
+        [
+            "gate", "verdict", "errors", "warnings", "notes", "headline", "time",
+        ]
+        .map(String::from)
+        .to_vec()
+    });
     for r in &run.gates {
         let (e, w, n) = counts(r);
         let time = if matches!(r.verdict, Verdict::Skipped { .. }) {
@@ -39,25 +54,52 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
         } else {
             format!("{:.1} ms", r.wall_ms)
         };
-        b.push_record([
-            r.gate.to_string(),
-            verdict_word(r).to_string(),
-            e.to_string(),
-            w.to_string(),
-            n.to_string(),
-            headline(r),
-            time,
-        ]);
+        let (gate, verdict, headline) =
+            (r.gate.to_string(), verdict_word(r).to_string(), headline(r));
+        rows.push(if compact {
+            vec![gate, verdict, format!("{e}/{w}/{n}"), headline, time]
+        } else {
+            vec![
+                gate,
+                verdict,
+                e.to_string(),
+                w.to_string(),
+                n.to_string(),
+                headline,
+                time,
+            ]
+        });
+    }
+    let ncols = rows[0].len();
+    let head_col = ncols - 2;
+    let others: usize = (0..ncols)
+        .filter(|&c| c != head_col)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .sum();
+    // `│ a │ b │`: three columns of border and padding per cell, plus the closing border.
+    let head_width = columns
+        .saturating_sub(others + 3 * ncols + 1)
+        .max(MIN_HEADLINE);
+    let mut b = Builder::default();
+    for r in rows {
+        b.push_record(r);
     }
     let mut table = b.build();
     table.with(Style::sharp());
-    table.modify(Columns::new(2..5), Alignment::right());
+    if compact {
+        table.modify(Columns::new(2..3), Alignment::right());
+    } else {
+        table.modify(Columns::new(2..5), Alignment::right());
+    }
     table.modify(Columns::last(), Alignment::right());
-    // Long headlines wrap so the table fits a review pane; the full text is in JSON.
     table.modify(
-        Columns::new(5..6),
-        Width::wrap(HEADLINE_WIDTH).keep_words(true),
+        Columns::new(head_col..head_col + 1),
+        Width::wrap(head_width).keep_words(true),
     );
+    table.to_string()
+}
+
+pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
     let mode = if run.mode == Mode::SelfTest {
         " --self-test"
     } else {
@@ -66,10 +108,11 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
     writeln!(
         out,
         "mgctl check{mode} {}  (config: {})",
-        run.workspace, run.config
+        escape(&run.workspace),
+        escape(&run.config)
     )?;
     // Colour the verdict words after layout so escape codes do not disturb column widths.
-    let mut rendered = table.to_string();
+    let mut rendered = table(run, run.view.columns);
     if color {
         rendered = rendered.replace(" FAIL ", &format!(" {} ", paint("FAIL", "1;31", true)));
         rendered = rendered.replace(" pass ", &format!(" {} ", paint("pass", "32", true)));
@@ -102,10 +145,10 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
             let loc = f
                 .location
                 .as_ref()
-                .map(|l| format!("{l}: "))
+                .map(|l| format!("{}: ", escape(&l.to_string())))
                 .unwrap_or_default();
-            let mut lines = f.message.lines();
-            let first = lines.next().unwrap_or_default();
+            let mut lines = f.message.split('\n');
+            let first = escape(lines.next().unwrap_or_default());
             writeln!(
                 out,
                 "  {}[{}] {loc}{first}",
@@ -113,7 +156,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
                 f.code
             )?;
             for more in lines {
-                writeln!(out, "      {more}")?;
+                writeln!(out, "      {}", safe_line(more))?;
             }
         }
         if notes > NOTES_SHOWN {

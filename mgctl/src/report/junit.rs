@@ -24,11 +24,11 @@ fn xml(s: &str) -> String {
     out
 }
 
-fn finding_text(f: &Finding) -> String {
+fn finding_text(run: &CheckRun, f: &Finding) -> String {
     let loc = f
         .location
         .as_ref()
-        .map(|l| format!("{l}: "))
+        .map(|l| format!("{}{l}: ", run.view.repo_prefix))
         .unwrap_or_default();
     format!("[{}] {loc}{}", f.code, f.message)
 }
@@ -73,7 +73,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
             let warnings: Vec<String> = fs
                 .iter()
                 .filter(|f| f.severity == Severity::Warning)
-                .map(|f| finding_text(f))
+                .map(|f| finding_text(run, f))
                 .collect();
             let mut case = format!(
                 "    <testcase classname=\"mgctl.{}\" name=\"{}\" time=\"0\">",
@@ -81,7 +81,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
                 xml(unit)
             );
             if let Some(first) = errors.first() {
-                let text: Vec<String> = errors.iter().map(|f| finding_text(f)).collect();
+                let text: Vec<String> = errors.iter().map(|f| finding_text(run, f)).collect();
                 case.push_str(&format!(
                     "\n      <failure message=\"{}\" type=\"{}\">{}</failure>",
                     xml(&first.message),

@@ -4,9 +4,25 @@ use std::io::{self, Write};
 
 use super::{counts, summary_line, verdict_word, CheckRun};
 use crate::gate::Verdict;
+use crate::output::escape;
 
+/// Input-derived text in a table cell or list item: one line, no control characters, no
+/// column breaks.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    escape(&s.replace('\n', " ")).replace('|', "\\|")
+}
+
+/// Text inside a code span: a backtick run longer than any inside it delimits it.
+fn code(s: &str) -> String {
+    let s = escape(s);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}").replace('|', "\\|")
 }
 
 pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
@@ -15,8 +31,10 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "Workspace `{}`, config `{}`, mgctl {}.",
-        run.workspace, run.config, run.version
+        "Workspace {}, config {}, mgctl {}.",
+        code(&run.workspace),
+        code(&run.config),
+        run.version
     )?;
     writeln!(out)?;
     writeln!(
@@ -56,7 +74,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
             let loc = f
                 .location
                 .as_ref()
-                .map(|l| format!("`{l}` "))
+                .map(|l| format!("{} ", code(&l.to_string())))
                 .unwrap_or_default();
             writeln!(
                 out,

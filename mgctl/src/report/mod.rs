@@ -5,6 +5,7 @@ mod github;
 mod human;
 mod junit;
 mod markdown;
+mod sarif;
 
 use std::io::{self, Write};
 
@@ -26,6 +27,35 @@ pub struct CheckRun {
     pub passed: bool,
     pub wall_ms: f64,
     pub gates: Vec<GateReport>,
+    /// How this run is shown (not part of the JSON).
+    #[serde(skip)]
+    pub view: View,
+}
+
+/// What the environment says about how to show a run.
+#[derive(Debug, Clone)]
+pub struct View {
+    /// The workspace's path from the repository top level (git, or `$GITHUB_WORKSPACE`), with a
+    /// trailing `/`; empty when the workspace is the top level or not inside a repository.
+    pub repo_prefix: String,
+    /// Width the human table must fit.
+    pub columns: usize,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            repo_prefix: String::new(),
+            columns: 100,
+        }
+    }
+}
+
+impl CheckRun {
+    /// A finding's path as CI and code scanning resolve it: from the repository top level.
+    pub fn repo_path(&self, workspace_path: &str) -> String {
+        format!("{}{workspace_path}", self.view.repo_prefix)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,13 +76,35 @@ pub fn write(format: Format, run: &CheckRun, out: &mut dyn Write, color: bool) -
     match format {
         Format::Human => human::write(run, out, color),
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, run)?;
+            serde_json::to_writer_pretty(&mut *out, &json(run)?)?;
             writeln!(out)
         }
+        Format::Sarif => sarif::write(run, out),
         Format::Junit => junit::write(run, out),
         Format::Github => github::write(run, out),
         Format::Markdown => markdown::write(run, out),
     }
+}
+
+/// The JSON document: every location's `path` is repository-relative (as in GitHub, SARIF and
+/// JUnit output) and `workspace_path` keeps the workspace-relative one.
+fn json(run: &CheckRun) -> io::Result<serde_json::Value> {
+    let mut v = serde_json::to_value(run)?;
+    if let Some(gates) = v.get_mut("gates").and_then(|g| g.as_array_mut()) {
+        for f in gates
+            .iter_mut()
+            .filter_map(|g| g.get_mut("findings").and_then(|f| f.as_array_mut()))
+            .flatten()
+        {
+            if let Some(loc) = f.get_mut("location").and_then(|l| l.as_object_mut()) {
+                if let Some(p) = loc.get("path").and_then(|p| p.as_str()).map(String::from) {
+                    loc.insert("path".into(), run.repo_path(&p).into());
+                    loc.insert("workspace_path".into(), p.into());
+                }
+            }
+        }
+    }
+    Ok(v)
 }
 
 /// `3 errors, 1 warning`-style counts for one report.
@@ -131,6 +183,7 @@ pub(crate) mod tests {
                 failing,
                 GateReport::skipped("symbols", "no [symbols] section in mgctl.toml"),
             ],
+            view: View::default(),
         }
     }
 

@@ -5,12 +5,14 @@ mod util;
 
 mod budgets;
 mod check;
+mod ci;
 mod cite;
 mod dirty_surface;
 mod fatal_sites;
 mod include;
 mod lexer;
 mod lint;
+mod output;
 mod stats;
 mod symbols;
 mod watch;

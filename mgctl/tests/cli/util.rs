@@ -64,14 +64,31 @@ pub fn driver() -> PathBuf {
 
 /// Runs `mgctl ARGS` in `cwd` with NO_COLOR set and no inherited MGCTL_* variables.
 pub fn mgctl<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path) -> Run {
+    mgctl_env(args, cwd, &[])
+}
+
+/// The command `mgctl` runs: a clean environment (no MGCTL_*, no GitHub Actions variables, so a
+/// test run inside CI does not write CI's step summary) with a fixed, wide `COLUMNS=160` (tables
+/// do not wrap headlines that tests look for), plus `env`.
+pub fn command<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path, env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args(args).current_dir(cwd).env("NO_COLOR", "1");
     for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("MGCTL_") {
+        let name = k.to_string_lossy();
+        if name.starts_with("MGCTL_") || name.starts_with("GITHUB_") || name == "COLUMNS" {
             cmd.env_remove(k);
         }
     }
-    let out = cmd.output().unwrap();
+    cmd.env("COLUMNS", "160");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// [`mgctl`] with extra environment variables.
+pub fn mgctl_env<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path, env: &[(&str, &str)]) -> Run {
+    let out = command(args, cwd, env).output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
