@@ -61,7 +61,8 @@ fn with_closing_reader(args: &[&str], cwd: &std::path::Path, lines: usize) -> (i
 
 #[test]
 fn issue15_closed_stdout_keeps_a_failing_verdict() {
-    let dir = failing(1);
+    // More than the output buffer, so the closed pipe shows while the report is being written.
+    let dir = failing(300);
     let (code, err) = with_closing_reader(&["check", ".", "--format", "json"], dir.path(), 0);
     assert_eq!(code, 1, "stderr: {err}");
     assert!(err.is_empty(), "a closed pipe is not an error: {err}");
@@ -77,7 +78,7 @@ fn issue15_head_on_a_large_failing_report_exits_1() {
 
 #[test]
 fn issue15_closed_stdout_under_pipefail() {
-    let dir = failing(1);
+    let dir = failing(300);
     let status = std::process::Command::new("bash")
         .args([
             "-o",
@@ -161,14 +162,18 @@ fn issue15_output_to_a_fifo_writes_in_place() {
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
     json_report_at(dir.path(), &fifo).expect(1);
+    // Checked before joining: a FIFO replaced by a file would leave the reader blocked forever.
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
     let text = reader.join().unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["schema"], 1);
-    use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::symlink_metadata(&fifo)
-        .unwrap()
-        .file_type()
-        .is_fifo());
 }
 
 #[test]
@@ -228,6 +233,42 @@ fn issue15_cite_fix_keeps_the_document_mode() {
     assert!(text.contains("src/a.cpp:3"), "{text}\n{}", run.dump());
     let mode = std::fs::metadata(&doc).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn issue15_cite_fix_that_cannot_write_leaves_the_document_whole() {
+    let dir = scratch();
+    // A document larger than the file-size limit below, so rewriting it fails part-way.
+    let filler = "Some prose that pads the document.\n".repeat(300);
+    let doc_text = format!("See `target_fn` (`src/a.cpp:1`).\n{filler}");
+    write_tree(
+        dir.path(),
+        &[
+            ("src/a.cpp", "int one;\nint two;\nint target_fn() {}\n"),
+            ("docs/d.md", doc_text.as_str()),
+        ],
+    );
+    // As on a full disk: writes past 4 KiB fail (EFBIG; SIGXFSZ ignored so the write returns).
+    let status = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "trap '' XFSZ; ulimit -f 4; exec '{}' cite --fix docs/d.md",
+                bin()
+            ),
+        ])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        status.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let after = std::fs::read_to_string(dir.path().join("docs/d.md")).unwrap();
+    assert_eq!(after, doc_text, "the document was cut");
 }
 
 #[test]
