@@ -25,7 +25,10 @@ pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<Outcom
         Shell::Zsh => clap_complete::Shell::Zsh,
         Shell::Fish => clap_complete::Shell::Fish,
     };
-    clap_complete::generate(shell, &mut cmd, "mgctl", out);
+    // Rendered first: clap_complete panics on a write error, and a full disk is not a bug.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "mgctl", &mut script);
+    out.write_all(&script).context("stdout: cannot write")?;
     Ok(Outcome::Pass)
 }
 

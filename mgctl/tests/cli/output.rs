@@ -357,3 +357,19 @@ fn issue15_toml_and_usage_errors_are_one_line() {
     run.assert_stderr_has("mgctl: unexpected argument '--bogus'");
     run.assert_stderr_has("usage: mgctl check");
 }
+
+#[test]
+fn issue15_a_full_stdout_is_an_output_error_not_an_internal_one() {
+    let dir = scratch();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = command(&["completions", "zsh"], dir.path(), &[])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+}
