@@ -21,7 +21,7 @@ use crate::settings::Settings;
 the header names the source, session (pid), backend, period, build arm (pull/push), verify arming, windows \
 seen and the time since the last window; the body shows the latest complete window grouped as the line \
 groups them (calls, bytes/f, tex, cso, emit, wait, gates) with per-frame and per-draw values, the change \
-from the previous window and gate hit rates, unknown keys included; a charts view has sparklines of draws/f, \
+from the previous window and gate hit rates, unknown keys included; a charts view has line charts of draws/f, \
 acc/draw, each gate's hit rate and the largest byte classes over the window history. A `Fatal{…}` or a \
 session change (the app restarted) raises a red banner. With --baseline every value is also compared with \
 the baseline log's last complete window (Δ, Δ %). Sources: a growing file followed like `tail -F` \
@@ -55,7 +55,7 @@ pub struct WatchArgs {
     /// The view to start in (and to print with --once).
     #[arg(long, value_enum, default_value_t = ViewArg::Counters)]
     pub view: ViewArg,
-    /// Windows kept for history and sparklines (the memory bound).
+    /// Windows kept for history and charts (the memory bound).
     #[arg(long, default_value_t = 600, value_name = "WINDOWS")]
     pub history: usize,
     /// Longest line kept, in bytes; longer lines are cut and counted.

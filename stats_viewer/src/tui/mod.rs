@@ -313,7 +313,7 @@ pub fn snapshot(state: &ViewState, width: u16) -> Result<String, Error> {
     let rows = render::counter_lines(state, width).len() as u16;
     let height = match state.tab {
         Tab::Counters => rows + 12,
-        Tab::Charts => 2 * charts(state).len() as u16 + 12,
+        Tab::Charts => render::charts_height(state, width) + 12,
         Tab::Events => state.shown().notes.len() as u16 + 12,
     }
     .clamp(12, 2000);

@@ -3,11 +3,17 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::rows::{charts, matches, view_rows, Row, RowKind, Series};
+use super::rows::{matches, view_rows, Row, RowKind};
 use super::state::{arm, backend, NoteLevel, Tab, ViewState};
+
+mod charts;
+
+#[cfg(test)]
+pub(crate) use charts::graph_area as charts_graph_area;
+pub(crate) use charts::panel_height as charts_height;
 
 const KEYS: &str = "q quit  p pause  ←/→ history  tab view  / filter  e export  ? help";
 
@@ -481,59 +487,7 @@ fn counters(f: &mut Frame<'_>, s: &ViewState, area: Rect) {
 }
 
 fn chart_panel(f: &mut Frame<'_>, s: &ViewState, area: Rect) {
-    let series = charts(s);
-    if series.is_empty() || area.height < 2 {
-        return;
-    }
-    // Each chart takes a title row plus at least one sparkline row.
-    let fit_n = usize::from(area.height / 2).min(series.len()).max(1);
-    let per = area.height / fit_n as u16;
-    for (i, sr) in series.iter().take(fit_n).enumerate() {
-        let r = Rect::new(area.x, area.y + per * i as u16, area.width, per);
-        chart(f, sr, r);
-    }
-}
-
-fn chart(f: &mut Frame<'_>, sr: &Series, r: Rect) {
-    let title = format!(
-        "{} {}  (min {} max {}, {} windows)",
-        sr.label,
-        sr.latest,
-        sr.min,
-        sr.max,
-        sr.points.len()
-    );
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .border_style(dim())
-        .title(Span::styled(title, bold()));
-    let inner_w = usize::from(r.width);
-    let data: Vec<u64> = sr
-        .points
-        .iter()
-        .skip(sr.points.len().saturating_sub(inner_w))
-        .copied()
-        .collect();
-    // Scale from below the minimum so small changes show and every point keeps a visible bar
-    // (the minimum lands at about a fifth of the height; a flat series shows as a flat bar).
-    let min = data.iter().copied().min().unwrap_or(0);
-    let max = data.iter().copied().max().unwrap_or(0);
-    let floor = if max > min {
-        min.saturating_sub((max - min) / 4 + 1)
-    } else {
-        min.saturating_sub(1)
-    };
-    // Every window keeps at least the lowest bar (a blank column would read as "no window").
-    let lowest = max.saturating_sub(floor).div_ceil(8).max(1);
-    let scaled: Vec<u64> = data
-        .iter()
-        .map(|v| v.saturating_sub(floor).max(lowest))
-        .collect();
-    let spark = Sparkline::default()
-        .block(block)
-        .data(&scaled)
-        .style(Style::new().fg(Color::Green));
-    f.render_widget(spark, r);
+    charts::panel(f, s, area);
 }
 
 fn events(f: &mut Frame<'_>, s: &ViewState, area: Rect) {

@@ -368,3 +368,172 @@ fn no_color_keeps_emphasis_without_colours() {
     t.draw(|f| render(f, &s)).unwrap();
     assert_eq!(t.backend().buffer().content[row * w + 2].bg, Color::Red);
 }
+
+/// Rows of a drawn text that hold a chart's x labels (the row under an `└───` axis).
+fn x_label_rows(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains('└'))
+        .filter_map(|(i, _)| lines.get(i + 1).map(|l| l.to_string()))
+        .collect()
+}
+
+fn charts_state(baseline: bool) -> ViewState {
+    let mut s = state_from(
+        "abB-push-DirectGLES.logcat.txt",
+        baseline.then_some("abA-pull-DirectGLES.mobilegl.log"),
+    );
+    update(&mut s, key(KeyCode::Tab));
+    assert_eq!(s.tab, Tab::Charts);
+    s
+}
+
+#[test]
+fn charts_have_labelled_axes_a_baseline_legend_and_session_markers_at_80x24() {
+    let s = charts_state(true);
+    let text = draw(&s, 80, 24);
+    // y: min and max of what is drawn (live 79.06..858.41, baseline arm A's 855.09) and the unit.
+    assert!(text.contains("858.41  │"), "{text}");
+    assert!(text.contains("79.06   │"), "{text}");
+    assert!(text.contains("draws/f │"), "{text}");
+    // The legend names both series and the marker.
+    assert!(
+        text.contains("live  ••• baseline abA-pull-DirectGLES.mobilegl.log"),
+        "{text}"
+    );
+    assert!(text.contains("┆S session"), "{text}");
+    // Title with the baseline's value; the session change (pid 20877 -> 21377) at window 2.
+    assert!(
+        text.contains("draws/f 855.09 · baseline 855.09  (min 79.06 max 858.41, windows 1–7)"),
+        "{text}"
+    );
+    assert!(text.contains('S') && text.contains('┆'), "{text}");
+    assert!(text.contains("•"), "the baseline series is drawn: {text}");
+    // x: window numbers from the left edge of the plot to the right edge of the view.
+    let rows = x_label_rows(&text);
+    assert_eq!(rows.len(), 2, "{text}");
+    for r in &rows {
+        let nums: Vec<&str> = r.split_whitespace().collect();
+        assert_eq!(nums, ["1", "2", "3", "4", "5", "6", "7"], "{r}");
+        assert!(r.chars().count() == 80 && r.ends_with('7'), "{r:?}");
+        assert!(
+            r.trim_start().len() + 12 > 80,
+            "x labels start at the axis: {r:?}"
+        );
+    }
+    snapshot("push-vs-pull-charts-80x24", &text);
+    // ↓ pages through the charts: the byte classes are reachable at 80x24.
+    let mut s = s;
+    for _ in 0..10 {
+        update(&mut s, key(KeyCode::Down));
+    }
+    let text = draw(&s, 80, 24);
+    assert!(text.contains("  7–8/8 ↑↓"), "{text}");
+    assert!(text.contains("bytes/f["), "{text}");
+}
+
+#[test]
+fn charts_at_140x40_show_four_charts_across_the_width() {
+    let s = charts_state(true);
+    let text = draw(&s, 140, 40);
+    let rows = x_label_rows(&text);
+    assert_eq!(rows.len(), 4, "{text}");
+    for r in &rows {
+        assert!(r.chars().count() == 140 && r.ends_with('7'), "{r:?}");
+        assert!(r.trim_start().starts_with('1'), "{r:?}");
+        // Intermediate window numbers are labelled too.
+        assert!(r.split_whitespace().count() >= 5, "{r:?}");
+    }
+    assert!(text.contains("charts 1–4/8 ↑↓"), "{text}");
+    assert!(
+        text.contains("baseline abA-pull-DirectGLES.mobilegl.log"),
+        "{text}"
+    );
+    assert!(text.contains("ers hit% 95.23% · baseline 95.39%"), "{text}");
+    assert!(text.contains("hit %"), "{text}");
+    snapshot("push-vs-pull-charts-140x40", &text);
+}
+
+#[test]
+fn a_fatal_line_is_marked_at_the_window_before_it() {
+    let mut s = state_from("fatal-verify-DirectGLES.mobilegl.log", None);
+    update(&mut s, key(KeyCode::Tab));
+    let text = draw(&s, 80, 24);
+    assert!(text.contains("┆F Fatal"), "{text}");
+    // Two windows (1, 2); the Fatal (line 5) follows window 2 (line 4): the right edge.
+    let lines: Vec<&str> = text.lines().collect();
+    let top = lines
+        .iter()
+        .find(|l| l.starts_with("697.95"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(top.trim_end().ends_with('F'), "{top:?}");
+    assert!(
+        !text.contains("┆S"),
+        "one session, no session marker: {text}"
+    );
+}
+
+#[test]
+fn chart_titles_are_whole_at_170_columns_and_match_the_exported_charts() {
+    let s = state_from(
+        "abB-push-DirectGLES.logcat.txt",
+        Some("abA-pull-DirectGLES.mobilegl.log"),
+    );
+    let text = draw(&s, 170, 45);
+    assert!(!text.contains('…'), "{text}");
+    let titles: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split('─').next())
+        .filter(|l| l.contains("  (") || l.contains(" · baseline"))
+        .collect();
+    assert!(titles.len() >= 4, "{text}");
+    for t in titles {
+        let t = t.trim_end();
+        assert!(
+            t.ends_with(')') || t.ends_with('%') || t.ends_with(char::is_numeric),
+            "{t:?}"
+        );
+    }
+    // What the charts draw is what `e` exports.
+    let drawn: Vec<String> = {
+        let mut s = s.clone();
+        s.tab = Tab::Charts;
+        let t = draw(&s, 100, 200);
+        charts(&s)
+            .iter()
+            .filter(|c| t.contains(&format!("\n{} {}", c.label, c.latest)))
+            .map(|c| c.label.clone())
+            .collect()
+    };
+    assert_eq!(drawn.len(), charts(&s).len(), "{drawn:?}");
+}
+
+#[test]
+fn the_plot_area_matches_what_ratatui_draws() {
+    // `graph_area` mirrors ratatui 0.29's Chart layout; the x labels and markers rely on it.
+    let s = charts_state(false);
+    let mut t = Terminal::new(TestBackend::new(90, 20)).unwrap();
+    t.draw(|f| render(f, &s)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let w = usize::from(buf.area.width);
+    let corner = buf.content.iter().position(|c| c.symbol() == "└").unwrap();
+    let (cx, cy) = ((corner % w) as u16, (corner / w) as u16);
+    // The chart: the rows from its title (a top border) down to its x labels.
+    let title_row = (0..cy)
+        .rev()
+        .find(|y| buf.content[usize::from(*y) * w + 60].symbol() == "─")
+        .unwrap();
+    let inner = ratatui::layout::Rect::new(0, title_row + 1, 90, cy + 2 - (title_row + 1));
+    let yw = (0..cx)
+        .map(|x| {
+            (inner.y..cy)
+                .filter(|y| buf.content[usize::from(*y) * w + usize::from(x)].symbol() != " ")
+                .count()
+        })
+        .rposition(|n| n > 0)
+        .map_or(0, |p| p as u16 + 1);
+    let g = render::charts_graph_area(inner, yw, 1);
+    assert_eq!((g.x - 1, g.bottom()), (cx, cy), "{g:?}");
+}
