@@ -9,5 +9,6 @@ pub mod gitread;
 pub mod pin;
 pub mod preproc;
 pub mod regions;
+pub mod source;
 pub mod test_names;
 pub mod tokens;

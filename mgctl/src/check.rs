@@ -128,6 +128,30 @@ pub fn run_self_tests(
     reports
 }
 
+/// [`run_self_tests`] plus each gate's live controls on the workspace of `ctx`.
+pub fn run_self_tests_live(
+    ctx: &CheckCtx,
+    gates: &[Box<dyn Gate>],
+    sel: &Selection,
+    neutered: &Neutered,
+) -> Vec<GateReport> {
+    let mut reports: Vec<GateReport> = gates
+        .par_iter()
+        .map(|gate| {
+            if let Some(reason) = sel.excluded(gate.name()) {
+                return GateReport::skipped(gate.name(), reason);
+            }
+            timed(gate.as_ref(), || {
+                let mut st = gate.self_test(neutered);
+                st.controls.extend(gate.live_controls(ctx, neutered));
+                self_test_report(gate.name(), st)
+            })
+        })
+        .collect();
+    reports.sort_by(|a, b| a.gate.cmp(b.gate));
+    reports
+}
+
 /// Maps a self-test into a report: one unit per control, one error finding per misbehaving control.
 pub fn self_test_report(gate: &'static str, st: SelfTest) -> GateReport {
     let mut findings: Vec<Finding> = st

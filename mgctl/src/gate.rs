@@ -138,6 +138,16 @@ impl Control {
     pub fn ok(&self) -> bool {
         self.expect_trip == self.tripped
     }
+
+    /// The live control of a gate the audited workspace does not configure (it passes).
+    pub fn not_configured() -> Self {
+        Control {
+            name: "live".into(),
+            expect_trip: false,
+            tripped: false,
+            detail: "no live control: gate not configured".into(),
+        }
+    }
 }
 
 /// The result of `--self-test` for one gate: it passes only when every control behaves and at
@@ -302,4 +312,9 @@ pub trait Gate: Sync + Send {
     /// Canned controls; must not depend on the workspace. Honour `neutered` by feeding a neutered
     /// negative control its clean counterpart (so it cannot trip).
     fn self_test(&self, neutered: &Neutered) -> SelfTest;
+    /// Live controls (issue 18 item 7): canned mutations of an in-memory overlay of `ctx`'s
+    /// workspace (never written) that must turn the gate red. None by default.
+    fn live_controls(&self, _ctx: &CheckCtx, _neutered: &Neutered) -> Vec<Control> {
+        Vec::new()
+    }
 }

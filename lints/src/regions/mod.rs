@@ -6,6 +6,7 @@
 //! report: [`report`].
 
 pub mod cfg;
+pub mod check;
 pub mod extract;
 pub mod report;
 pub mod selftest;
@@ -123,14 +124,22 @@ fn summary(problems: &[Problem]) -> String {
 
 /// Where file texts come from.
 pub enum Side<'a> {
-    WorkTree { root: PathBuf },
-    Commit { ws: &'a GitWorkspace, at: CommitRef },
+    WorkTree {
+        root: PathBuf,
+    },
+    Commit {
+        ws: &'a GitWorkspace,
+        at: CommitRef,
+    },
+    /// The working tree read through a [`Source`](crate::source::Source) (the disk or the live
+    /// controls' in-memory overlay of it).
+    Source(&'a dyn crate::source::Source),
 }
 
 impl Side<'_> {
     pub fn label(&self) -> String {
         match self {
-            Side::WorkTree { .. } => "working tree".to_string(),
+            Side::WorkTree { .. } | Side::Source(_) => "working tree".to_string(),
             Side::Commit { at, .. } => at.rev.clone(),
         }
     }
@@ -138,7 +147,7 @@ impl Side<'_> {
     /// The commit id, when the side is a commit.
     pub fn commit(&self) -> Option<&str> {
         match self {
-            Side::WorkTree { .. } => None,
+            Side::WorkTree { .. } | Side::Source(_) => None,
             Side::Commit { at, .. } => Some(&at.id),
         }
     }
@@ -146,6 +155,7 @@ impl Side<'_> {
     fn read(&self, file: &str) -> Result<Vec<u8>, String> {
         match self {
             Side::WorkTree { root } => std::fs::read(root.join(file)).map_err(|e| e.to_string()),
+            Side::Source(src) => src.read(file).map_err(|e| e.to_string()),
             Side::Commit { ws, at } => ws.read_at(at, file).map_err(|e| match e {
                 GitError::MissingFile { .. } => "no such file at that ref".to_string(),
                 other => other.to_string(),

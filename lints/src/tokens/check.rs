@@ -140,11 +140,22 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
 
 /// Runs every configured rule over the workspace at `root`.
 pub fn check(root: &Path, cfg: &TokensConfig) -> Outcome {
+    check_source(
+        &crate::source::Disk {
+            root: root.to_path_buf(),
+        },
+        cfg,
+    )
+}
+
+/// [`check`] over any source (the disk, or the live controls' in-memory overlay).
+pub fn check_source(src: &dyn crate::source::Source, cfg: &TokensConfig) -> Outcome {
+    let root = src.root();
     let rules = match compile(cfg) {
         Ok(r) => r,
         Err(d) => return Outcome::could_not_run(vec![*d]),
     };
-    let report = match super::run(root, &rules) {
+    let report = match super::run_source(src, &rules) {
         Ok(r) => r,
         Err(e) => {
             return Outcome::could_not_run(vec![Diag::error(Code::Tok005.as_str(), e.to_string())])

@@ -7,6 +7,7 @@
 pub mod cfg;
 pub mod check;
 pub mod controls;
+pub mod live;
 mod mask;
 
 use std::path::{Path, PathBuf};
@@ -230,6 +231,18 @@ impl Report {
 
 /// Walks `root` and scans every file some rule applies to (each read once).
 pub fn run(root: &Path, rules: &[Rule]) -> Result<Report, Error> {
+    run_source(
+        &crate::source::Disk {
+            root: root.to_path_buf(),
+        },
+        rules,
+    )
+}
+
+/// [`run`] over any [`Source`](crate::source::Source): the walk is the disk's, the bytes the
+/// source's (an overlay's replaced files are scanned instead of the disk's).
+pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Report, Error> {
+    let root = src.root();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     // per rule, which of its `paths` globs matched a file the rule applies to
@@ -262,7 +275,7 @@ pub fn run(root: &Path, rules: &[Rule]) -> Result<Report, Error> {
         if !applies {
             continue;
         }
-        let bytes = std::fs::read(&path).map_err(|e| Error::Read {
+        let bytes = src.read(&rel).map_err(|e| Error::Read {
             path: path.clone(),
             reason: e.to_string(),
         })?;

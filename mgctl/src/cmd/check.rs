@@ -30,14 +30,25 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
     let start = Instant::now();
     let mut repo_prefix = String::new();
     let (mode, workspace, config, reports) = if args.self_test {
-        // Self-tests use canned inputs only: they do not need (or read) a workspace.
+        // Canned controls need no workspace; when one resolves, the live controls also mutate
+        // an in-memory overlay of it (never written).
         let neutered = check::neutered(&args.neuter);
-        (
-            Mode::SelfTest,
-            String::from("(canned controls)"),
-            String::from("-"),
-            check::run_self_tests(&all, &sel, &neutered),
-        )
+        match settings.workspace(&args.workspace) {
+            Ok(ctx) => (
+                Mode::SelfTest,
+                format!("{} (canned and live controls)", ctx.root.display()),
+                ctx.config_path
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |p| p.display().to_string()),
+                check::run_self_tests_live(&ctx, &all, &sel, &neutered),
+            ),
+            Err(_) => (
+                Mode::SelfTest,
+                String::from("(canned controls)"),
+                String::from("-"),
+                check::run_self_tests(&all, &sel, &neutered),
+            ),
+        }
     } else {
         let ctx = settings.workspace(&settings.discover(&args.workspace))?;
         let config = ctx.config_path.as_ref().map_or_else(

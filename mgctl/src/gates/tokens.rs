@@ -4,7 +4,7 @@
 pub use lints::tokens::cfg::{mobilegl_profile, TokensConfig};
 
 use super::lint_map;
-use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 
 const GATE: &str = "tokens";
 
@@ -38,5 +38,18 @@ impl Gate for TokensGate {
         SelfTest::from_controls(lints::tokens::controls::run_controls(&|c| {
             neutered.contains(GATE, c)
         }))
+    }
+
+    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
+        let Some(cfg) = ctx.config.tokens.as_ref().filter(|c| !c.rules.is_empty()) else {
+            return vec![Control::not_configured()];
+        };
+        let src = lints::source::Disk {
+            root: ctx.root.clone(),
+        };
+        lints::tokens::live::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
+            .into_iter()
+            .map(Into::into)
+            .collect()
     }
 }

@@ -12,6 +12,7 @@ mod fatal_sites;
 mod include;
 mod lexer;
 mod lint;
+mod live;
 mod output;
 mod stats;
 mod symbols;
