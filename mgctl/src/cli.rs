@@ -66,6 +66,8 @@ pub enum Format {
     Markdown,
     /// SARIF 2.1.0 for GitHub code scanning: one run, rules from the finding codes.
     Sarif,
+    /// One self-contained HTML page (gate table, timing bars, findings); use with --output.
+    Html,
 }
 
 #[derive(Debug, clap::Args)]

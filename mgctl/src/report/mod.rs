@@ -2,6 +2,7 @@
 //! re-runs analysis or filters findings. Only `human` may colour.
 
 mod github;
+pub mod html;
 mod human;
 mod junit;
 mod markdown;
@@ -83,6 +84,7 @@ pub fn write(format: Format, run: &CheckRun, out: &mut dyn Write, color: bool) -
         Format::Junit => junit::write(run, out),
         Format::Github => github::write(run, out),
         Format::Markdown => markdown::write(run, out),
+        Format::Html => out.write_all(html::check_page(run).as_bytes()),
     }
 }
 

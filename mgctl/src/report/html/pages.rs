@@ -1,0 +1,387 @@
+//! The four report pages. Each takes a plain view filled by its command from library results.
+
+use std::fmt::Write as _;
+
+use super::svg::{self, Axes, Mark, Series};
+use super::{esc, page};
+use crate::gate::{Severity, Verdict};
+use crate::report::CheckRun;
+
+/// One frame-time series of one arm (the tail the report uses), with its nearest-rank figures.
+pub struct FrameSeries {
+    /// `cpu`, `wall` or `gpu`.
+    pub name: &'static str,
+    pub values: Vec<f64>,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+}
+
+/// One arm of `bench frames`: its label, which run was chosen (best of N) and its series.
+pub struct FrameArm {
+    pub label: String,
+    pub chosen: String,
+    pub series: Vec<FrameSeries>,
+}
+
+fn axes(title: String, x: &str, y: &str) -> Axes {
+    Axes {
+        title,
+        x_label: x.into(),
+        y_label: y.into(),
+    }
+}
+
+fn pct_marks(arms: &[(&str, &FrameSeries)]) -> Vec<Mark> {
+    let mut marks = Vec::new();
+    for (i, (label, s)) in arms.iter().enumerate() {
+        for (p, v) in [("p50", s.p50), ("p95", s.p95), ("p99", s.p99)] {
+            marks.push(Mark {
+                x: v,
+                label: format!("{label} {p} {v:.3}"),
+                kind: "pct",
+                series: Some(i),
+            });
+        }
+    }
+    marks
+}
+
+/// `bench frames` (one arm or `--compare A B`): histogram and CDF per series, percentiles marked.
+pub fn frames_page(arms: &[FrameArm], method: &str) -> String {
+    let mut body = String::new();
+    body.push_str("<h2>Summary</h2><table><tr><th>arm</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 ms</th><th class=\"num\">p95 ms</th><th class=\"num\">p99 ms</th></tr>");
+    for a in arms {
+        for s in &a.series {
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td></tr>",
+                esc(&a.label),
+                esc(&a.chosen),
+                s.name,
+                s.values.len(),
+                s.p50,
+                s.p95,
+                s.p99
+            );
+        }
+    }
+    body.push_str("</table>");
+    let names: Vec<&'static str> = {
+        let mut n: Vec<&'static str> = arms
+            .iter()
+            .flat_map(|a| a.series.iter().map(|s| s.name))
+            .collect();
+        n.dedup();
+        let mut seen = Vec::new();
+        n.retain(|x| {
+            let new = !seen.contains(x);
+            seen.push(*x);
+            new
+        });
+        n
+    };
+    for name in names {
+        let present: Vec<(&str, &FrameSeries)> = arms
+            .iter()
+            .filter_map(|a| {
+                a.series
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map(|s| (a.label.as_str(), s))
+            })
+            .collect();
+        let sizes: Vec<String> = present
+            .iter()
+            .map(|(l, s)| format!("{l} n={}", s.values.len()))
+            .collect();
+        let _ = write!(body, "<h2>{name} frame time</h2>");
+        let samples: Vec<(&str, &[f64])> = present
+            .iter()
+            .map(|(l, s)| (*l, s.values.as_slice()))
+            .collect();
+        body.push_str(&svg::histogram(
+            &axes(
+                format!("{name} frame time, histogram ({})", sizes.join(", ")),
+                "frame time (ms)",
+                "frames",
+            ),
+            &samples,
+            40,
+            &pct_marks(&present),
+        ));
+        let cdf: Vec<Series> = present
+            .iter()
+            .map(|(l, s)| {
+                let mut v = s.values.clone();
+                v.sort_by(f64::total_cmp);
+                let n = v.len() as f64;
+                Series {
+                    name: (*l).to_string(),
+                    points: v
+                        .iter()
+                        .enumerate()
+                        .map(|(i, x)| (*x, (i + 1) as f64 / n))
+                        .collect(),
+                }
+            })
+            .collect();
+        body.push_str(&svg::lines(
+            &axes(
+                format!("{name} frame time, CDF ({})", sizes.join(", ")),
+                "frame time (ms)",
+                "fraction of frames ≤ x",
+            ),
+            &cdf,
+            true,
+            &pct_marks(&present),
+            None,
+        ));
+    }
+    let _ = write!(body, "<p class=\"method\">method: {}</p>", esc(method));
+    page(
+        "mgctl bench frames",
+        &[arms
+            .iter()
+            .map(|a| a.label.clone())
+            .collect::<Vec<_>>()
+            .join(" vs ")],
+        &body,
+    )
+}
+
+/// One log of `stats summary` / `stats diff`: per-window counter series in window order.
+pub struct CounterArm {
+    pub label: String,
+    /// (counter name, points (window number, value)).
+    pub metrics: Vec<(String, Vec<(f64, f64)>)>,
+    /// Session starts and Fatal lines, at window positions.
+    pub sessions: Vec<(f64, String)>,
+    pub fatals: Vec<(f64, String)>,
+    /// The steady-state span, in window numbers.
+    pub steady: Option<(f64, f64)>,
+    pub windows: usize,
+}
+
+/// `stats summary` (one log) or `stats diff A B`: one chart per counter, A and B overlaid.
+pub fn counters_page(title: &str, arms: &[CounterArm], method: &str) -> String {
+    let mut body = String::new();
+    let mut names: Vec<&str> = Vec::new();
+    for a in arms {
+        for (n, _) in &a.metrics {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+    }
+    let _ = write!(
+        body,
+        "<p class=\"meta\">{}</p>",
+        esc(&arms
+            .iter()
+            .map(|a| format!("{}: {} windows", a.label, a.windows))
+            .collect::<Vec<_>>()
+            .join("; "))
+    );
+    for name in names {
+        let series: Vec<Series> = arms
+            .iter()
+            .map(|a| Series {
+                name: a.label.clone(),
+                points: a
+                    .metrics
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, p)| p.clone())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let mut marks = Vec::new();
+        for (i, a) in arms.iter().enumerate() {
+            for (x, l) in &a.sessions {
+                marks.push(Mark {
+                    x: *x,
+                    label: l.clone(),
+                    kind: "session",
+                    series: Some(i),
+                });
+            }
+            for (x, l) in &a.fatals {
+                marks.push(Mark {
+                    x: *x,
+                    label: l.clone(),
+                    kind: "fatal",
+                    series: Some(i),
+                });
+            }
+        }
+        let shade = arms.first().and_then(|a| a.steady);
+        let n: Vec<String> = series
+            .iter()
+            .map(|s| format!("{} n={}", s.name, s.points.len()))
+            .collect();
+        let _ = write!(body, "<h2>{}</h2>", esc(name));
+        body.push_str(&svg::lines(
+            &axes(
+                format!("{name} per window ({})", n.join(", ")),
+                "window",
+                name,
+            ),
+            &series,
+            false,
+            &marks,
+            shade,
+        ));
+    }
+    let _ = write!(body, "<p class=\"method\">{}</p>", esc(method));
+    page(
+        title,
+        &arms.iter().map(|a| a.label.clone()).collect::<Vec<_>>(),
+        &body,
+    )
+}
+
+/// `symbols diff`: growth and shrinkage by scope, the top rows and the section deltas.
+pub struct SymbolsView {
+    pub inputs: Vec<String>,
+    pub headline: Vec<String>,
+    /// (scope, byte delta), largest magnitude first.
+    pub scopes: Vec<(String, i64)>,
+    /// (change kind, name, before size, after size, delta).
+    pub top: Vec<(String, String, u64, u64, i64)>,
+    pub more_rows: usize,
+    /// (section, before, after).
+    pub sections: Vec<(String, u64, u64)>,
+}
+
+pub fn symbols_page(v: &SymbolsView) -> String {
+    let mut body = String::new();
+    body.push_str("<h2>Summary</h2><ul>");
+    for h in &v.headline {
+        let _ = write!(body, "<li>{}</li>", esc(h));
+    }
+    body.push_str("</ul>");
+    let bars: Vec<(String, f64)> = v
+        .scopes
+        .iter()
+        .map(|(s, d)| (s.clone(), *d as f64))
+        .collect();
+    body.push_str(&svg::signed_bars(
+        &axes(
+            format!(
+                "size change by scope ({} scopes; growth vs shrinkage)",
+                bars.len()
+            ),
+            "bytes",
+            "scope",
+        ),
+        &bars,
+        false,
+    ));
+    body.push_str("<h2>Sections</h2><table><tr><th>section</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ bytes</th></tr>");
+    for (s, b, a) in &v.sections {
+        let _ = write!(
+            body,
+            "<tr><td><code>{}</code></td><td class=\"num\">{b}</td><td class=\"num\">{a}</td><td class=\"num\">{:+}</td></tr>",
+            esc(s),
+            *a as i128 - *b as i128
+        );
+    }
+    body.push_str("</table><h2>Largest changes</h2><table><tr><th>change</th><th>symbol</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ</th></tr>");
+    for (k, n, b, a, d) in &v.top {
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td><code>{}</code></td><td class=\"num\">{b}</td><td class=\"num\">{a}</td><td class=\"num\">{d:+}</td></tr>",
+            esc(k),
+            esc(n)
+        );
+    }
+    body.push_str("</table>");
+    if v.more_rows > 0 {
+        let _ = write!(
+            body,
+            "<p class=\"meta\">… and {} more rows in the JSON report</p>",
+            v.more_rows
+        );
+    }
+    page("mgctl symbols diff", &v.inputs, &body)
+}
+
+/// `check --format html`: the gate table, per-gate timing bars, findings by gate with locations.
+pub fn check_page(run: &CheckRun) -> String {
+    let mut body = String::new();
+    let verdict = if run.passed {
+        "<span class=\"pass\">PASS</span>"
+    } else {
+        "<span class=\"fail\">FAIL</span>"
+    };
+    let _ = write!(
+        body,
+        "<p>{verdict} — {} gates in {:.1} ms</p>",
+        run.gates.len(),
+        run.wall_ms
+    );
+    body.push_str("<table><tr><th>gate</th><th>verdict</th><th class=\"num\">errors</th><th class=\"num\">warnings</th><th class=\"num\">notes</th><th>headline</th><th class=\"num\">time</th></tr>");
+    for g in &run.gates {
+        let (e, w, n) = crate::report::counts(g);
+        let (class, text) = match &g.verdict {
+            Verdict::Pass => ("pass", "pass".to_string()),
+            Verdict::Fail => ("fail", "fail".to_string()),
+            Verdict::Skipped { reason } => ("skipped", format!("skipped: {reason}")),
+        };
+        let _ = write!(
+            body,
+            "<tr><td><a href=\"#gate-{name}\">{name}</a></td><td class=\"{class}\">{}</td><td class=\"num\">{e}</td><td class=\"num\">{w}</td><td class=\"num\">{n}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            esc(&text),
+            esc(&g.headline),
+            if matches!(g.verdict, Verdict::Skipped { .. }) { "–".to_string() } else { format!("{:.1} ms", g.wall_ms) },
+            name = esc(g.gate)
+        );
+    }
+    body.push_str("</table>");
+    let timing: Vec<(String, f64)> = run
+        .gates
+        .iter()
+        .filter(|g| !matches!(g.verdict, Verdict::Skipped { .. }))
+        .map(|g| (g.gate.to_string(), g.wall_ms))
+        .collect();
+    body.push_str(&svg::signed_bars(
+        &axes(
+            format!("wall time per gate ({} gates run)", timing.len()),
+            "milliseconds",
+            "gate",
+        ),
+        &timing,
+        true,
+    ));
+    for g in run.gates.iter().filter(|g| !g.findings.is_empty()) {
+        let _ = write!(body, "<h2 id=\"gate-{0}\">{0}</h2><table><tr><th>severity</th><th>code</th><th>where</th><th>message</th></tr>", esc(g.gate));
+        for f in &g.findings {
+            let sev = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Note => "note",
+            };
+            let place = f.location.as_ref().map_or_else(String::new, |l| {
+                format!(
+                    "<a href=\"{}\"><code>{}</code></a>",
+                    esc(&l.path),
+                    esc(&l.to_string())
+                )
+            });
+            let _ = write!(
+                body,
+                "<tr><td class=\"{}\">{sev}</td><td><code>{}</code></td><td>{place}</td><td>{}</td></tr>",
+                if sev == "error" { "fail" } else { "skipped" },
+                esc(f.code),
+                esc(&f.message)
+            );
+        }
+        body.push_str("</table>");
+    }
+    page(
+        &format!("mgctl check {}", run.workspace),
+        &[format!("config: {}", run.config)],
+        &body,
+    )
+}
