@@ -9,6 +9,7 @@ mod ci;
 mod cite;
 mod dirty_surface;
 mod fatal_sites;
+mod faults;
 mod html;
 mod include;
 mod lexer;
