@@ -12,6 +12,7 @@ use stats_viewer::benchmark::{run_number, BenchmarkFile};
 use stats_viewer::driverbench::{arm_name, BenchOutput};
 
 use super::Outcome;
+use crate::report::html::{self, FrameArm, FrameSeries};
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]
@@ -74,6 +75,10 @@ pub struct FramesArgs {
     /// The MEASUREMENTS.md row of each arm's best repeat (CPU p50/p99, n, method).
     #[arg(long)]
     pub markdown: bool,
+    /// Also write one self-contained HTML page: histogram and CDF per series, A and B overlaid,
+    /// p50/p95/p99 marked (docs/html.md).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -173,6 +178,7 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         let (pa, pb) = (&pair[0], &pair[1]);
         let ga = group(pa.display().to_string(), std::slice::from_ref(pa), a.tail)?;
         let gb = group(pb.display().to_string(), std::slice::from_ref(pb), a.tail)?;
+        write_frames_html(a, &[&ga, &gb], &ser)?;
         if a.json {
             let v = json!({
                 "schema": 1, "method": bench_report::METHOD,
@@ -199,6 +205,7 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         .collect::<Vec<_>>()
         .join(" ");
     let g = group(label, &a.inputs, a.tail)?;
+    write_frames_html(a, &[&g], &ser)?;
     if a.json {
         let v = json!({"schema": 1, "method": bench_report::METHOD, "groups": [bench_report::group_json(&g)]});
         serde_json::to_writer_pretty(&mut *out, &v)?;
@@ -209,6 +216,40 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         bench_report::frames_text(&g, &ser, out)?;
     }
     Ok(Outcome::Pass)
+}
+
+/// `--html`: the best run of each group, its tail per series and the figures the text prints.
+fn write_frames_html(a: &FramesArgs, groups: &[&RunGroup], ser: &[Series]) -> anyhow::Result<()> {
+    let Some(path) = &a.html else {
+        return Ok(());
+    };
+    let arms: Vec<FrameArm> = groups
+        .iter()
+        .filter_map(|g| {
+            let best = g.best()?;
+            let series = ser
+                .iter()
+                .filter_map(|s| {
+                    let (tail, _, st) = g.stats(best, *s)?;
+                    let v = s.values(&g.runs[best]);
+                    Some(FrameSeries {
+                        name: s.name(),
+                        values: v[v.len() - tail..].to_vec(),
+                        p50: st.median,
+                        p95: st.p95,
+                        p99: st.p99,
+                    })
+                })
+                .collect();
+            Some(FrameArm {
+                label: g.label.clone(),
+                chosen: format!("best of {} ({})", g.runs.len(), g.runs[best].path.display()),
+                series,
+            })
+        })
+        .collect();
+    let page = html::frames_page(&arms, bench_report::METHOD);
+    crate::output::write_file(path, page.as_bytes())
 }
 
 fn driver(a: &DriverArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {

@@ -12,6 +12,7 @@ use stats_viewer::report::{self, SteadyRange};
 use stats_viewer::{diff, g4, Log};
 
 use super::Outcome;
+use crate::report::html::{self, CounterArm};
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]
@@ -61,6 +62,10 @@ pub struct SummaryArgs {
     /// One MEASUREMENTS.md-ready table row per log.
     #[arg(long)]
     pub markdown: bool,
+    /// Also write one self-contained HTML page: a chart per counter over the complete windows,
+    /// session changes and Fatal lines marked, the steady state shaded (docs/html.md).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Complete windows forming the steady state: `FROM`, `FROM..`, `FROM..TO` (1-based).
     #[arg(long, default_value = "3..", value_name = "RANGE")]
     pub steady: String,
@@ -91,6 +96,9 @@ pub struct DiffArgs {
     /// Print the comparison and exit 0 even when the draws per window differ.
     #[arg(long)]
     pub allow_mismatch: bool,
+    /// Also write one self-contained HTML page with A and B overlaid per counter (docs/html.md).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Complete windows forming the steady state (1-based).
     #[arg(long, default_value = "3..", value_name = "RANGE")]
     pub steady: String,
@@ -194,6 +202,11 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             Some((d, checks))
         }
     };
+    if let Some(path) = &a.html {
+        let arms: Vec<CounterArm> = logs.iter().map(|l| counter_arm(l, steady)).collect();
+        let page = html::counters_page("mgctl stats summary", &arms, STEADY_METHOD);
+        crate::output::write_file(path, page.as_bytes())?;
+    }
     if a.json {
         let v = json!({
             "schema": 1,
@@ -230,6 +243,11 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Fail);
         }
     };
+    if let Some(path) = &a.html {
+        let arms = [counter_arm(&la, steady), counter_arm(&lb, steady)];
+        let page = html::counters_page("mgctl stats diff", &arms, STEADY_METHOD);
+        crate::output::write_file(path, page.as_bytes())?;
+    }
     if a.json {
         serde_json::to_writer_pretty(&mut *out, &d.json())?;
         writeln!(out)?;
@@ -264,4 +282,87 @@ fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         report::fatals_report_text(&logs, &verdicts, out)?;
     }
     Ok(Outcome::from_pass(verdicts.iter().all(g4::Verdict::pass)))
+}
+
+const STEADY_METHOD: &str = "x: complete windows of the log in order (all sessions), 1-based; \
+values as the producer printed them (draws/f, acc/draw, bytes/f) and gate hit rate = hits / (hits + misses); \
+the shaded span is the steady state of the reported session (--steady); dashed lines mark session changes \
+and Fatal lines (placed after the last complete window before them)";
+
+/// The per-window series of one log, for the HTML page: every complete window in log order.
+fn counter_arm(log: &Log, steady: SteadyRange) -> CounterArm {
+    use stats_viewer::window::Value;
+    let mut metrics: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut push = |name: String, x: f64, y: f64| match metrics.iter_mut().find(|(n, _)| *n == name)
+    {
+        Some((_, pts)) => pts.push((x, y)),
+        None => metrics.push((name, vec![(x, y)])),
+    };
+    let mut sessions = Vec::new();
+    let mut steady_span = None;
+    let mut lines = Vec::new();
+    let mut x = 0usize;
+    let reported = log.reported_session().map(|s| s.index);
+    for s in &log.sessions {
+        let complete = s.complete_windows();
+        if x > 0 && !complete.is_empty() {
+            sessions.push((
+                x as f64 + 0.5,
+                format!(
+                    "session {} (pid {})",
+                    s.index,
+                    s.pid.map_or("?".into(), |p| p.to_string())
+                ),
+            ));
+        }
+        if Some(s.index) == reported && !complete.is_empty() {
+            let to = steady.to.unwrap_or(complete.len()).min(complete.len());
+            if steady.from >= 1 && steady.from <= to {
+                steady_span = Some(((x + steady.from) as f64, (x + to) as f64));
+            }
+        }
+        for w in complete {
+            x += 1;
+            lines.push(w.line);
+            let xf = x as f64;
+            if let Some(v) = w.item.draws_per_frame {
+                push("draws/f".into(), xf, v.to_f64());
+            }
+            if let Some(v) = w.item.acc_per_draw {
+                push("acc/draw".into(), xf, v.to_f64());
+            }
+            for f in &w.item.fields {
+                match (f.group.as_deref(), &f.value) {
+                    (Some("gates"), Value::HitMiss { hit, miss }) if hit + miss > 0 => push(
+                        format!("gate {} hit rate (%)", f.key),
+                        xf,
+                        *hit as f64 * 100.0 / (hit + miss) as f64,
+                    ),
+                    (Some("bytes/f"), Value::Fixed(v)) => {
+                        push(format!("bytes/f {}", f.key), xf, v.to_f64())
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let fatals = log
+        .fatals
+        .iter()
+        .map(|f| {
+            let before = lines.iter().filter(|l| **l < f.line).count();
+            (
+                before as f64 + 0.5,
+                format!("Fatal{{{}}} line {}", f.fatal.kind, f.line),
+            )
+        })
+        .collect();
+    CounterArm {
+        label: log.path.display().to_string(),
+        metrics,
+        sessions,
+        fatals,
+        steady: steady_span,
+        windows: x,
+    }
 }

@@ -188,3 +188,83 @@ fn check_html_lists_findings_with_their_locations() {
     assert!(text.contains(':'), "the link text is path:line: {text:?}");
     assert!(html.contains("id=\"gate-tokens\""));
 }
+
+fn data(name: &str) -> String {
+    repo_root()
+        .join("stats_viewer/tests/data")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn bench_frames_compare_html_has_histograms_cdfs_and_percentiles() {
+    let dir = scratch();
+    let file = dir.path().join("frames.html");
+    mgctl(
+        &[
+            "bench",
+            "frames",
+            "--compare",
+            &data("benchmark-run1.json"),
+            &data("benchmark.json"),
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        &repo_root(),
+    )
+    .expect(0);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let doc = assert_self_contained(&html);
+    // wall and cpu: one histogram and one CDF each; two arms, p50/p95/p99 each, on every chart.
+    assert_eq!(count_class(&doc, "histogram"), 2);
+    assert_eq!(count_class(&doc, "lines"), 2);
+    assert_eq!(count_class(&doc, "pct"), 4 * 6);
+    assert_eq!(
+        count_class(&doc, "series"),
+        4,
+        "one CDF line per arm and series"
+    );
+    // The figures are the text report's: arm B's cpu p50/p99 (nearest rank).
+    assert!(html.contains("10.652") && html.contains("20.393"), "{html}");
+    assert!(html.contains("frame time (ms)") && html.contains("n=200"));
+    assert_renders(&file);
+}
+
+#[test]
+fn stats_diff_html_charts_every_counter_for_both_arms() {
+    let dir = scratch();
+    let file = dir.path().join("diff.html");
+    mgctl(
+        &[
+            "stats",
+            "diff",
+            &data("abA-pull-DirectGLES.mobilegl.log"),
+            &data("abB-push-DirectGLES.logcat.txt"),
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        &repo_root(),
+    )
+    .expect(0);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let doc = assert_self_contained(&html);
+    let charts = count_class(&doc, "lines");
+    assert!(charts >= 2, "draws/f and acc/draw at least");
+    assert_eq!(
+        count_class(&doc, "series"),
+        2 * charts,
+        "A and B on every chart"
+    );
+    assert!(
+        count_class(&doc, "session") > 0,
+        "the push log's session change is marked"
+    );
+    assert_eq!(
+        count_class(&doc, "shade"),
+        charts,
+        "the steady state is shaded on every chart"
+    );
+    assert!(html.contains("draws/f") && html.contains("acc/draw"));
+    assert_renders(&file);
+}

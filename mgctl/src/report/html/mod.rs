@@ -5,8 +5,8 @@
 mod pages;
 mod svg;
 
-pub use pages::{check_page, counters_page, frames_page, symbols_page};
-pub use pages::{CounterArm, FrameArm, FrameSeries, SymbolsView};
+pub use pages::{check_page, counters_page, frames_page};
+pub use pages::{CounterArm, FrameArm, FrameSeries};
 
 /// Escapes text for HTML and SVG (both element content and attribute values); control characters
 /// other than tab and newline become U+FFFD so no input byte can alter the page.

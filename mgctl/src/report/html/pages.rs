@@ -50,12 +50,13 @@ fn pct_marks(arms: &[(&str, &FrameSeries)]) -> Vec<Mark> {
 /// `bench frames` (one arm or `--compare A B`): histogram and CDF per series, percentiles marked.
 pub fn frames_page(arms: &[FrameArm], method: &str) -> String {
     let mut body = String::new();
-    body.push_str("<h2>Summary</h2><table><tr><th>arm</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 ms</th><th class=\"num\">p95 ms</th><th class=\"num\">p99 ms</th></tr>");
-    for a in arms {
+    legend_lines(&mut body, arms.iter().map(|a| a.label.as_str()));
+    body.push_str("<h2>Summary</h2><table><tr><th>arm</th><th>input</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 ms</th><th class=\"num\">p95 ms</th><th class=\"num\">p99 ms</th></tr>");
+    for (a, short) in arms.iter().zip(ARM_NAMES) {
         for s in &a.series {
             let _ = write!(
                 body,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td></tr>",
+                "<tr><td>{short}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td></tr>",
                 esc(&a.label),
                 esc(&a.chosen),
                 s.name,
@@ -150,6 +151,17 @@ pub fn frames_page(arms: &[FrameArm], method: &str) -> String {
     )
 }
 
+/// Short arm names for legends and marks; the page maps each to its input once, at the top.
+const ARM_NAMES: [&str; 8] = ["A", "B", "C", "D", "E", "F", "G", "H"];
+
+fn legend_lines<'a>(body: &mut String, labels: impl Iterator<Item = &'a str>) {
+    body.push_str("<p class=\"meta\">");
+    for (l, short) in labels.zip(ARM_NAMES) {
+        let _ = write!(body, "<b>{short}</b> = <code>{}</code><br/>", esc(l));
+    }
+    body.push_str("</p>");
+}
+
 /// One log of `stats summary` / `stats diff`: per-window counter series in window order.
 pub struct CounterArm {
     pub label: String,
@@ -186,8 +198,9 @@ pub fn counters_page(title: &str, arms: &[CounterArm], method: &str) -> String {
     for name in names {
         let series: Vec<Series> = arms
             .iter()
-            .map(|a| Series {
-                name: a.label.clone(),
+            .zip(ARM_NAMES)
+            .map(|(a, short)| Series {
+                name: short.to_string(),
                 points: a
                     .metrics
                     .iter()
@@ -239,72 +252,6 @@ pub fn counters_page(title: &str, arms: &[CounterArm], method: &str) -> String {
         &arms.iter().map(|a| a.label.clone()).collect::<Vec<_>>(),
         &body,
     )
-}
-
-/// `symbols diff`: growth and shrinkage by scope, the top rows and the section deltas.
-pub struct SymbolsView {
-    pub inputs: Vec<String>,
-    pub headline: Vec<String>,
-    /// (scope, byte delta), largest magnitude first.
-    pub scopes: Vec<(String, i64)>,
-    /// (change kind, name, before size, after size, delta).
-    pub top: Vec<(String, String, u64, u64, i64)>,
-    pub more_rows: usize,
-    /// (section, before, after).
-    pub sections: Vec<(String, u64, u64)>,
-}
-
-pub fn symbols_page(v: &SymbolsView) -> String {
-    let mut body = String::new();
-    body.push_str("<h2>Summary</h2><ul>");
-    for h in &v.headline {
-        let _ = write!(body, "<li>{}</li>", esc(h));
-    }
-    body.push_str("</ul>");
-    let bars: Vec<(String, f64)> = v
-        .scopes
-        .iter()
-        .map(|(s, d)| (s.clone(), *d as f64))
-        .collect();
-    body.push_str(&svg::signed_bars(
-        &axes(
-            format!(
-                "size change by scope ({} scopes; growth vs shrinkage)",
-                bars.len()
-            ),
-            "bytes",
-            "scope",
-        ),
-        &bars,
-        false,
-    ));
-    body.push_str("<h2>Sections</h2><table><tr><th>section</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ bytes</th></tr>");
-    for (s, b, a) in &v.sections {
-        let _ = write!(
-            body,
-            "<tr><td><code>{}</code></td><td class=\"num\">{b}</td><td class=\"num\">{a}</td><td class=\"num\">{:+}</td></tr>",
-            esc(s),
-            *a as i128 - *b as i128
-        );
-    }
-    body.push_str("</table><h2>Largest changes</h2><table><tr><th>change</th><th>symbol</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ</th></tr>");
-    for (k, n, b, a, d) in &v.top {
-        let _ = write!(
-            body,
-            "<tr><td>{}</td><td><code>{}</code></td><td class=\"num\">{b}</td><td class=\"num\">{a}</td><td class=\"num\">{d:+}</td></tr>",
-            esc(k),
-            esc(n)
-        );
-    }
-    body.push_str("</table>");
-    if v.more_rows > 0 {
-        let _ = write!(
-            body,
-            "<p class=\"meta\">… and {} more rows in the JSON report</p>",
-            v.more_rows
-        );
-    }
-    page("mgctl symbols diff", &v.inputs, &body)
 }
 
 /// `check --format html`: the gate table, per-gate timing bars, findings by gate with locations.

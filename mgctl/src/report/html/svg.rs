@@ -59,9 +59,7 @@ fn ticks(lo: f64, hi: f64, want: usize) -> Vec<f64> {
 }
 
 fn fmt_tick(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e9 {
-        format!("{v:.0}")
-    } else if v.abs() >= 100.0 {
+    if (v == v.trunc() && v.abs() < 1e9) || v.abs() >= 100.0 {
         format!("{v:.0}")
     } else if v.abs() >= 1.0 {
         format!("{v:.1}")
