@@ -4,8 +4,10 @@
 //! and every bracketed group is kept, in order, namespaced by its bracket (`bytes/f.tex` is bytes
 //! per frame, `tex.emit` is a count). Unknown keys are preserved, never dropped.
 
-use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
+use std::num::NonZeroU32;
+use std::sync::{OnceLock, RwLock};
 
 use crate::fixed::Fixed2;
 
@@ -25,7 +27,7 @@ pub enum Value {
     /// `U/U`: gate hits/misses.
     HitMiss { hit: u64, miss: u64 },
     /// A shape this parser does not know (kept verbatim so nothing is lost).
-    Text(String),
+    Text(Box<str>),
 }
 
 impl Value {
@@ -35,7 +37,7 @@ impl Value {
         let (int, i) = match leading_u64(b) {
             Some(v) => v,
             None if s == "n/a" => return Value::NotAvailable,
-            None => return Value::Text(s.to_string()),
+            None => return Value::Text(s.into()),
         };
         match &b[i..] {
             [] => Value::Int(int),
@@ -43,14 +45,14 @@ impl Value {
                 let frac = u64::from(d1 - b'0') * 10 + u64::from(d2 - b'0');
                 match int.checked_mul(100).and_then(|h| h.checked_add(frac)) {
                     Some(h) => Value::Fixed(Fixed2(h)),
-                    None => Value::Text(s.to_string()),
+                    None => Value::Text(s.into()),
                 }
             }
             [b'/', rest @ ..] => match leading_u64(rest) {
                 Some((miss, n)) if n == rest.len() => Value::HitMiss { hit: int, miss },
-                _ => Value::Text(s.to_string()),
+                _ => Value::Text(s.into()),
             },
-            _ => Value::Text(s.to_string()),
+            _ => Value::Text(s.into()),
         }
     }
 
@@ -88,8 +90,8 @@ fn leading_u64(b: &[u8]) -> Option<(u64, usize)> {
 /// One `key=value` token; `group` is the bracket it sits in (`None` for the leading scalars).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
-    pub group: Option<Cow<'static, str>>,
-    pub key: Cow<'static, str>,
+    pub group: Option<Sym>,
+    pub key: Sym,
     pub value: Value,
 }
 
@@ -104,7 +106,7 @@ impl Field {
 
     /// How the field behaves across windows.
     pub fn kind(&self) -> FieldKind {
-        field_kind(self.group.as_deref(), &self.key, &self.value)
+        field_kind(self.group.as_deref(), self.key.as_str(), &self.value)
     }
 }
 
@@ -210,121 +212,188 @@ pub struct Mismatch {
     pub derived: String,
 }
 
-fn intern_group(s: &str) -> Cow<'static, str> {
-    match s {
-        "bytes/f" => Cow::Borrowed("bytes/f"),
-        "bytes" => Cow::Borrowed("bytes"),
-        "tex" => Cow::Borrowed("tex"),
-        "cso" => Cow::Borrowed("cso"),
-        "emit" => Cow::Borrowed("emit"),
-        "wait" => Cow::Borrowed("wait"),
-        "gates" => Cow::Borrowed("gates"),
-        other => Cow::Owned(other.to_string()),
+/// Every group and key the producer prints today: a window holds 4-byte indices into this table
+/// instead of a string per field (issue 16: the keys repeat on every window line).
+/// The groups come first; `tex` and `emit` are both a group and a key.
+const KNOWN_GROUPS: usize = 7;
+const KNOWN: &[&str] = &[
+    "bytes/f",
+    "bytes",
+    "tex",
+    "cso",
+    "emit",
+    "wait",
+    "gates",
+    "frames",
+    "fbe",
+    "window",
+    "wrec",
+    "wrec/f",
+    "draws",
+    "draws/f",
+    "acc",
+    "acc/draw",
+    "buf",
+    "box",
+    "trp",
+    "ubog",
+    "ubon",
+    "vtxc",
+    "vbs",
+    "idxc",
+    "icmd",
+    "pmap",
+    "resid",
+    "rect",
+    "rsp",
+    "ringwraps",
+    "ringpads",
+    "ringwaits",
+    "csob-blob",
+    "csom",
+    "csob",
+    "ctu",
+    "cli",
+    "clipark",
+    "seg",
+    "sve",
+    "sse",
+    "sie",
+    "srv",
+    "srvpark",
+    "ers",
+    "etl",
+    "eub",
+    "jobs",
+    "mpr",
+    "maxrec",
+    "maxcap",
+    "mfp",
+    "mpm",
+    "mdt",
+];
+
+/// A group or key name, interned: known names index [`KNOWN`], others are leaked once per
+/// distinct name into a process-wide table (names repeat across windows, so that table stays small).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sym(NonZeroU32);
+
+struct Extra {
+    index: HashMap<&'static str, u32>,
+    names: Vec<&'static str>,
+}
+
+fn known_index() -> &'static HashMap<&'static str, u32> {
+    static INDEX: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        (1u32..)
+            .zip(KNOWN.iter().copied())
+            .map(|(i, k)| (k, i))
+            .collect()
+    })
+}
+
+fn extra() -> &'static RwLock<Extra> {
+    static EXTRA: OnceLock<RwLock<Extra>> = OnceLock::new();
+    EXTRA.get_or_init(|| {
+        RwLock::new(Extra {
+            index: HashMap::new(),
+            names: Vec::new(),
+        })
+    })
+}
+
+impl Sym {
+    /// The symbol of `s`, interning it when it is new.
+    pub fn intern(s: &str) -> Sym {
+        if let Some(&i) = known_index().get(s) {
+            return Sym::from_index(i);
+        }
+        if let Some(&i) = extra()
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .index
+            .get(s)
+        {
+            return Sym::from_index(i);
+        }
+        let mut x = extra().write().unwrap_or_else(|e| e.into_inner());
+        if let Some(&i) = x.index.get(s) {
+            return Sym::from_index(i);
+        }
+        let name: &'static str = Box::leak(s.to_owned().into_boxed_str());
+        let i = KNOWN.len() as u32 + 1 + x.names.len() as u32;
+        x.names.push(name);
+        x.index.insert(name, i);
+        Sym::from_index(i)
+    }
+
+    fn from_index(i: u32) -> Sym {
+        // Indices start at 1 by construction.
+        Sym(NonZeroU32::new(i).unwrap_or(NonZeroU32::MIN))
+    }
+
+    /// The name.
+    pub fn as_str(self) -> &'static str {
+        let i = self.0.get() as usize;
+        match KNOWN.get(i - 1) {
+            Some(k) => k,
+            None => extra()
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .names
+                .get(i - 1 - KNOWN.len())
+                .copied()
+                .unwrap_or(""),
+        }
+    }
+
+    /// A group name the producer prints today (the first [`KNOWN_GROUPS`] of the table).
+    pub fn is_known_group(self) -> bool {
+        (self.0.get() as usize) <= KNOWN_GROUPS
+    }
+
+    /// A key the producer prints today (else a newer field, kept verbatim).
+    pub fn is_known_key(self) -> bool {
+        let i = self.0.get() as usize;
+        (KNOWN_GROUPS < i && i <= KNOWN.len()) || matches!(self.as_str(), "tex" | "emit")
     }
 }
 
-/// Known keys borrow a static string (no allocation per field on the hot path).
-fn intern_key(s: &str) -> Cow<'static, str> {
-    // Dispatch on the first byte, then compare the few candidates.
-    match s.as_bytes().first().copied().unwrap_or(0) {
-        b'f' => match s {
-            "frames" => Cow::Borrowed("frames"),
-            "fbe" => Cow::Borrowed("fbe"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'w' => match s {
-            "window" => Cow::Borrowed("window"),
-            "wrec" => Cow::Borrowed("wrec"),
-            "wrec/f" => Cow::Borrowed("wrec/f"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'd' => match s {
-            "draws" => Cow::Borrowed("draws"),
-            "draws/f" => Cow::Borrowed("draws/f"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'a' => match s {
-            "acc" => Cow::Borrowed("acc"),
-            "acc/draw" => Cow::Borrowed("acc/draw"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'b' => match s {
-            "buf" => Cow::Borrowed("buf"),
-            "box" => Cow::Borrowed("box"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b't' => match s {
-            "tex" => Cow::Borrowed("tex"),
-            "trp" => Cow::Borrowed("trp"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'u' => match s {
-            "ubog" => Cow::Borrowed("ubog"),
-            "ubon" => Cow::Borrowed("ubon"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'v' => match s {
-            "vtxc" => Cow::Borrowed("vtxc"),
-            "vbs" => Cow::Borrowed("vbs"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'i' => match s {
-            "idxc" => Cow::Borrowed("idxc"),
-            "icmd" => Cow::Borrowed("icmd"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'p' => match s {
-            "pmap" => Cow::Borrowed("pmap"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'r' => match s {
-            "resid" => Cow::Borrowed("resid"),
-            "rect" => Cow::Borrowed("rect"),
-            "rsp" => Cow::Borrowed("rsp"),
-            "ringwraps" => Cow::Borrowed("ringwraps"),
-            "ringpads" => Cow::Borrowed("ringpads"),
-            "ringwaits" => Cow::Borrowed("ringwaits"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'c' => match s {
-            "csob-blob" => Cow::Borrowed("csob-blob"),
-            "csom" => Cow::Borrowed("csom"),
-            "csob" => Cow::Borrowed("csob"),
-            "ctu" => Cow::Borrowed("ctu"),
-            "cli" => Cow::Borrowed("cli"),
-            "clipark" => Cow::Borrowed("clipark"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b's' => match s {
-            "seg" => Cow::Borrowed("seg"),
-            "sve" => Cow::Borrowed("sve"),
-            "sse" => Cow::Borrowed("sse"),
-            "sie" => Cow::Borrowed("sie"),
-            "srv" => Cow::Borrowed("srv"),
-            "srvpark" => Cow::Borrowed("srvpark"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'e' => match s {
-            "emit" => Cow::Borrowed("emit"),
-            "ers" => Cow::Borrowed("ers"),
-            "etl" => Cow::Borrowed("etl"),
-            "eub" => Cow::Borrowed("eub"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'j' => match s {
-            "jobs" => Cow::Borrowed("jobs"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        b'm' => match s {
-            "mpr" => Cow::Borrowed("mpr"),
-            "maxrec" => Cow::Borrowed("maxrec"),
-            "maxcap" => Cow::Borrowed("maxcap"),
-            "mfp" => Cow::Borrowed("mfp"),
-            "mpm" => Cow::Borrowed("mpm"),
-            "mdt" => Cow::Borrowed("mdt"),
-            _ => Cow::Owned(s.to_string()),
-        },
-        _ => Cow::Owned(s.to_string()),
+impl std::ops::Deref for Sym {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Sym {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<str> for Sym {
+    fn eq(&self, o: &str) -> bool {
+        self.as_str() == o
+    }
+}
+
+impl PartialEq<&str> for Sym {
+    fn eq(&self, o: &&str) -> bool {
+        self.as_str() == *o
+    }
+}
+
+impl fmt::Debug for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -338,7 +407,7 @@ impl Window {
         let b = body.as_bytes();
         // Exact capacity: one `=` per field (no growth, no shrink copy).
         let mut fields = Vec::with_capacity(b.iter().filter(|&&c| c == b'=').count());
-        let mut group: Option<Cow<'static, str>> = None;
+        let mut group: Option<Sym> = None;
         let mut i = 0;
         // One pass over the bytes: `name[` opens a group, `]` closes it, `key=value` tokens
         // are separated by single spaces.
@@ -357,7 +426,7 @@ impl Window {
                     }
                     match b.get(i) {
                         Some(b'[') if group.is_none() => {
-                            group = Some(intern_group(&body[start..i]));
+                            group = Some(Sym::intern(&body[start..i]));
                             i += 1;
                         }
                         Some(b'[') => return Err(WindowError::CutShort),
@@ -372,8 +441,8 @@ impl Window {
                                 return Err(WindowError::CutShort);
                             }
                             fields.push(Field {
-                                group: group.clone(),
-                                key: intern_key(key),
+                                group,
+                                key: Sym::intern(key),
                                 value: Value::parse(&body[vstart..i]),
                             });
                         }

@@ -1,8 +1,6 @@
 //! The numbers on screen, computed once from the shown window, its predecessor and the baseline.
 //! Render and the JSON export both read these rows, so what is exported is what is seen.
 
-use std::borrow::Cow;
-
 use crate::analysis::{hit_rate, per_draw};
 use crate::fixed::Ratio;
 use crate::window::{Field, FieldKind, Value, Window};
@@ -49,9 +47,9 @@ fn group_name(f: &Field) -> String {
         .map_or_else(|| "calls".to_string(), str::to_string)
 }
 
-/// Unknown keys are the ones the window parser did not intern (it borrows every key it knows).
+/// Unknown keys are the ones outside the window parser's table of known names.
 fn is_unknown(f: &Field) -> bool {
-    matches!(f.key, Cow::Owned(_)) || matches!(f.group, Some(Cow::Owned(_)))
+    !f.key.is_known_key() || f.group.is_some_and(|g| !g.is_known_group())
 }
 
 /// The exact numeric value of a field, when it has one.
