@@ -56,7 +56,7 @@ pub struct WatchArgs {
     #[arg(long, value_enum, default_value_t = ViewArg::Counters)]
     pub view: ViewArg,
     /// Windows kept for history and charts (the memory bound).
-    #[arg(long, default_value_t = 600, value_name = "WINDOWS")]
+    #[arg(long, default_value_t = tui::state::DEFAULT_HISTORY, value_name = "WINDOWS")]
     pub history: usize,
     /// Longest line kept, in bytes; longer lines are cut and counted.
     #[arg(long, default_value_t = tui::follow::DEFAULT_LINE_CAP, value_name = "BYTES")]

@@ -13,6 +13,9 @@ use crate::window::{Value, Window};
 
 /// Sessions remembered at once (a logcat capture of an app restarted in a loop must stay bounded).
 const MAX_SESSIONS: usize = 64;
+/// Windows kept for history and sparklines by default (`stats watch --history`): the memory bound
+/// (~2 KB a window). Session totals are counted apart from the ring, so they stay exact past it.
+pub const DEFAULT_HISTORY: usize = 10_000;
 /// Notable events kept for the events view.
 const MAX_NOTES: usize = 200;
 /// Distinct `window=` values tracked per session for period inference.
@@ -86,6 +89,9 @@ pub struct LiveSession {
     pub armed: Option<VerifyArmed>,
     pub windows: u64,
     pub complete: u64,
+    /// `draws=` and `window=` summed over every window of the session, kept or rotated out.
+    pub draws_total: u64,
+    pub frames_total: u64,
     last_frames: Option<u64>,
     window_values: BTreeMap<u64, u64>,
 }
@@ -245,6 +251,8 @@ impl Live {
             armed: None,
             windows: 0,
             complete: 0,
+            draws_total: 0,
+            frames_total: 0,
             last_frames: None,
             window_values: BTreeMap::new(),
         });
@@ -414,6 +422,8 @@ impl Live {
         let complete = match self.session_mut(id) {
             Some(s) => {
                 s.windows += 1;
+                s.draws_total = s.draws_total.saturating_add(w.draws);
+                s.frames_total = s.frames_total.saturating_add(w.window);
                 s.last_frames = Some(w.frames);
                 if w.window > 0
                     && (s.window_values.len() < MAX_WINDOW_VALUES
@@ -623,5 +633,41 @@ pub fn arm(w: &Window) -> &'static str {
         "push"
     } else {
         "pull"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn totals_stay_exact_after_the_history_wrapped() {
+        let cap = 100;
+        let n = 1_000u64;
+        let mut live = Live::default();
+        let mut next = {
+            let mut x = 7u64;
+            move |m: u64| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (x >> 33) % m.max(1)
+            }
+        };
+        let (mut draws, mut frames) = (0u64, 0u64);
+        for k in 1..=n {
+            let mut msg = String::new();
+            crate::synth::window_message(&mut msg, k, 60, &mut next);
+            let w = Window::parse(&msg).unwrap();
+            draws += w.draws;
+            frames += w.window;
+            live.window(Some(42), Role::Main, k as usize, w, Duration::ZERO, cap);
+        }
+        assert_eq!(live.windows.len(), cap);
+        assert_eq!(live.windows.front().unwrap().seq, n - cap as u64);
+        assert_eq!(live.windows_total, n);
+        let s = live.session(1).unwrap();
+        assert_eq!((s.windows, s.complete), (n, n));
+        assert_eq!((s.draws_total, s.frames_total), (draws, frames));
+        assert_eq!(live.sessions.len(), 1);
     }
 }
