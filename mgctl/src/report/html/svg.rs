@@ -47,13 +47,19 @@ fn ticks(lo: f64, hi: f64, want: usize) -> Vec<f64> {
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
-        .find(|s| *s >= raw)
+        .find(|s| *s >= raw * (1.0 - 1e-9))
         .unwrap_or(10.0 * mag);
-    let mut t = (lo / step).ceil() * step;
+    // Ticks are whole multiples of the step, rounded to its decimals, so 0.6 prints as 0.6.
+    let decimals = (-step.log10().floor()).max(0.0) as i32;
+    let scale = 10f64.powi(decimals);
+    let first = (lo / step - 1e-9).ceil() as i64;
     let mut out = Vec::new();
-    while t <= hi + step * 1e-9 && out.len() < 50 {
-        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
-        t += step;
+    for k in first..first + 50 {
+        let t = ((k as f64 * step) * scale).round() / scale;
+        if t > hi + step * 1e-9 {
+            break;
+        }
+        out.push(t);
     }
     out
 }
