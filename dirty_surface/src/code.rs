@@ -95,22 +95,3 @@ impl ProblemKind {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::Code;
-
-    #[test]
-    fn codes_are_unique_and_well_formed() {
-        let mut seen = std::collections::BTreeSet::new();
-        for c in Code::ALL {
-            let s = c.as_str();
-            assert!(seen.insert(s), "{s} twice");
-            assert!(
-                s.len() == 6 && s.starts_with("DSF") && s[3..].bytes().all(|b| b.is_ascii_digit()),
-                "{s}"
-            );
-            assert!(!c.summary().is_empty());
-        }
-    }
-}

@@ -91,23 +91,3 @@ impl std::fmt::Display for Code {
         f.write_str(self.as_str())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codes_are_unique_and_well_formed() {
-        let mut seen = std::collections::HashSet::new();
-        for c in Code::ALL {
-            let s = c.as_str();
-            assert!(seen.insert(s), "duplicate {s}");
-            assert!(
-                s.len() == 6 && s.starts_with("INC") && s[3..].bytes().all(|b| b.is_ascii_digit()),
-                "{s}"
-            );
-            assert!(!c.summary().is_empty());
-        }
-        assert_eq!(seen.len(), 16);
-    }
-}

@@ -139,27 +139,3 @@ impl ControlResult {
         }
     }
 }
-
-/// The code enum shape every lint shares: `as_str` values unique and `ABC123`-shaped.
-#[cfg(test)]
-pub(crate) fn assert_codes_well_formed(codes: &[&'static str]) {
-    let mut seen = std::collections::BTreeSet::new();
-    for c in codes {
-        assert!(seen.insert(*c), "{c} twice");
-        let (letters, digits) = c.split_at(c.len().saturating_sub(3));
-        assert!(
-            (2..=5).contains(&letters.len())
-                && letters.bytes().all(|b| b.is_ascii_uppercase())
-                && digits.len() == 3
-                && digits.bytes().all(|b| b.is_ascii_digit()),
-            "{c} is not ABC123-shaped"
-        );
-    }
-    let docs = include_str!("../../docs/codes.md");
-    for c in codes {
-        assert!(
-            docs.contains(&format!("| `{c}` |")),
-            "{c} is not documented in docs/codes.md"
-        );
-    }
-}

@@ -6,6 +6,7 @@
 mod check;
 mod cli;
 mod cmd;
+mod codes;
 mod config;
 mod gate;
 mod gates;

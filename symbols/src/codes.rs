@@ -101,28 +101,3 @@ impl SymbolRulesCode {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn well_formed(all: &[&'static str], prefix: &str) {
-        let mut seen = std::collections::BTreeSet::new();
-        for c in all {
-            assert!(seen.insert(*c), "{c} twice");
-            assert_eq!(c.len(), 6, "{c}");
-            assert!(c.starts_with(prefix), "{c}");
-            assert!(c[3..].bytes().all(|b| b.is_ascii_digit()), "{c}");
-        }
-    }
-
-    #[test]
-    fn codes_are_unique_and_well_formed() {
-        let sym: Vec<_> = SymbolsCode::ALL.iter().map(|c| c.as_str()).collect();
-        let syr: Vec<_> = SymbolRulesCode::ALL.iter().map(|c| c.as_str()).collect();
-        well_formed(&sym, "SYM");
-        well_formed(&syr, "SYR");
-        assert!(SymbolsCode::ALL.iter().all(|c| !c.summary().is_empty()));
-        assert!(SymbolRulesCode::ALL.iter().all(|c| !c.summary().is_empty()));
-    }
-}

@@ -253,12 +253,3 @@ pub fn outcome(root: &Path, cfg: &CiteConfig) -> Outcome {
     });
     o
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn codes_are_unique_well_formed_and_documented() {
-        let codes: Vec<&str> = super::Code::ALL.iter().map(|c| c.as_str()).collect();
-        crate::diag::assert_codes_well_formed(&codes);
-    }
-}

@@ -240,12 +240,6 @@ fn range_control(neutered: &dyn Fn(&str) -> bool) -> ControlResult {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn codes_are_unique_well_formed_and_documented() {
-        let codes: Vec<&str> = super::Code::ALL.iter().map(|c| c.as_str()).collect();
-        crate::diag::assert_codes_well_formed(&codes);
-    }
-
-    #[test]
     fn controls_behave() {
         let all = super::run_controls(&|_| false);
         assert!(all.iter().all(|c| c.expect_trip == c.tripped), "{all:?}");

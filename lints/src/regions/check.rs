@@ -350,12 +350,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codes_are_unique_well_formed_and_documented() {
-        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        crate::diag::assert_codes_well_formed(&codes);
-    }
-
-    #[test]
     fn canned_controls_behave() {
         let all = run_controls(&|_| false);
         assert!(all.iter().all(|c| c.expect_trip == c.tripped), "{all:?}");

@@ -183,12 +183,3 @@ pub fn check_source(src: &dyn crate::source::Source, cfg: &TokensConfig) -> Outc
     }
     o
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn codes_are_unique_well_formed_and_documented() {
-        let codes: Vec<&str> = super::Code::ALL.iter().map(|c| c.as_str()).collect();
-        crate::diag::assert_codes_well_formed(&codes);
-    }
-}

@@ -36,7 +36,8 @@ fn rule(code: &str, gate: &str) -> sarif::ReportingDescriptor {
         (
             gate.to_string(),
             String::new(),
-            format!("a finding of the {gate} gate"),
+            crate::codes::summary(code)
+                .map_or_else(|| format!("a finding of the {gate} gate"), str::to_string),
         )
     });
     let help = format!(
