@@ -67,14 +67,6 @@ pub fn read_doc(path: &Path) -> Result<String, Error> {
     })
 }
 
-/// Write a rewritten document back.
-pub fn write_doc(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|e| Error::Write {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
-}
-
 /// Display form of a document path: workspace-relative when inside `root`, else as given.
 pub fn doc_display(root: &Path, doc: &Path) -> (String, Option<String>) {
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());

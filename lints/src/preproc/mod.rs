@@ -83,20 +83,41 @@ impl Hit {
 
 const CONDITIONALS: &[&[u8]] = &[b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef"];
 
-fn line_bounds(text: &[u8], at: usize) -> (usize, usize) {
-    let start = text[..at]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let end = text[at..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(text.len(), |p| at + p);
-    (start, end)
+/// Where each line of a file starts, built once per file: a hit finds its line and column by
+/// binary search instead of rescanning the file (thousands of hits on one line stay linear).
+struct Lines {
+    starts: Vec<usize>,
+    len: usize,
 }
 
+impl Lines {
+    fn new(text: &[u8]) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines {
+            starts,
+            len: text.len(),
+        }
+    }
+
+    /// The 1-based line of byte `at` and that line's byte range (without its newline).
+    fn of(&self, at: usize) -> (usize, usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= at).max(1);
+        let start = self.starts[line - 1];
+        let end = self.starts.get(line).map_or(self.len, |&next| next - 1);
+        (line, start, end.max(start))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn hit(
     text: &[u8],
+    lines: &Lines,
     path: &str,
     at: usize,
     kind: HitKind,
@@ -104,24 +125,23 @@ fn hit(
     directive: Option<&[u8]>,
     message: &str,
 ) -> Hit {
-    let (start, end) = line_bounds(text, at);
+    let (line, start, end) = lines.of(at);
     Hit {
         path: path.to_string(),
-        line: cpp::line_of(text, at),
+        line,
         column: at - start + 1,
         kind,
         name: name.to_string(),
         directive: directive.map(|d| String::from_utf8_lossy(d).into_owned()),
         message: message.to_string(),
-        text: String::from_utf8_lossy(&text[start..end])
-            .trim()
-            .to_string(),
+        text: crate::excerpt::around_bytes(&text[start..end], at - start),
     }
 }
 
 /// Every rule hit in one file, in file order.
 pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
     let mut hits = Vec::new();
+    let lines = Lines::new(text);
     if !rules.retired.is_empty() {
         // Directives as g++ reads them (`#if\⏎def X` is `#ifdef X`, `%:if` is `#if`); comments
         // and literals on a directive line name nothing.
@@ -137,7 +157,7 @@ pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
             while e < t.len() && t[e].directive && t[e].kind != Kind::Hash {
                 e += 1;
             }
-            directive_hits(text, &t[k + 1..e], path, rules, &mut hits);
+            directive_hits(text, &lines, &t[k + 1..e], path, rules, &mut hits);
             k = e;
         }
     }
@@ -152,6 +172,7 @@ pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
             for at in cpp::word_occurrences(hay, id.as_bytes()) {
                 hits.push(hit(
                     text,
+                    &lines,
                     path,
                     at,
                     HitKind::Banned,
@@ -167,7 +188,14 @@ pub fn scan(text: &[u8], path: &str, rules: &Rules) -> Vec<Hit> {
     hits
 }
 
-fn directive_hits(text: &[u8], toks: &[Token], path: &str, rules: &Rules, hits: &mut Vec<Hit>) {
+fn directive_hits(
+    text: &[u8],
+    lines: &Lines,
+    toks: &[Token],
+    path: &str,
+    rules: &Rules,
+    hits: &mut Vec<Hit>,
+) {
     let Some(kw) = toks.first().filter(|t| t.kind == Kind::Ident) else {
         return;
     };
@@ -181,6 +209,7 @@ fn directive_hits(text: &[u8], toks: &[Token], path: &str, rules: &Rules, hits: 
                 for t in operands.iter().filter(|t| is(t, name)) {
                     hits.push(hit(
                         text,
+                        lines,
                         path,
                         t.start as usize,
                         HitKind::Conditional,
@@ -202,7 +231,16 @@ fn directive_hits(text: &[u8], toks: &[Token], path: &str, rules: &Rules, hits: 
                     rule.message
                 );
                 let at = first.start as usize;
-                hits.push(hit(text, path, at, HitKind::Define, name, Some(&kw), &msg));
+                hits.push(hit(
+                    text,
+                    lines,
+                    path,
+                    at,
+                    HitKind::Define,
+                    name,
+                    Some(&kw),
+                    &msg,
+                ));
             }
         }
     }

@@ -175,14 +175,19 @@ pub fn scan(rule: &Rule, rel: &str, text: &str) -> Vec<Hit> {
     // Masking keeps byte offsets and newlines, so lines of `masked` align with lines of `text`.
     for (idx, (mline, oline)) in masked.lines().zip(text.lines()).enumerate() {
         let line = u32::try_from(idx + 1).unwrap_or(u32::MAX);
+        // Columns count characters from the previous hit on, not from the start of the line:
+        // many hits on one long line stay linear.
+        let (mut at_byte, mut at_chars) = (0, 0);
         for m in rule.regex.find_iter(mline) {
-            let column = u32::try_from(
-                oline
-                    .get(..m.start())
-                    .map_or(m.start(), |p| p.chars().count())
-                    + 1,
-            )
-            .unwrap_or(u32::MAX);
+            let chars = match oline.get(at_byte..m.start()) {
+                Some(p) => {
+                    at_chars += p.chars().count();
+                    at_byte = m.start();
+                    at_chars
+                }
+                None => m.start(),
+            };
+            let column = u32::try_from(chars + 1).unwrap_or(u32::MAX);
             let allowed = rule
                 .allow
                 .iter()
@@ -196,7 +201,7 @@ pub fn scan(rule: &Rule, rel: &str, text: &str) -> Vec<Hit> {
                     .get(m.start()..m.end())
                     .unwrap_or(m.as_str())
                     .to_string(),
-                line_text: oline.trim().to_string(),
+                line_text: crate::excerpt::around(oline, m.start()),
                 allowed,
             });
         }

@@ -20,6 +20,8 @@ fn escape_property(s: &str) -> String {
 
 /// Annotations GitHub shows per kind and step; notices beyond a few are only counted.
 const NOTICES_SHOWN: usize = 5;
+/// Error (and, apart, warning) annotations written at most; GitHub shows fewer still.
+const PROBLEMS_SHOWN: usize = 50;
 
 fn annotation(run: &CheckRun, gate: &str, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     let level = match f.severity {
@@ -62,29 +64,32 @@ fn stop_token(run: &CheckRun) -> String {
 }
 
 pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
-    // Errors, then warnings, lead: GitHub keeps only the first few annotations of each kind.
-    for severity in [Severity::Error, Severity::Warning] {
-        for r in &run.gates {
-            for f in r.findings.iter().filter(|f| f.severity == severity) {
-                annotation(run, r.gate, f, out)?;
+    // Errors, then warnings, lead: GitHub keeps only the first few annotations of each kind, so
+    // a flood of thousands is cut here and counted; the report below and --format json have all.
+    for (severity, cap, word) in [
+        (Severity::Error, PROBLEMS_SHOWN, "errors"),
+        (Severity::Warning, PROBLEMS_SHOWN, "warnings"),
+        (Severity::Note, NOTICES_SHOWN, "notes"),
+    ] {
+        let all = run
+            .gates
+            .iter()
+            .flat_map(|r| r.findings.iter().map(move |f| (r.gate, f)))
+            .filter(|(_, f)| f.severity == severity);
+        let mut total = 0;
+        for (gate, f) in all {
+            if total < cap {
+                annotation(run, gate, f, out)?;
             }
+            total += 1;
         }
-    }
-    let notes: Vec<(&str, &Finding)> = run
-        .gates
-        .iter()
-        .flat_map(|r| r.findings.iter().map(move |f| (r.gate, f)))
-        .filter(|(_, f)| f.severity == Severity::Note)
-        .collect();
-    for (gate, f) in notes.iter().take(NOTICES_SHOWN) {
-        annotation(run, gate, f, out)?;
-    }
-    if notes.len() > NOTICES_SHOWN {
-        writeln!(
-            out,
-            "::notice title=mgctl check::{} more notes in the report below (all of them in --format json)",
-            notes.len() - NOTICES_SHOWN
-        )?;
+        if total > cap {
+            writeln!(
+                out,
+                "::notice title=mgctl check::{} more {word} in the report below (all of them in --format json)",
+                total - cap
+            )?;
+        }
     }
     // The text report holds input data (file names, source lines): GitHub must not read any
     // of its lines as a workflow command, whatever the escaping below misses.

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use tabled::settings::{Style, Width};
 use tabled::{builder::Builder, settings::object::Columns, settings::Alignment};
 
-use super::{counts, summary_line, verdict_word, CheckRun, Mode};
+use super::{counts, listing, summary_line, verdict_word, CheckRun, Mode};
 use crate::gate::{GateReport, Severity, Verdict};
 use crate::output::{escape, safe_line};
 
@@ -24,8 +24,6 @@ fn headline(r: &GateReport) -> String {
     }
 }
 
-/// Notes are context, not problems: a gate's first few are shown, the rest counted.
-const NOTES_SHOWN: usize = 5;
 /// Below this many columns the table drops to its compact layout (one `e/w/n` column).
 const COMPACT_BELOW: usize = 100;
 /// A headline column narrower than this wraps into a column of single words: not worth it.
@@ -124,19 +122,8 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
         }
         writeln!(out)?;
         writeln!(out, "{}:", paint(r.gate, "1", color))?;
-        let notes = r
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Note)
-            .count();
-        let mut notes_left = NOTES_SHOWN;
-        for f in &r.findings {
-            if f.severity == Severity::Note {
-                if notes_left == 0 {
-                    continue;
-                }
-                notes_left -= 1;
-            }
+        let listing = listing(r);
+        for f in &listing.shown {
             let (word, code) = match f.severity {
                 Severity::Error => ("error", "31"),
                 Severity::Warning => ("warning", "33"),
@@ -159,12 +146,8 @@ pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()>
                 writeln!(out, "      {}", safe_line(more))?;
             }
         }
-        if notes > NOTES_SHOWN {
-            writeln!(
-                out,
-                "  … and {} more notes (all of them in --format json)",
-                notes - NOTES_SHOWN
-            )?;
+        if let Some(rest) = listing.rest() {
+            writeln!(out, "  {rest}")?;
         }
     }
     writeln!(out)?;

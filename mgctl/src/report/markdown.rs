@@ -70,7 +70,8 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
             r.findings.len()
         )?;
         writeln!(out)?;
-        for f in &r.findings {
+        let listing = super::listing(r);
+        for f in &listing.shown {
             let loc = f
                 .location
                 .as_ref()
@@ -83,6 +84,9 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
                 f.code,
                 cell(&f.message)
             )?;
+        }
+        if let Some(rest) = listing.rest() {
+            writeln!(out, "- {}", cell(&rest))?;
         }
         writeln!(out)?;
         writeln!(out, "</details>")?;

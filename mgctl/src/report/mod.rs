@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::cli::Format;
-use crate::gate::GateReport;
+use crate::gate::{Finding, GateReport, Severity};
 
 /// One `check` (or `check --self-test`) run, as every format sees it.
 #[derive(Debug, Serialize)]
@@ -113,6 +113,59 @@ fn json(run: &CheckRun) -> io::Result<serde_json::Value> {
 pub fn counts(r: &GateReport) -> (usize, usize, usize) {
     use crate::gate::Severity::*;
     (r.count(Error), r.count(Warning), r.count(Note))
+}
+
+/// Errors and warnings of one gate a text report lists: enough to act on, bounded so 16,000 hits
+/// do not print 16,000 lines. JSON, JUnit and SARIF carry every finding.
+const FINDINGS_SHOWN: usize = 100;
+/// Notes are context, not problems: a gate's first few are listed.
+const NOTES_SHOWN: usize = 5;
+
+/// The findings of one gate a text report lists, in report order, and exact counts of the rest.
+pub struct Listing<'a> {
+    pub shown: Vec<&'a Finding>,
+    /// `(errors, warnings, notes)` left out.
+    pub hidden: (usize, usize, usize),
+}
+
+pub fn listing(r: &GateReport) -> Listing<'_> {
+    let (mut problems, mut notes) = (0, 0);
+    let mut hidden = (0, 0, 0);
+    let mut shown = Vec::new();
+    for f in &r.findings {
+        let (seen, cap, left_out) = match f.severity {
+            Severity::Error => (&mut problems, FINDINGS_SHOWN, &mut hidden.0),
+            Severity::Warning => (&mut problems, FINDINGS_SHOWN, &mut hidden.1),
+            Severity::Note => (&mut notes, NOTES_SHOWN, &mut hidden.2),
+        };
+        if *seen < cap {
+            *seen += 1;
+            shown.push(f);
+        } else {
+            *left_out += 1;
+        }
+    }
+    Listing { shown, hidden }
+}
+
+impl Listing<'_> {
+    /// "… and 3,900 more (3,900 errors), every one in --format json", or None when all are listed.
+    pub fn rest(&self) -> Option<String> {
+        let (e, w, n) = self.hidden;
+        if e + w + n == 0 {
+            return None;
+        }
+        let parts: Vec<String> = [(e, "error"), (w, "warning"), (n, "note")]
+            .iter()
+            .filter(|(k, _)| *k > 0)
+            .map(|(k, word)| format!("{k} {word}{}", if *k == 1 { "" } else { "s" }))
+            .collect();
+        Some(format!(
+            "… and {} more ({}), every one in --format json",
+            e + w + n,
+            parts.join(", ")
+        ))
+    }
 }
 
 pub fn verdict_word(r: &GateReport) -> &'static str {

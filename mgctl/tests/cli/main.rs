@@ -10,6 +10,7 @@ mod cite;
 mod dirty_surface;
 mod fatal_sites;
 mod faults;
+mod floods;
 mod html;
 mod include;
 mod lexer;
