@@ -1,4 +1,5 @@
-//! The one vocabulary every gate reports in (DESIGN.md "One vocabulary across gates").
+//! What a gate is and what it may read. The vocabulary it reports in (findings, verdicts,
+//! controls, the per-gate report) is `check_report`'s model, re-exported here.
 //!
 //! Libraries return their own domain results; `gates/<gate>.rs` maps them into [`Finding`]s and a
 //! [`GateReport`]. `check` aggregates reports without knowing which gate produced them.
@@ -7,170 +8,57 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Serialize;
+pub use check_report::{Control, Finding, GateReport, Location, SelfTest, Severity, Verdict};
 
 use crate::config::Config;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
+/// A library's self-test control result as a check [`Control`]. Each library reports its controls
+/// in a type of the same shape (the libraries depend neither on each other nor on the report
+/// crate), so one macro below converts all of them.
+pub trait IntoControl {
+    fn into_control(self) -> Control;
 }
 
-/// Where a finding points: a workspace-relative path (forward slashes), 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Location {
-    pub path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<u32>,
-}
-
-impl Location {
-    pub fn file(path: impl Into<String>) -> Self {
-        Location {
-            path: path.into(),
-            line: None,
-            column: None,
-        }
-    }
-    pub fn at(path: impl Into<String>, line: u32, column: Option<u32>) -> Self {
-        Location {
-            path: path.into(),
-            line: Some(line),
-            column,
-        }
+impl IntoControl for Control {
+    fn into_control(self) -> Control {
+        self
     }
 }
 
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.path)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-            if let Some(c) = self.column {
-                write!(f, ":{c}")?;
+macro_rules! library_controls {
+    ($($t:ty),* $(,)?) => {
+        $(impl IntoControl for $t {
+            fn into_control(self) -> Control {
+                Control {
+                    name: self.name,
+                    expect_trip: self.expect_trip,
+                    tripped: self.tripped,
+                    detail: self.detail,
+                }
             }
-        }
-        Ok(())
-    }
+        })*
+    };
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    pub gate: &'static str,
-    /// Stable code, e.g. `TOK001`; documented in docs/codes.md.
-    pub code: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<Location>,
-    /// The checked unit (file, probe, citation, symbol…) this finding belongs to; JUnit groups by it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unit: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<serde_json::Value>,
-}
+library_controls!(
+    lints::diag::ControlResult,
+    lints::fatal_sites::ControlResult,
+    include_graph::controls::ControlResult,
+    dirty_surface::selftest::ControlResult,
+    symbols::selftest::ControlResult,
+    stats_viewer::budget::ControlResult,
+    stats_viewer::g4::ControlResult,
+);
 
-impl Finding {
-    pub fn new(
-        gate: &'static str,
-        code: &'static str,
-        severity: Severity,
-        message: impl Into<String>,
-    ) -> Self {
-        Finding {
-            gate,
-            code,
-            severity,
-            message: message.into(),
-            location: None,
-            unit: None,
-            detail: None,
-        }
-    }
-    pub fn error(gate: &'static str, code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(gate, code, Severity::Error, message)
-    }
-    pub fn warning(gate: &'static str, code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(gate, code, Severity::Warning, message)
-    }
-    pub fn note(gate: &'static str, code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(gate, code, Severity::Note, message)
-    }
-    pub fn at(mut self, location: Location) -> Self {
-        self.location = Some(location);
-        self
-    }
-    pub fn in_unit(mut self, unit: impl Into<String>) -> Self {
-        self.unit = Some(unit.into());
-        self
-    }
-    pub fn with_detail(mut self, detail: serde_json::Value) -> Self {
-        self.detail = Some(detail);
-        self
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "verdict", rename_all = "lowercase")]
-pub enum Verdict {
-    Pass,
-    Fail,
-    Skipped { reason: String },
-}
-
-/// One negative (must trip) or positive (must stay clean) control of a gate's self-test.
-#[derive(Debug, Clone, Serialize)]
-pub struct Control {
-    pub name: String,
-    /// true: a negative control, the gate must go red on it.
-    pub expect_trip: bool,
-    pub tripped: bool,
-    /// What the gate said (first finding) or why it did not trip.
-    pub detail: String,
-}
-
-impl Control {
-    pub fn ok(&self) -> bool {
-        self.expect_trip == self.tripped
-    }
-
-    /// The live control of a gate the audited workspace does not configure (it passes).
-    pub fn not_configured() -> Self {
-        Control {
-            name: "live".into(),
-            expect_trip: false,
-            tripped: false,
-            detail: "no live control: gate not configured".into(),
-        }
-    }
-}
-
-/// The result of `--self-test` for one gate: it passes only when every control behaves and at
-/// least one negative control tripped (a self-test that trips nothing is itself a failure).
-#[derive(Debug, Clone, Serialize)]
-pub struct SelfTest {
-    pub controls: Vec<Control>,
-}
-
-impl SelfTest {
-    /// The one way a gate turns its library's control results into a self-test: each library
-    /// runs its controls through the same entry point as a real run, and the gate converts the
-    /// library's result type into [`Control`] (a `From` impl in `gates/<gate>.rs`).
-    pub fn from_controls<T: Into<Control>>(controls: impl IntoIterator<Item = T>) -> Self {
-        SelfTest {
-            controls: controls.into_iter().map(Into::into).collect(),
-        }
-    }
-
-    pub fn passed(&self) -> bool {
-        self.controls.iter().all(Control::ok)
-            && self.controls.iter().any(|c| c.expect_trip && c.tripped)
-    }
+/// The one way a gate turns its library's control results into a self-test: each library runs
+/// its controls through the same entry point as a real run.
+pub fn self_test<T: IntoControl>(controls: impl IntoIterator<Item = T>) -> SelfTest {
+    SelfTest::new(
+        controls
+            .into_iter()
+            .map(IntoControl::into_control)
+            .collect(),
+    )
 }
 
 /// Names of negative controls to neuter (run on clean input) — the hook that proves `--self-test`
@@ -181,83 +69,6 @@ pub struct Neutered(pub BTreeSet<String>);
 impl Neutered {
     pub fn contains(&self, gate: &str, control: &str) -> bool {
         self.0.contains(&format!("{gate}/{control}"))
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct GateReport {
-    pub gate: &'static str,
-    #[serde(flatten)]
-    pub verdict: Verdict,
-    pub findings: Vec<Finding>,
-    /// The gate's headline figure, e.g. "41 files / 926 mutator calls"; shown in the check table.
-    pub headline: String,
-    /// Named measurements (counts, sizes) printed in JSON and Markdown.
-    pub figures: Vec<(String, serde_json::Value)>,
-    /// Every unit the gate checked (files, probes, citations…): one JUnit testcase each.
-    pub units: Vec<String>,
-    /// The inputs the gate read (paths, sizes, commit ids), so a mismatched pair is visible.
-    pub inputs: Vec<String>,
-    pub wall_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_test: Option<SelfTest>,
-}
-
-impl GateReport {
-    /// A report whose verdict follows from its findings: any error → Fail.
-    pub fn from_findings(
-        gate: &'static str,
-        findings: Vec<Finding>,
-        headline: impl Into<String>,
-    ) -> Self {
-        let verdict = if findings.iter().any(|f| f.severity == Severity::Error) {
-            Verdict::Fail
-        } else {
-            Verdict::Pass
-        };
-        GateReport {
-            gate,
-            verdict,
-            findings,
-            headline: headline.into(),
-            figures: Vec::new(),
-            units: Vec::new(),
-            inputs: Vec::new(),
-            wall_ms: 0.0,
-            self_test: None,
-        }
-    }
-
-    /// A gate that could not run because its input is unusable: Fail with one error finding.
-    pub fn could_not_run(
-        gate: &'static str,
-        code: &'static str,
-        message: impl Into<String>,
-        location: Option<Location>,
-    ) -> Self {
-        let mut f = Finding::error(gate, code, message);
-        f.location = location;
-        Self::from_findings(gate, vec![f], "could not run")
-    }
-
-    pub fn skipped(gate: &'static str, reason: impl Into<String>) -> Self {
-        let mut r = Self::from_findings(gate, Vec::new(), "");
-        r.verdict = Verdict::Skipped {
-            reason: reason.into(),
-        };
-        r
-    }
-
-    pub fn figure(mut self, name: &str, value: impl Into<serde_json::Value>) -> Self {
-        self.figures.push((name.to_string(), value.into()));
-        self
-    }
-
-    pub fn count(&self, severity: Severity) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| f.severity == severity)
-            .count()
     }
 }
 

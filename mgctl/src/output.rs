@@ -72,48 +72,10 @@ impl<W: Write> Write for Stdout<W> {
     }
 }
 
+pub use check_report::text::escape;
+
 fn is_raw_control(b: u8) -> bool {
     (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f
-}
-
-/// Input-derived text for one line of human or Markdown output: control characters (C0, DEL,
-/// C1, LF and CR included) become visible escapes, so a name cannot move the cursor, recolour the
-/// terminal or start a new line.
-pub fn escape(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let n = c as u32;
-                if n <= 0xff {
-                    out.push_str(&format!("\\x{n:02x}"));
-                } else {
-                    out.push_str(&format!("\\u{{{n:x}}}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// One line of human output whose text may hold input data: escaped as [`escape`], and never
-/// the start of a GitHub workflow command (the runner trims a line before looking for `::`).
-pub fn safe_line(text: &str) -> String {
-    let text = escape(text);
-    let trimmed = text.trim_start();
-    if trimmed.starts_with("::") {
-        let indent = text.len() - trimmed.len();
-        format!("{}\\{}", &text[..indent], trimmed)
-    } else {
-        text
-    }
 }
 
 /// Writes `bytes` to `path` the way a careful shell user would expect of `> path`:
@@ -254,13 +216,6 @@ mod tests {
         let mut out = Stdout::new(Vec::new(), true);
         out.write_all(b"a\x1b[31mb\rc\n\td").unwrap();
         assert_eq!(out.inner, b"a\\x1b[31mb\\x0dc\n\td");
-    }
-
-    #[test]
-    fn escape_and_safe_line() {
-        assert_eq!(escape("evil\n::error::x\u{1b}"), "evil\\n::error::x\\x1b");
-        assert_eq!(safe_line("  ::error::x"), "  \\::error::x");
-        assert_eq!(escape("\u{9b}"), "\\x9b");
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! (issue 20). Evaluation lives in `stats_viewer::budget`, the git facts in `lints::pin`; this
 //! file maps the outcome to findings.
 
-use stats_viewer::budget::{self, Code, ControlResult, Pin, PinQuery, Workspace};
+use stats_viewer::budget::{self, Code, Pin, PinQuery, Workspace};
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use stats_viewer::budget::BudgetConfig;
 
@@ -14,17 +14,6 @@ const GATE: &str = "budgets";
 /// directories), so the built-in profile pins no budget: the gate is skipped, saying so.
 pub fn mobilegl_profile() -> Vec<BudgetConfig> {
     Vec::new()
-}
-
-impl From<ControlResult> for Control {
-    fn from(c: ControlResult) -> Self {
-        Control {
-            name: c.name,
-            expect_trip: c.expect_trip,
-            tripped: c.tripped,
-            detail: c.detail,
-        }
-    }
 }
 
 /// A library finding as a gate finding (shared with the counters gate).
@@ -124,7 +113,7 @@ impl Gate for BudgetsGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(budget::run_controls(&|c| neutered.contains(GATE, c)))
+        crate::gate::self_test(budget::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }
 

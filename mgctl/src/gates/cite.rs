@@ -35,7 +35,7 @@ impl Gate for CiteGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(lints::cite::controls::run_controls(&|c| {
+        crate::gate::self_test(lints::cite::controls::run_controls(&|c| {
             neutered.contains(GATE, c)
         }))
     }

@@ -43,7 +43,7 @@ impl Gate for CommitsGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(lints::commits::gate::run_controls(&|c| {
+        crate::gate::self_test(lints::commits::gate::run_controls(&|c| {
             neutered.contains(GATE, c)
         }))
     }

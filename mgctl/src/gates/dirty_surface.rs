@@ -7,22 +7,11 @@ use dirty_surface::selftest;
 use dirty_surface::surface::Mode;
 use dirty_surface::Code;
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use dirty_surface::cfg::{mobilegl_profile, DirtySurfaceConfig};
 
 const GATE: &str = "dirty-surface";
-
-impl From<selftest::ControlResult> for Control {
-    fn from(r: selftest::ControlResult) -> Self {
-        Control {
-            name: r.name,
-            expect_trip: r.expect_trip,
-            tripped: r.tripped,
-            detail: r.detail,
-        }
-    }
-}
 
 /// Findings of a check run: scan problems (DSF011) first, then the problems in upstream order.
 fn findings(run: &CheckRun) -> Vec<Finding> {
@@ -101,6 +90,6 @@ impl Gate for DirtySurfaceGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(selftest::run_controls(&|c| neutered.contains(GATE, c)))
+        crate::gate::self_test(selftest::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }

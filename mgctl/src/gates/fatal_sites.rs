@@ -1,24 +1,13 @@
 //! Gate `fatal-sites`: maps the fatal census (library: `lints::fatal_sites`; upstream:
 //! `scripts/ci/fatal_census.py`) to findings.
 
-use lints::fatal_sites::{self, Census, Code, ControlResult};
+use lints::fatal_sites::{self, Census, Code};
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use lints::fatal_sites::cfg::{mobilegl_profile, FatalSitesConfig};
 
 const GATE: &str = "fatal-sites";
-
-impl From<ControlResult> for Control {
-    fn from(r: ControlResult) -> Self {
-        Control {
-            name: r.name,
-            expect_trip: r.expect_trip,
-            tripped: r.tripped,
-            detail: r.detail,
-        }
-    }
-}
 
 /// One error finding per unmarked abort, unnamed funnel call and unrecorded family.
 fn findings(c: &Census) -> Vec<Finding> {
@@ -71,6 +60,6 @@ impl Gate for FatalSitesGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(fatal_sites::run_controls(&|c| neutered.contains(GATE, c)))
+        crate::gate::self_test(fatal_sites::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }

@@ -6,24 +6,13 @@ use serde_json::json;
 
 use stats_viewer::g4::{self, Code, Problem};
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use stats_viewer::g4::{mobilegl_profile, FatalsConfig};
 
 const GATE: &str = "fatals";
 
 pub struct FatalsGate;
-
-impl From<g4::ControlResult> for Control {
-    fn from(c: g4::ControlResult) -> Self {
-        Control {
-            name: c.name,
-            expect_trip: c.expect_trip,
-            tripped: c.tripped,
-            detail: c.detail,
-        }
-    }
-}
 
 fn finding(p: &Problem, rel: &str) -> Finding {
     let f = Finding::error(GATE, p.code().as_str(), p.message()).in_unit(rel);
@@ -93,7 +82,7 @@ impl Gate for FatalsGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(g4::run_controls(&|c| neutered.contains(GATE, c)))
+        crate::gate::self_test(g4::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }
 

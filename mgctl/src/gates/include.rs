@@ -7,28 +7,15 @@ use std::sync::Arc;
 use include_graph::analysis::{self, Diag, Mode, ProbeOptions};
 use include_graph::cfg::{ConfigSource, Inputs};
 use include_graph::codes::Code;
-use include_graph::controls::{self, ControlResult};
+use include_graph::controls::{self};
 use include_graph::Graph;
 
 pub use include_graph::cfg::{mobilegl_profile, IncludeConfig, ProbeMode};
 
-use crate::gate::{
-    CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity,
-};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity};
 
 pub const PROBES: &str = "include-probes";
 pub const LAYERING: &str = "include-layering";
-
-impl From<ControlResult> for Control {
-    fn from(c: ControlResult) -> Control {
-        Control {
-            name: c.name,
-            expect_trip: c.expect_trip,
-            tripped: c.tripped,
-            detail: c.detail,
-        }
-    }
-}
 
 /// The compiler for compiler mode: an explicit one, else `$CXX`, else the first of `c++`,
 /// `g++`, `clang++` on PATH (the environment is read here, never in the library).
@@ -192,7 +179,7 @@ impl Gate for IncludeProbesGate {
         rep
     }
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(controls::run_probe_controls(&|c| {
+        crate::gate::self_test(controls::run_probe_controls(&|c| {
             neutered.contains(PROBES, c)
         }))
     }
@@ -274,7 +261,7 @@ impl Gate for IncludeLayeringGate {
         r
     }
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(controls::run_layering_controls(&|c| {
+        crate::gate::self_test(controls::run_layering_controls(&|c| {
             neutered.contains(LAYERING, c)
         }))
     }

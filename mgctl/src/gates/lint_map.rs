@@ -1,9 +1,9 @@
 //! Maps the `lints` library's diagnostics, outcomes and controls to the gate vocabulary; every
 //! lint gate uses it, so none of them builds a finding by hand.
 
-use lints::diag::{ControlResult, Diag, Outcome, Severity as LintSeverity};
+use lints::diag::{Diag, Outcome, Severity as LintSeverity};
 
-use crate::gate::{CheckCtx, Control, Finding, GateReport, Location, Severity};
+use crate::gate::{CheckCtx, Finding, GateReport, Location, Severity};
 
 /// One diagnostic as a finding; a diagnostic about the configuration points into mgctl.toml.
 pub fn finding(gate: &'static str, ctx: Option<&CheckCtx>, d: Diag) -> Finding {
@@ -38,15 +38,4 @@ pub fn report(gate: &'static str, ctx: &CheckCtx, o: Outcome) -> GateReport {
     r.units = o.units;
     r.inputs = o.inputs;
     r
-}
-
-impl From<ControlResult> for Control {
-    fn from(c: ControlResult) -> Self {
-        Control {
-            name: c.name,
-            expect_trip: c.expect_trip,
-            tripped: c.tripped,
-            detail: c.detail,
-        }
-    }
 }

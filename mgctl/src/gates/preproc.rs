@@ -38,7 +38,7 @@ impl Gate for PreprocGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(lints::preproc::gate::run_controls(&|c| {
+        crate::gate::self_test(lints::preproc::gate::run_controls(&|c| {
             neutered.contains(GATE, c)
         }))
     }

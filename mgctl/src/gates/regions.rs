@@ -42,7 +42,7 @@ impl Gate for RegionsGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(regions::run_controls(&|c| neutered.contains(GATE, c)))
+        crate::gate::self_test(regions::run_controls(&|c| neutered.contains(GATE, c)))
     }
 
     fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
@@ -59,7 +59,7 @@ impl Gate for RegionsGate {
         };
         regions::live_controls(&src, cfg, &ctx.config_text, &|c| neutered.contains(GATE, c))
             .into_iter()
-            .map(Into::into)
+            .map(crate::gate::IntoControl::into_control)
             .collect()
     }
 }

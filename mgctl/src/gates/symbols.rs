@@ -11,29 +11,18 @@ use symbols::codes::{SymbolRulesCode as R, SymbolsCode as S};
 use symbols::diff::Bucket;
 use symbols::model::{Identity, Table};
 use symbols::rules::{self, Mode, RuleOutcome};
-use symbols::selftest::{self, ControlResult};
+use symbols::selftest::{self};
 
 pub use symbols::cfg::{
     mobilegl_profile, mobilegl_rules_profile, SymbolRulesConfig, SymbolsConfig,
 };
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 const GATE: &str = "symbols";
 const RULES_GATE: &str = "symbol-rules";
 /// At most this many findings per bucket; the rest are summarised in one note.
 const MAX_PER_BUCKET: usize = 200;
-
-impl From<ControlResult> for Control {
-    fn from(c: ControlResult) -> Control {
-        Control {
-            name: c.name,
-            expect_trip: c.expect_trip,
-            tripped: c.tripped,
-            detail: c.detail,
-        }
-    }
-}
 
 fn hint(h: Option<&str>) -> String {
     h.map_or_else(
@@ -252,7 +241,7 @@ impl Gate for SymbolsGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(selftest::run_controls(&|c| neutered.contains(GATE, c)))
+        crate::gate::self_test(selftest::run_controls(&|c| neutered.contains(GATE, c)))
     }
 }
 
@@ -386,7 +375,7 @@ impl Gate for SymbolRulesGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(selftest::run_rule_controls(&|c| {
+        crate::gate::self_test(selftest::run_rule_controls(&|c| {
             neutered.contains(RULES_GATE, c)
         }))
     }

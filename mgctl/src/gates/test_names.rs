@@ -38,7 +38,7 @@ impl Gate for TestNamesGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(lints::test_names::gate::run_controls(&|c| {
+        crate::gate::self_test(lints::test_names::gate::run_controls(&|c| {
             neutered.contains(GATE, c)
         }))
     }

@@ -35,7 +35,7 @@ impl Gate for TokensGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        SelfTest::from_controls(lints::tokens::controls::run_controls(&|c| {
+        crate::gate::self_test(lints::tokens::controls::run_controls(&|c| {
             neutered.contains(GATE, c)
         }))
     }
@@ -49,7 +49,7 @@ impl Gate for TokensGate {
         };
         lints::tokens::live::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
             .into_iter()
-            .map(Into::into)
+            .map(crate::gate::IntoControl::into_control)
             .collect()
     }
 }

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::CheckRun;
-use crate::gate::{Finding, Severity};
+use crate::model::{Finding, Severity};
+use crate::run::CheckRun;
 
 /// Escaping of the message part of a workflow command.
 fn escape_data(s: &str) -> String {
@@ -95,7 +95,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     // of its lines as a workflow command, whatever the escaping below misses.
     let token = stop_token(run);
     writeln!(out, "::stop-commands::{token}")?;
-    super::human::write(run, out, false)?;
+    crate::human::write(run, out, false)?;
     writeln!(out, "::{token}::")
 }
 

@@ -7,11 +7,12 @@ use std::io::{self, Write};
 
 use serde_sarif::sarif;
 
-use super::CheckRun;
-use crate::gate::{Finding, Severity};
+use crate::model::{Finding, Severity};
+use crate::run::CheckRun;
+use crate::CodeSummary;
 
 /// The code table every rule's description and help come from.
-const CODES_MD: &str = include_str!("../../../docs/codes.md");
+const CODES_MD: &str = include_str!("../../docs/codes.md");
 
 /// `(gate, severity, meaning)` of a code, from its row in docs/codes.md.
 fn code_row(code: &str) -> Option<(String, String, String)> {
@@ -31,13 +32,12 @@ fn code_row(code: &str) -> Option<(String, String, String)> {
     })
 }
 
-fn rule(code: &str, gate: &str) -> sarif::ReportingDescriptor {
+fn rule(code: &str, gate: &str, summary: CodeSummary<'_>) -> sarif::ReportingDescriptor {
     let (gates, severity, meaning) = code_row(code).unwrap_or_else(|| {
         (
             gate.to_string(),
             String::new(),
-            crate::codes::summary(code)
-                .map_or_else(|| format!("a finding of the {gate} gate"), str::to_string),
+            summary(code).map_or_else(|| format!("a finding of the {gate} gate"), str::to_string),
         )
     });
     let help = format!(
@@ -94,8 +94,8 @@ fn location(run: &CheckRun, f: &Finding) -> Option<sarif::Location> {
     let (path, line, column) = match &f.location {
         Some(l) => (run.repo_path(&l.path), l.line, l.column),
         // A finding about the whole workspace points at its config, when there is one.
-        None if run.config.ends_with(crate::config::FILE_NAME) => {
-            (run.repo_path(crate::config::FILE_NAME), None, None)
+        None if run.config.ends_with(crate::CONFIG_FILE) => {
+            (run.repo_path(crate::CONFIG_FILE), None, None)
         }
         None => return None,
     };
@@ -125,7 +125,7 @@ fn location(run: &CheckRun, f: &Finding) -> Option<sarif::Location> {
     )
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub fn write(run: &CheckRun, out: &mut dyn Write, summary: CodeSummary<'_>) -> io::Result<()> {
     let mut codes: BTreeSet<(&str, &str)> = BTreeSet::new();
     for f in run.gates.iter().flat_map(|g| &g.findings) {
         codes.insert((f.code, f.gate));
@@ -137,7 +137,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
             continue;
         }
         index.insert(code, i64::try_from(rules.len()).unwrap_or(i64::MAX));
-        rules.push(rule(code, gate));
+        rules.push(rule(code, gate, summary));
     }
     // The same finding twice in one file (same code, path, message) gets its ordinal, so
     // fingerprints stay unique without depending on line numbers.
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn one_run_with_rules_and_locations() {
         let mut buf = Vec::new();
-        write(&super::super::tests::sample(), &mut buf).unwrap();
+        write(&crate::run::tests::sample(), &mut buf, &|_| None).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
         assert_eq!(v["version"], "2.1.0");
         assert_eq!(v["runs"].as_array().unwrap().len(), 1);

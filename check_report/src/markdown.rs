@@ -2,9 +2,9 @@
 
 use std::io::{self, Write};
 
-use super::{counts, summary_line, verdict_word, CheckRun};
-use crate::gate::Verdict;
-use crate::output::escape;
+use crate::model::Verdict;
+use crate::run::{counts, listing, summary_line, verdict_word, CheckRun};
+use crate::text::escape;
 
 /// Input-derived text in a table cell or list item: one line, no control characters, no
 /// column breaks.
@@ -70,7 +70,7 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
             r.findings.len()
         )?;
         writeln!(out)?;
-        let listing = super::listing(r);
+        let listing = listing(r);
         for f in &listing.shown {
             let loc = f
                 .location

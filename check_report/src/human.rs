@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use tabled::settings::{Style, Width};
 use tabled::{builder::Builder, settings::object::Columns, settings::Alignment};
 
-use super::{counts, listing, summary_line, verdict_word, CheckRun, Mode};
-use crate::gate::{GateReport, Severity, Verdict};
-use crate::output::{escape, safe_line};
+use crate::model::{GateReport, Severity, Verdict};
+use crate::run::{counts, listing, summary_line, verdict_word, CheckRun, Mode};
+use crate::text::{escape, safe_line};
 
 fn paint(text: &str, code: &str, color: bool) -> String {
     if color {

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use super::CheckRun;
-use crate::gate::{Finding, Severity, Verdict};
+use crate::model::{Finding, Severity, Verdict};
+use crate::run::CheckRun;
 
 fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -125,8 +125,8 @@ pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::super::tests::sample;
     use super::*;
+    use crate::run::tests::sample;
 
     #[test]
     fn parses_and_counts() {

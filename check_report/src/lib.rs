@@ -1,0 +1,58 @@
+//! The report of one `mgctl check` run: the vocabulary every gate reports in (findings, verdicts,
+//! self-test controls, per-gate reports) and every text and machine format it is rendered to
+//! (human, JSON, JUnit, GitHub annotations, Markdown, SARIF). Like ripgrep's printer crate, it
+//! knows nothing of how findings are made: mgctl's gates build the model, this crate renders it,
+//! and no format re-runs analysis or filters findings. Only `human` may colour.
+
+mod github;
+mod human;
+mod junit;
+mod markdown;
+mod model;
+mod run;
+mod sarif;
+pub mod text;
+
+use std::io::{self, Write};
+
+pub use model::{Control, Finding, GateReport, Location, SelfTest, Severity, Verdict};
+pub use run::{counts, listing, summary_line, verdict_word, CheckRun, Listing, Mode, View};
+
+/// The file a workspace configures mgctl in; a finding without a location points at it.
+const CONFIG_FILE: &str = "mgctl.toml";
+
+/// The registered one-line meaning of a finding code (mgctl's code registry), for SARIF rules
+/// whose code has no row in docs/codes.md.
+pub type CodeSummary<'a> = &'a dyn Fn(&str) -> Option<&'static str>;
+
+/// The formats this crate renders (HTML pages are drawn by mgctl).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Junit,
+    Github,
+    Markdown,
+    Sarif,
+}
+
+/// Render `run` as `format`. `color` applies to `human` only.
+pub fn write(
+    format: Format,
+    run: &CheckRun,
+    out: &mut dyn Write,
+    color: bool,
+    summary: CodeSummary<'_>,
+) -> io::Result<()> {
+    match format {
+        Format::Human => human::write(run, out, color),
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &run::json(run)?)?;
+            writeln!(out)
+        }
+        Format::Sarif => sarif::write(run, out, summary),
+        Format::Junit => junit::write(run, out),
+        Format::Github => github::write(run, out),
+        Format::Markdown => markdown::write(run, out),
+    }
+}

@@ -1,0 +1,254 @@
+//! One `check` run as every format sees it, and what the text formats share: counts, the bounded
+//! listing of a gate's findings, the summary line.
+
+use std::io;
+
+use serde::Serialize;
+
+use crate::model::{Finding, GateReport, Severity, Verdict};
+
+/// One `check` (or `check --self-test`) run, as every format sees it.
+#[derive(Debug, Serialize)]
+pub struct CheckRun {
+    pub schema: u32,
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub mode: Mode,
+    pub workspace: String,
+    /// The mgctl.toml read, or "built-in MobileGL profile".
+    pub config: String,
+    pub passed: bool,
+    pub wall_ms: f64,
+    pub gates: Vec<GateReport>,
+    /// How this run is shown (not part of the JSON).
+    #[serde(skip)]
+    pub view: View,
+}
+
+/// What the environment says about how to show a run.
+#[derive(Debug, Clone)]
+pub struct View {
+    /// The workspace's path from the repository top level (git, or `$GITHUB_WORKSPACE`), with a
+    /// trailing `/`; empty when the workspace is the top level or not inside a repository.
+    pub repo_prefix: String,
+    /// Width the human table must fit.
+    pub columns: usize,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            repo_prefix: String::new(),
+            columns: 100,
+        }
+    }
+}
+
+impl CheckRun {
+    /// A finding's path as CI and code scanning resolve it: from the repository top level.
+    pub fn repo_path(&self, workspace_path: &str) -> String {
+        format!("{}{workspace_path}", self.view.repo_prefix)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Check,
+    SelfTest,
+}
+
+/// The JSON document: every location's `path` is repository-relative (as in GitHub, SARIF and
+/// JUnit output) and `workspace_path` keeps the workspace-relative one.
+pub(crate) fn json(run: &CheckRun) -> io::Result<serde_json::Value> {
+    let mut v = serde_json::to_value(run)?;
+    if let Some(gates) = v.get_mut("gates").and_then(|g| g.as_array_mut()) {
+        for f in gates
+            .iter_mut()
+            .filter_map(|g| g.get_mut("findings").and_then(|f| f.as_array_mut()))
+            .flatten()
+        {
+            if let Some(loc) = f.get_mut("location").and_then(|l| l.as_object_mut()) {
+                if let Some(p) = loc.get("path").and_then(|p| p.as_str()).map(String::from) {
+                    loc.insert("path".into(), run.repo_path(&p).into());
+                    loc.insert("workspace_path".into(), p.into());
+                }
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// `3 errors, 1 warning`-style counts for one report.
+pub fn counts(r: &GateReport) -> (usize, usize, usize) {
+    use Severity::*;
+    (r.count(Error), r.count(Warning), r.count(Note))
+}
+
+/// Errors and warnings of one gate a text report lists: enough to act on, bounded so 16,000 hits
+/// do not print 16,000 lines. JSON, JUnit and SARIF carry every finding.
+const FINDINGS_SHOWN: usize = 100;
+/// Notes are context, not problems: a gate's first few are listed.
+const NOTES_SHOWN: usize = 5;
+
+/// The findings of one gate a text report lists, in report order, and exact counts of the rest.
+pub struct Listing<'a> {
+    pub shown: Vec<&'a Finding>,
+    /// `(errors, warnings, notes)` left out.
+    pub hidden: (usize, usize, usize),
+}
+
+pub fn listing(r: &GateReport) -> Listing<'_> {
+    let (mut problems, mut notes) = (0, 0);
+    let mut hidden = (0, 0, 0);
+    let mut shown = Vec::new();
+    for f in &r.findings {
+        let (seen, cap, left_out) = match f.severity {
+            Severity::Error => (&mut problems, FINDINGS_SHOWN, &mut hidden.0),
+            Severity::Warning => (&mut problems, FINDINGS_SHOWN, &mut hidden.1),
+            Severity::Note => (&mut notes, NOTES_SHOWN, &mut hidden.2),
+        };
+        if *seen < cap {
+            *seen += 1;
+            shown.push(f);
+        } else {
+            *left_out += 1;
+        }
+    }
+    Listing { shown, hidden }
+}
+
+impl Listing<'_> {
+    /// "… and 3,900 more (3,900 errors), every one in --format json", or None when all are listed.
+    pub fn rest(&self) -> Option<String> {
+        let (e, w, n) = self.hidden;
+        if e + w + n == 0 {
+            return None;
+        }
+        let parts: Vec<String> = [(e, "error"), (w, "warning"), (n, "note")]
+            .iter()
+            .filter(|(k, _)| *k > 0)
+            .map(|(k, word)| format!("{k} {word}{}", if *k == 1 { "" } else { "s" }))
+            .collect();
+        Some(format!(
+            "… and {} more ({}), every one in --format json",
+            e + w + n,
+            parts.join(", ")
+        ))
+    }
+}
+
+pub fn verdict_word(r: &GateReport) -> &'static str {
+    match r.verdict {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "FAIL",
+        Verdict::Skipped { .. } => "skipped",
+    }
+}
+
+/// The one-line summary every human-facing format ends with.
+pub fn summary_line(run: &CheckRun) -> String {
+    let n = run.gates.len();
+    let failed = run
+        .gates
+        .iter()
+        .filter(|g| g.verdict == Verdict::Fail)
+        .count();
+    let skipped = run
+        .gates
+        .iter()
+        .filter(|g| matches!(g.verdict, Verdict::Skipped { .. }))
+        .count();
+    let what = if run.mode == Mode::SelfTest {
+        "check --self-test"
+    } else {
+        "check"
+    };
+    format!(
+        "mgctl {what}: {} — {n} gates: {} passed, {failed} failed, {skipped} skipped ({:.0} ms)",
+        if run.passed { "PASS" } else { "FAIL" },
+        n - failed - skipped,
+        run.wall_ms
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::model::Location;
+    use crate::{write, Format};
+
+    pub fn sample() -> CheckRun {
+        let failing = GateReport::from_findings(
+            "tokens",
+            vec![Finding::error(
+                "tokens",
+                "TOK001",
+                "`printf` forbidden, <really> & \"truly\"\nsecond line",
+            )
+            .at(Location::at("MobileGL/MG_State/A.cpp", 3, Some(5)))
+            .in_unit("MobileGL/MG_State/A.cpp")],
+            "2 rules / 3 files / 1 forbidden, 0 allowed",
+        );
+        let mut failing = failing;
+        failing.units = vec![
+            "MobileGL/MG_State/A.cpp".into(),
+            "MobileGL/MG_State/B.cpp".into(),
+        ];
+        CheckRun {
+            schema: 1,
+            tool: "mgctl",
+            version: "0.0.0 (test)",
+            mode: Mode::Check,
+            workspace: "/w".into(),
+            config: "/w/mgctl.toml".into(),
+            passed: false,
+            wall_ms: 3.0,
+            gates: vec![
+                failing,
+                GateReport::skipped("symbols", "no [symbols] section in mgctl.toml"),
+            ],
+            view: View::default(),
+        }
+    }
+
+    fn render(format: Format) -> String {
+        let mut buf = Vec::new();
+        write(format, &sample(), &mut buf, false, &|_| None).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn json_round_trips_with_schema() {
+        let v: serde_json::Value = serde_json::from_str(&render(Format::Json)).unwrap();
+        assert_eq!(v["schema"], 1);
+        assert_eq!(v["gates"][0]["verdict"], "fail");
+        assert_eq!(v["gates"][0]["findings"][0]["location"]["line"], 3);
+        assert_eq!(
+            v["gates"][1]["reason"],
+            "no [symbols] section in mgctl.toml"
+        );
+    }
+
+    #[test]
+    fn no_escape_codes_without_color() {
+        for f in [
+            Format::Human,
+            Format::Json,
+            Format::Junit,
+            Format::Github,
+            Format::Markdown,
+        ] {
+            assert!(!render(f).contains('\u{1b}'), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn human_lists_every_gate_and_finding() {
+        let text = render(Format::Human);
+        assert!(text.contains("tokens") && text.contains("symbols") && text.contains("skipped"));
+        assert!(text.contains("MobileGL/MG_State/A.cpp:3:5"));
+        assert!(text.contains("1 passed") || text.contains("0 passed"));
+    }
+}
