@@ -35,6 +35,28 @@ pub struct ControlResult {
     pub detail: String,
 }
 
+impl ControlResult {
+    /// A control's result from the first finding it produced, as `(code, message)`; `code` is
+    /// what a negative control waits for.
+    pub(crate) fn from_hit(
+        name: &str,
+        expect_trip: bool,
+        code: &str,
+        hit: Option<(&str, &str)>,
+    ) -> Self {
+        ControlResult {
+            name: name.into(),
+            expect_trip,
+            tripped: hit.is_some(),
+            detail: match hit {
+                Some((c, message)) => format!("{c}: {message}"),
+                None if expect_trip => format!("no {code} finding"),
+                None => "clean".into(),
+            },
+        }
+    }
+}
+
 /// Finding codes of the `budgets` gate (docs/codes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Code {

@@ -658,21 +658,12 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         let hit = fs
             .iter()
             .find(|f| if expect_trip { f.code == code } else { true });
-        out.push(ControlResult {
-            name: name.into(),
+        out.push(ControlResult::from_hit(
+            name,
             expect_trip,
-            tripped: hit.is_some(),
-            detail: hit.map_or_else(
-                || {
-                    if expect_trip {
-                        format!("no {} finding", code.as_str())
-                    } else {
-                        "clean".into()
-                    }
-                },
-                |f| format!("{}: {}", f.code.as_str(), f.message),
-            ),
-        });
+            code.as_str(),
+            hit.map(|f| (f.code.as_str(), f.message.as_str())),
+        ));
     }
     out
 }
