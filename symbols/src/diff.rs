@@ -824,6 +824,13 @@ pub struct SectionDelta {
     pub delta: i64,
 }
 
+impl SectionDelta {
+    /// The change in per cent of the before size (0 when there was none), as the text report prints it.
+    pub fn percent(&self) -> f64 {
+        crate::report::pct(self.delta, self.before)
+    }
+}
+
 /// The complete comparison of two sides.
 #[derive(Debug, Clone, Serialize)]
 pub struct Diff {

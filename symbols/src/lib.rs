@@ -19,3 +19,4 @@ pub mod listing;
 pub mod report;
 pub mod rules;
 pub mod selftest;
+pub mod top;

@@ -65,7 +65,7 @@ impl Default for MarkdownLimits {
 /// Tables with more rows than this are folded into `<details>`.
 const DETAILS_ROWS: usize = 20;
 
-fn pct(delta: i64, before: u64) -> f64 {
+pub(crate) fn pct(delta: i64, before: u64) -> f64 {
     if before == 0 {
         0.0
     } else {

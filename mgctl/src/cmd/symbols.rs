@@ -141,6 +141,10 @@ pub struct DiffArgs {
     /// Write the JSON report to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also write one self-contained HTML page: bytes by scope, the top symbols and the section
+    /// deltas (docs/html.md).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Write every change the gates see as allow-file lines to FILE (then trim it to what the commit admits).
     #[arg(long, value_name = "FILE")]
     pub emit_allow: Option<PathBuf>,
@@ -299,7 +303,8 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let an = &run.analysis;
     let groups = groups_depth.map(|depth| (depth, group::group(&an.diff.listing, depth)));
     let need_md = a.markdown.is_some() || a.format != DiffFormat::Json;
-    let rollup = (need_md && groups.is_none()).then(|| (1, group::group(&an.diff.listing, 1)));
+    let rollup = ((need_md || a.html.is_some()) && groups.is_none())
+        .then(|| (1, group::group(&an.diff.listing, 1)));
     let input = ReportInput {
         before: &an.before,
         after: &an.after,
@@ -358,6 +363,12 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             .with_context(|| format!("{}: cannot write JSON report", p.display()))?;
         if announce {
             writeln!(out, "symbol-report: json written to {}", p.display())?;
+        }
+    }
+    if let Some(p) = &a.html {
+        crate::output::write_file(p, crate::report::html::symbols_page(&input).as_bytes())?;
+        if announce {
+            writeln!(out, "symbol-report: html written to {}", p.display())?;
         }
     }
     if let Some(p) = &a.emit_allow {

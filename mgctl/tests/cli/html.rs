@@ -268,3 +268,395 @@ fn stats_diff_html_charts_every_counter_for_both_arms() {
     assert!(html.contains("draws/f") && html.contains("acc/draw"));
     assert_renders(&file);
 }
+
+/// The driver's pull and push libraries: `driver/build/` when built, else built in a copy of
+/// `driver/` (`bash driver/build.sh --no-run`). Returns the guard of the copy, if any.
+fn driver_libs() -> (Option<tempfile::TempDir>, PathBuf, PathBuf) {
+    let libs = |root: &Path| {
+        (
+            root.join("build/pull/libMobileGL.so"),
+            root.join("build/push/libMobileGL.so"),
+        )
+    };
+    let (pull, push) = libs(&driver());
+    if pull.is_file() && push.is_file() {
+        return (None, pull, push);
+    }
+    let (g, root) = copy_driver();
+    let ok = Command::new("bash")
+        .args(["build.sh", "--no-run"])
+        .current_dir(&root)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "driver/build.sh --no-run failed");
+    let (pull, push) = libs(&root);
+    (Some(g), pull, push)
+}
+
+/// The text of an element and its descendants.
+fn text(n: roxmltree::Node<'_, '_>) -> String {
+    n.descendants()
+        .filter(|d| d.is_text())
+        .filter_map(|d| d.text())
+        .collect()
+}
+
+fn has_class(n: &roxmltree::Node<'_, '_>, class: &str) -> bool {
+    n.attribute("class")
+        .is_some_and(|c| c.split(' ').any(|w| w == class))
+}
+
+/// The rows of `table.<class>` as cell texts, without the header.
+fn table_rows(doc: &roxmltree::Document<'_>, class: &str) -> Vec<Vec<String>> {
+    let table = doc
+        .descendants()
+        .find(|n| n.has_tag_name("table") && has_class(n, class))
+        .unwrap_or_else(|| panic!("no table.{class}"));
+    table
+        .children()
+        .filter(|n| n.has_tag_name("tr"))
+        .skip(1)
+        .map(|tr| {
+            tr.children()
+                .filter(|n| n.has_tag_name("td"))
+                .map(text)
+                .collect()
+        })
+        .collect()
+}
+
+/// The scope bars as (label, value) from each bar's `<title>label: value</title>`.
+fn scope_bars(doc: &roxmltree::Document<'_>) -> Vec<(String, i64)> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("rect") && has_class(n, "bar"))
+        .map(|r| {
+            let t = text(r);
+            let (label, v) = t.rsplit_once(": ").unwrap();
+            (label.to_string(), v.parse().unwrap())
+        })
+        .collect()
+}
+
+/// (name, delta) rows as the JSON report lists them.
+type Rows = Vec<(String, i64)>;
+
+/// What the JSON report says the page must show: the top-20 scopes and symbols by |delta|, and
+/// how many of each there are in all.
+fn expected_from_json(js: &serde_json::Value) -> (Rows, usize, Rows, usize) {
+    let groups = js["groups"]["rows"].as_array().unwrap();
+    let scopes: Vec<(String, i64)> = groups
+        .iter()
+        .take(20)
+        .map(|g| {
+            (
+                g["namespace"].as_str().unwrap().to_string(),
+                g["delta"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let mut syms: Vec<(String, i64)> = ["added", "removed", "resized"]
+        .iter()
+        .flat_map(|b| js[*b].as_array().unwrap())
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["delta"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let changed = syms.len();
+    syms.sort_by(|x, y| {
+        y.1.unsigned_abs()
+            .cmp(&x.1.unsigned_abs())
+            .then_with(|| x.0.cmp(&y.0))
+    });
+    syms.truncate(20);
+    (scopes, groups.len(), syms, changed)
+}
+
+/// Asserts the symbols page shows what the JSON report lists: the scope bars (growth and
+/// shrinkage coloured apart), the top symbols, and the count of the rest.
+fn assert_symbols_page_matches_json(html: &str, js: &serde_json::Value) {
+    let doc = assert_self_contained(html);
+    let (scopes, n_scopes, syms, changed) = expected_from_json(js);
+    let mut bars = scope_bars(&doc);
+    assert_eq!(bars.len(), scopes.len().min(20), "one bar per listed scope");
+    let (grow, shrink) = (count_class(&doc, "grow"), count_class(&doc, "shrink"));
+    assert!(grow + shrink > 0);
+    let mut want = scopes.clone();
+    bars.sort();
+    want.sort();
+    assert_eq!(
+        bars, want,
+        "the bars are the JSON's top scopes, to the byte"
+    );
+    let xlabel = doc
+        .descendants()
+        .find(|n| has_class(n, "xlabel"))
+        .map(text)
+        .unwrap();
+    assert_eq!(xlabel, "Δ bytes (growth right, shrinkage left)");
+    assert!(html.contains(&format!("top {} of {n_scopes} scopes", bars.len())));
+    if n_scopes > 20 {
+        assert!(html.contains(&format!("… and {} more scope", n_scopes - 20)));
+    }
+    let rows = table_rows(&doc, "symbols");
+    assert_eq!(rows.len(), changed.min(20), "one row per top symbol");
+    let got: Vec<(String, i64)> = rows
+        .iter()
+        .map(|r| (r[1].clone(), r[4].parse().unwrap()))
+        .collect();
+    assert_eq!(
+        got, syms,
+        "the table is the JSON's top symbols by |delta|, in order"
+    );
+    for r in &rows {
+        let kind = r[0].as_str();
+        assert!(
+            ["added", "removed", "grown", "shrunk"].contains(&kind),
+            "{kind}"
+        );
+    }
+    if changed > 20 {
+        assert!(html.contains(&format!("… and {} more symbol", changed - 20)));
+    }
+}
+
+#[test]
+fn symbols_diff_html_shows_the_text_and_json_figures_for_the_driver_builds() {
+    let (_guard, pull, push) = driver_libs();
+    let dir = scratch();
+    let (file, json) = (dir.path().join("symbols.html"), dir.path().join("r.json"));
+    let run = mgctl(
+        &[
+            "symbols",
+            "diff",
+            "--before",
+            pull.to_str().unwrap(),
+            "--after",
+            push.to_str().unwrap(),
+            "--group",
+            "namespace",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    run.assert_stdout_has(&format!(
+        "symbol-report: html written to {}",
+        file.display()
+    ));
+    let html = std::fs::read_to_string(&file).unwrap();
+    let js: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_symbols_page_matches_json(&html, &js);
+    let doc = assert_self_contained(&html);
+    // One row per section the text report prints, with its figures.
+    let text_sections: Vec<Vec<String>> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("symbol-report: "))
+        .filter(|l| l.starts_with('.') || l.starts_with("Total "))
+        .map(|l| {
+            let w: Vec<&str> = l
+                .split([' ', '(', ')', ','])
+                .filter(|w| !w.is_empty())
+                .collect();
+            // `.text 78209 -> 99592 (+21383, +27.341%)`
+            let mut row = vec![
+                w[0].to_string(),
+                w[1].to_string(),
+                w[3].to_string(),
+                w[4].to_string(),
+            ];
+            if let Some(p) = w.get(5) {
+                row.push(p.trim_end_matches('%').to_string());
+            }
+            row
+        })
+        .collect();
+    let sections = table_rows(&doc, "sections");
+    let names: Vec<&str> = sections.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        [".text", ".data", ".bss", ".rodata", "Total"],
+        "{html}"
+    );
+    assert_eq!(sections.len(), text_sections.len());
+    for (got, want) in sections.iter().zip(&text_sections) {
+        assert_eq!(
+            got[..want.len()],
+            want[..],
+            "section row vs the text report"
+        );
+    }
+    for (name, before) in js["sections_before"].as_object().unwrap() {
+        if let Some(r) = sections.iter().find(|r| &r[0] == name) {
+            assert_eq!(r[1], before.to_string(), "{name} before vs the JSON");
+            assert_eq!(r[2], js["sections_after"][name].to_string(), "{name} after");
+        }
+    }
+    // The page carries the text report's summary lines verbatim.
+    let pre = doc
+        .descendants()
+        .find(|n| n.has_tag_name("pre"))
+        .map(text)
+        .unwrap();
+    for l in run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("symbol-report: ") && !l.contains(" written to "))
+    {
+        assert!(pre.lines().any(|p| p == l), "{l:?} missing from the page");
+    }
+    assert!(html.contains("prefers-color-scheme: dark") && html.contains("@media print"));
+    assert_renders(&file);
+}
+
+#[test]
+fn symbols_diff_html_of_identical_libraries_is_an_empty_but_wellformed_page() {
+    let (_guard, pull, _push) = driver_libs();
+    let dir = scratch();
+    let file = dir.path().join("same.html");
+    mgctl(
+        &[
+            "symbols",
+            "diff",
+            "--before",
+            pull.to_str().unwrap(),
+            "--after",
+            pull.to_str().unwrap(),
+            "--format",
+            "json",
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let doc = assert_self_contained(&html);
+    assert_eq!(count_class(&doc, "bar"), 0);
+    assert!(table_rows(&doc, "symbols").is_empty());
+    assert!(html.contains("top 0 of 0 scopes") && html.contains("top 0 of 0 added"));
+}
+
+const LLVM14: &str = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1";
+const LLVM15: &str = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1";
+const FIVE_MB: u64 = 5 * 1024 * 1024;
+
+/// The large pair: 45k symbols a side. The page lists the top 20 scopes and symbols and
+/// counts the rest, so it stays small, and its figures are still the JSON's.
+#[test]
+fn symbols_diff_html_of_libllvm_14_to_15_is_bounded_and_renders() {
+    if !(Path::new(LLVM14).is_file() && Path::new(LLVM15).is_file()) {
+        eprintln!(
+            "skipped: {LLVM14} and {LLVM15} not installed (apt-get install libllvm14 libllvm15)"
+        );
+        return;
+    }
+    let dir = scratch();
+    let (file, json) = (dir.path().join("llvm.html"), dir.path().join("llvm.json"));
+    mgctl(
+        &[
+            "symbols",
+            "diff",
+            "--before",
+            LLVM14,
+            "--after",
+            LLVM15,
+            "--group",
+            "namespace:2",
+            "--format",
+            "markdown",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(0);
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size < FIVE_MB, "the libLLVM page is {size} bytes");
+    let html = std::fs::read_to_string(&file).unwrap();
+    let js: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_symbols_page_matches_json(&html, &js);
+    let doc = assert_self_contained(&html);
+    assert_eq!(count_class(&doc, "bar"), 20);
+    assert_eq!(table_rows(&doc, "symbols").len(), 20);
+    assert_renders(&file);
+}
+
+/// Every report of the samples stays far under the 5 MB (and the summary page renders).
+#[test]
+fn html_reports_of_the_samples_are_under_5_mb() {
+    let dir = scratch();
+    let out = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    let runs: [(Vec<String>, i32); 4] = [
+        (
+            vec![
+                "bench".into(),
+                "frames".into(),
+                data("benchmark-run1.json"),
+                data("benchmark-run2.json"),
+                data("benchmark-run3.json"),
+                "--html".into(),
+                out("frames.html"),
+            ],
+            0,
+        ),
+        (
+            vec![
+                "bench".into(),
+                "frames".into(),
+                "--compare".into(),
+                data("benchmark-run1.json"),
+                data("benchmark.json"),
+                "--html".into(),
+                out("compare.html"),
+            ],
+            0,
+        ),
+        (
+            vec![
+                "stats".into(),
+                "summary".into(),
+                data("abA-pull-DirectGLES.mobilegl.log"),
+                data("abB-push-DirectGLES.logcat.txt"),
+                data("fatal-verify-DirectGLES.mobilegl.log"),
+                "--html".into(),
+                out("summary.html"),
+            ],
+            -1,
+        ),
+        (
+            vec![
+                "stats".into(),
+                "diff".into(),
+                data("abA-pull-DirectGLES.mobilegl.log"),
+                data("abB-push-DirectGLES.logcat.txt"),
+                "--html".into(),
+                out("diff.html"),
+            ],
+            0,
+        ),
+    ];
+    for (args, code) in &runs {
+        let r = mgctl(args, &repo_root());
+        assert!(
+            *code < 0 && (r.code == 0 || r.code == 1) || r.code == *code,
+            "{}",
+            r.dump()
+        );
+        let file = PathBuf::from(args.last().unwrap());
+        let size = std::fs::metadata(&file).unwrap().len();
+        assert!(size < FIVE_MB, "{} is {size} bytes", file.display());
+        assert_self_contained(&std::fs::read_to_string(&file).unwrap());
+    }
+    assert_renders(Path::new(&out("summary.html")));
+}

@@ -5,7 +5,7 @@
 mod pages;
 mod svg;
 
-pub use pages::{check_page, counters_page, frames_page};
+pub use pages::{check_page, counters_page, frames_page, symbols_page};
 pub use pages::{CounterArm, FrameArm, FrameSeries};
 
 /// Escapes text for HTML and SVG (both element content and attribute values); control characters
@@ -51,13 +51,18 @@ svg .s0 { fill:var(--s0); stroke:var(--s0); } svg .s1 { fill:var(--s1); stroke:v
 svg rect.bar { fill-opacity:.55; stroke:none; } svg path.series { fill:none; stroke-width:1.6; }
 svg .swatch { stroke:none; } svg .legend text { fill:var(--fg); }
 svg rect.grow { fill:var(--grow); fill-opacity:.85; } svg rect.shrink { fill:var(--shrink); fill-opacity:.85; }
+svg rect.zero { fill:var(--muted); fill-opacity:.6; }
 svg .shade { fill:var(--shade); stroke:none; }
 svg .mark line { stroke-dasharray:4 3; stroke-width:1.2; } svg .mark text { font-size:10px; }
 svg .mark.fatal line { stroke:var(--fatal); } svg .mark.fatal text { fill:var(--fatal); }
 svg .mark.session line { stroke:var(--session); } svg .mark.session text { fill:var(--session); }
 svg .mark.s0 text { fill:var(--s0); } svg .mark.s1 text { fill:var(--s1); }
+td.grow { color:var(--grow); } td.shrink { color:var(--shrink); }
+body:has(.pair) { max-width:1560px; }
+.pair { display:grid; grid-template-columns:repeat(auto-fit, minmax(480px, 1fr)); gap:24px; align-items:start; }
+.pair > div { min-width:0; } code.sym { overflow-wrap:anywhere; } pre.lines { font:12px ui-monospace,monospace; white-space:pre-wrap; overflow-wrap:anywhere; }
 .pass { color:var(--pass); } .fail { color:var(--fail); font-weight:600; } .skipped { color:var(--skip); }
-@media print { body { max-width:none; margin:0; } svg.chart { break-inside:avoid; } }
+@media print { body { max-width:none; margin:0; } svg.chart { break-inside:avoid; } .pair { display:block; } }
 "#;
 
 /// The page shell: title, a line of provenance, the sections.

@@ -6,6 +6,8 @@ use super::svg::{self, Axes, Mark, Series};
 use super::{esc, page};
 use crate::gate::{Severity, Verdict};
 use crate::report::CheckRun;
+use symbols::report::{self, ReportInput};
+use symbols::top;
 
 /// One frame-time series of one arm (the tail the report uses), with its nearest-rank figures.
 pub struct FrameSeries {
@@ -329,6 +331,151 @@ pub fn check_page(run: &CheckRun) -> String {
     page(
         &format!("mgctl check {}", run.workspace),
         &[format!("config: {}", run.config)],
+        &body,
+    )
+}
+
+/// How many scopes and symbols the symbols page lists; the rest are counted and totalled, so the
+/// page of a 45k-symbol libLLVM diff stays small.
+pub const SYMBOLS_TOP: usize = 20;
+
+/// `symbols diff --html`: signed bars of the bytes moved per scope (the text report's rollup), the
+/// top symbols beside them, the section deltas and the text report's summary lines.
+pub fn symbols_page(r: &ReportInput<'_>) -> String {
+    let d = r.diff;
+    let l = &d.listing;
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        "<p>{} → {} defined symbols: <b>{}</b> added, <b>{}</b> removed, <b>{}</b> resized, <b>{}</b> renamed, {} unchanged.</p>",
+        d.defined_before,
+        d.defined_after,
+        l.added.len(),
+        l.removed.len(),
+        l.resized.len(),
+        l.renamed.len(),
+        l.unchanged
+    );
+    body.push_str("<div class=\"pair\"><div>");
+    let (depth, groups) = r.rollup.or(r.groups).unwrap_or((1, &[]));
+    let (shown, rest) = top::top_scopes(groups, SYMBOLS_TOP);
+    let _ = write!(
+        body,
+        "<h2>Bytes by scope</h2><p class=\"meta\">namespace or class, depth {depth}: top {} of {} scopes by |Δ|</p>",
+        shown.len(),
+        groups.len()
+    );
+    // Growth on top, shrinkage at the bottom: the cut is by |Δ|, the drawing by signed Δ.
+    let mut bars: Vec<(String, f64)> = shown
+        .iter()
+        .map(|g| (g.namespace.clone(), g.delta as f64))
+        .collect();
+    bars.sort_by(|x, y| y.1.total_cmp(&x.1));
+    body.push_str(&svg::signed_bars(
+        &axes(
+            format!(
+                "Δ bytes per scope (top {} of {} scopes)",
+                shown.len(),
+                groups.len()
+            ),
+            "Δ bytes (growth right, shrinkage left)",
+            "scope",
+        ),
+        &bars,
+        false,
+    ));
+    if rest.count > 0 {
+        let _ = write!(
+            body,
+            "<p class=\"meta rest\">… and {} more scope{}: {:+} bytes of growth, {:+} bytes of shrinkage</p>",
+            rest.count,
+            if rest.count == 1 { "" } else { "s" },
+            rest.growth,
+            rest.shrinkage
+        );
+    }
+    body.push_str("</div><div>");
+    let (changes, crest) = top::top_changes(l, SYMBOLS_TOP);
+    let _ = write!(
+        body,
+        "<h2>Top symbols</h2><p class=\"meta\">top {} of {} added, removed or resized symbols by |Δ|</p>",
+        changes.len(),
+        changes.len() + crest.count
+    );
+    body.push_str("<table class=\"symbols\"><tr><th>change</th><th>symbol</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ bytes</th></tr>");
+    for (kind, c) in &changes {
+        let class = if c.delta >= 0 { "grow" } else { "shrink" };
+        let _ = write!(
+            body,
+            "<tr><td class=\"{class}\">{}</td><td><code class=\"sym\">{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num {class}\">{:+}</td></tr>",
+            kind.as_str(),
+            esc(&c.name),
+            c.before,
+            c.after,
+            c.delta
+        );
+    }
+    body.push_str("</table>");
+    if crest.count > 0 {
+        let _ = write!(
+            body,
+            "<p class=\"meta rest\">… and {} more symbol{}: {:+} bytes of growth, {:+} bytes of shrinkage</p>",
+            crest.count,
+            if crest.count == 1 { "" } else { "s" },
+            crest.growth,
+            crest.shrinkage
+        );
+    }
+    if !l.renamed.is_empty() {
+        let _ = write!(
+            body,
+            "<p class=\"meta\">{} renamed-only symbol{} (same size) not listed</p>",
+            l.renamed.len(),
+            if l.renamed.len() == 1 { "" } else { "s" }
+        );
+    }
+    body.push_str("</div></div><h2>Sections</h2><table class=\"sections\"><tr><th>section</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ bytes</th><th class=\"num\">Δ %</th></tr>");
+    for s in &d.sections {
+        let class = match s.delta.signum() {
+            1 => " grow",
+            -1 => " shrink",
+            _ => "",
+        };
+        let _ = write!(
+            body,
+            "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{class}\">{:+}</td><td class=\"num{class}\">{:+.3}</td></tr>",
+            esc(&s.name),
+            s.before,
+            s.after,
+            s.delta,
+            s.percent()
+        );
+    }
+    body.push_str("</table><h2>Text report</h2><pre class=\"lines\">");
+    for line in report::summary_lines(r) {
+        body.push_str(&esc(&line));
+        body.push('\n');
+    }
+    body.push_str("</pre>");
+    let _ = write!(
+        body,
+        "<p class=\"method\">method: {}</p>",
+        esc(&format!(
+            "symbols read in process from each library's symbol table, demangled, normalised and folded as in the text report; \
+             a scope is the first {depth} namespace or class component(s) of a name ((global) when it has none) and its Δ is the sum over its \
+             added, removed and resized symbols; scopes and symbols are cut to the top {SYMBOLS_TOP} by |Δ| (ties by name), the rest counted and totalled; \
+             sizes are st_size bytes, sections are section header sizes."
+        ))
+    );
+    let side = |s: &symbols::diff::Side, what: &str| {
+        s.identity.as_ref().map_or_else(
+            || format!("{what}: (canned)"),
+            |i| format!("{what}: {} ({} bytes on disk)", i.path, i.file_bytes),
+        )
+    };
+    page(
+        "mgctl symbols diff",
+        &[side(r.before, "before"), side(r.after, "after")],
         &body,
     )
 }

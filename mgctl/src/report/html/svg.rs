@@ -362,12 +362,17 @@ pub fn signed_bars(a: &Axes, bars: &[(String, f64)], neutral: bool) -> String {
         };
         let kind = if neutral {
             "s0"
-        } else if *v >= 0.0 {
+        } else if *v > 0.0 {
             "grow"
-        } else {
+        } else if *v < 0.0 {
             "shrink"
+        } else {
+            "zero"
         };
-        let shown: String = label.chars().take(44).collect();
+        let mut shown: String = label.chars().take(44).collect();
+        if shown.len() < label.len() {
+            shown.push('…');
+        }
         let _ = write!(
             out,
             r#"<text class="tick blabel" x="{:.1}" y="{:.1}" text-anchor="end">{}</text><rect class="bar {kind}" x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}"><title>{}: {}</title></rect>"#,
@@ -379,6 +384,30 @@ pub fn signed_bars(a: &Axes, bars: &[(String, f64)], neutral: bool) -> String {
             row - 4.0,
             esc(label),
             fmt_tick(*v)
+        );
+        // The value beside the bar's far end (inside it when the plot has no room), so small
+        // bars next to a dominant one still read as numbers.
+        let value = if !neutral && *v > 0.0 {
+            format!("+{}", fmt_tick(*v))
+        } else {
+            fmt_tick(*v)
+        };
+        let w = 6.5 * value.chars().count() as f64;
+        let (x, anchor) = if *v >= 0.0 {
+            if x1 + 4.0 + w <= W - RIGHT {
+                (x1 + 4.0, "start")
+            } else {
+                (x1 - 4.0, "end")
+            }
+        } else if x0 - 4.0 - w >= label_w {
+            (x0 - 4.0, "end")
+        } else {
+            (x0 + 4.0, "start")
+        };
+        let _ = write!(
+            out,
+            r#"<text class="tick bvalue" x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{value}</text>"#,
+            y + 12.0
         );
     }
     let zero = px(0.0);
@@ -472,6 +501,16 @@ mod tests {
         );
         assert_eq!(count(&svg, "grow"), 2);
         assert_eq!(count(&svg, "shrink"), 1);
+        assert_eq!(count(&svg, "bvalue"), 3, "every bar carries its value");
+        assert!(svg.contains(">+1200<") && svg.contains(">-300<"));
+        let zero = signed_bars(&axes(), &[("renamed only".into(), 0.0)], false);
+        assert_eq!(
+            count(&zero, "zero"),
+            1,
+            "no growth, no shrinkage: neither colour"
+        );
+        let long = signed_bars(&axes(), &[("x".repeat(60), 1.0)], false);
+        assert!(long.contains(&format!(">{}…<", "x".repeat(44))));
     }
 
     #[test]
