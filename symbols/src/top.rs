@@ -44,15 +44,37 @@ impl Rest {
     }
 }
 
-/// The `n` scopes with the largest |delta| (the order [`crate::group::group`] returns),
-/// and the rest.
-pub fn top_scopes(rows: &[GroupRow], n: usize) -> (&[GroupRow], Rest) {
-    let cut = n.min(rows.len());
+/// At most `n` scopes for a growth-and-shrinkage chart: the largest growths and the largest
+/// shrinkages, half each (a side with fewer leaves its share to the other), so a shrinking scope
+/// shows even next to a dominant growth. In signed order: largest growth first, largest
+/// shrinkage last. Scopes that moved no bytes are never shown; everything not shown is the rest.
+pub fn top_scopes(rows: &[GroupRow], n: usize) -> (Vec<&GroupRow>, Rest) {
+    let mut growth: Vec<&GroupRow> = rows.iter().filter(|r| r.delta > 0).collect();
+    let mut shrink: Vec<&GroupRow> = rows.iter().filter(|r| r.delta < 0).collect();
+    // Largest first on each side, ties by name (the order `group` already returns, made sure).
+    growth.sort_by(|x, y| {
+        y.delta
+            .cmp(&x.delta)
+            .then_with(|| x.namespace.cmp(&y.namespace))
+    });
+    shrink.sort_by(|x, y| {
+        x.delta
+            .cmp(&y.delta)
+            .then_with(|| x.namespace.cmp(&y.namespace))
+    });
+    let ng = growth
+        .len()
+        .min((n / 2).max(n.saturating_sub(shrink.len())));
+    let ns = shrink.len().min(n - ng);
     let mut rest = Rest::default();
-    for r in &rows[cut..] {
+    for r in growth[ng..].iter().chain(&shrink[ns..]) {
         rest.add(r.delta);
     }
-    (&rows[..cut], rest)
+    rest.count += rows.len() - growth.len() - shrink.len();
+    growth.truncate(ng);
+    shrink.truncate(ns);
+    growth.extend(shrink.into_iter().rev());
+    (growth, rest)
 }
 
 /// The `n` listed symbols with the largest |delta| over added, removed and resized (ties by
@@ -173,24 +195,43 @@ mod tests {
     }
 
     #[test]
-    fn top_scopes_keep_the_group_order_and_total_the_rest() {
+    fn top_scopes_show_both_sides_in_signed_order_and_total_the_rest() {
         let rows = [
             row("llvm", 900),
             row("std", -300),
             row("clang", 20),
+            row("polly", 10),
             row("(global)", -4),
+            row("renamed", 0),
         ];
+        let names = |v: &[&GroupRow]| v.iter().map(|r| r.namespace.clone()).collect::<Vec<_>>();
         let (top, rest) = top_scopes(&rows, 2);
-        assert_eq!(top.len(), 2);
-        assert_eq!(top[1].namespace, "std");
+        assert_eq!(names(&top), ["llvm", "std"], "one growth and one shrinkage");
         assert_eq!(
             rest,
             Rest {
-                count: 2,
-                growth: 20,
+                count: 4,
+                growth: 30,
                 shrinkage: -4
             }
         );
-        assert_eq!(top_scopes(&rows, 10).1, Rest::default());
+        let (top, rest) = top_scopes(&rows, 4);
+        assert_eq!(names(&top), ["llvm", "clang", "(global)", "std"]);
+        assert_eq!(rest.count, 2);
+        // Only two shrinkages: their unused share goes to growth.
+        let (top, rest) = top_scopes(&rows, 10);
+        assert_eq!(names(&top), ["llvm", "clang", "polly", "(global)", "std"]);
+        assert_eq!(
+            rest,
+            Rest {
+                count: 1,
+                growth: 0,
+                shrinkage: 0
+            },
+            "the scope that moved no bytes"
+        );
+        let (top, _) = top_scopes(&rows[..1], 3);
+        assert_eq!(names(&top), ["llvm"]);
+        assert!(top_scopes(&rows, 0).0.is_empty());
     }
 }

@@ -344,9 +344,8 @@ type Rows = Vec<(String, i64)>;
 /// how many of each there are in all.
 fn expected_from_json(js: &serde_json::Value) -> (Rows, usize, Rows, usize) {
     let groups = js["groups"]["rows"].as_array().unwrap();
-    let scopes: Vec<(String, i64)> = groups
+    let all: Rows = groups
         .iter()
-        .take(20)
         .map(|g| {
             (
                 g["namespace"].as_str().unwrap().to_string(),
@@ -354,6 +353,20 @@ fn expected_from_json(js: &serde_json::Value) -> (Rows, usize, Rows, usize) {
             )
         })
         .collect();
+    // The chart: the 10 largest growths and the 10 largest shrinkages (a short side leaves its
+    // share to the other).
+    let (mut grow, mut shrink): (Rows, Rows) = (
+        all.iter().filter(|g| g.1 > 0).cloned().collect(),
+        all.iter().filter(|g| g.1 < 0).cloned().collect(),
+    );
+    grow.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+    shrink.sort_by(|x, y| x.1.cmp(&y.1).then_with(|| x.0.cmp(&y.0)));
+    let ng = grow.len().min(10.max(20usize.saturating_sub(shrink.len())));
+    let ns = shrink.len().min(20 - ng);
+    grow.truncate(ng);
+    shrink.truncate(ns);
+    shrink.reverse();
+    let scopes: Rows = grow.into_iter().chain(shrink).collect();
     let mut syms: Vec<(String, i64)> = ["added", "removed", "resized"]
         .iter()
         .flat_map(|b| js[*b].as_array().unwrap())
@@ -379,16 +392,22 @@ fn expected_from_json(js: &serde_json::Value) -> (Rows, usize, Rows, usize) {
 fn assert_symbols_page_matches_json(html: &str, js: &serde_json::Value) {
     let doc = assert_self_contained(html);
     let (scopes, n_scopes, syms, changed) = expected_from_json(js);
-    let mut bars = scope_bars(&doc);
-    assert_eq!(bars.len(), scopes.len().min(20), "one bar per listed scope");
-    let (grow, shrink) = (count_class(&doc, "grow"), count_class(&doc, "shrink"));
-    assert!(grow + shrink > 0);
-    let mut want = scopes.clone();
-    bars.sort();
-    want.sort();
+    let bars = scope_bars(&doc);
     assert_eq!(
-        bars, want,
-        "the bars are the JSON's top scopes, to the byte"
+        bars, scopes,
+        "the bars are the JSON's largest growths and shrinkages, in signed order, to the byte"
+    );
+    let grow = scopes.iter().filter(|s| s.1 > 0).count();
+    let bar_class = |c: &str| {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("rect") && has_class(n, "bar") && has_class(n, c))
+            .count()
+    };
+    assert_eq!(bar_class("grow"), grow, "growth in its colour");
+    assert_eq!(
+        bar_class("shrink"),
+        scopes.len() - grow,
+        "shrinkage in its own"
     );
     let xlabel = doc
         .descendants()
@@ -396,9 +415,9 @@ fn assert_symbols_page_matches_json(html: &str, js: &serde_json::Value) {
         .map(text)
         .unwrap();
     assert_eq!(xlabel, "Δ bytes (growth right, shrinkage left)");
-    assert!(html.contains(&format!("top {} of {n_scopes} scopes", bars.len())));
-    if n_scopes > 20 {
-        assert!(html.contains(&format!("… and {} more scope", n_scopes - 20)));
+    assert!(html.contains(&format!("({} of {n_scopes} scopes)", bars.len())));
+    if n_scopes > bars.len() {
+        assert!(html.contains(&format!("… and {} more scope", n_scopes - bars.len())));
     }
     let rows = table_rows(&doc, "symbols");
     assert_eq!(rows.len(), changed.min(20), "one row per top symbol");
@@ -541,7 +560,7 @@ fn symbols_diff_html_of_identical_libraries_is_an_empty_but_wellformed_page() {
     let doc = assert_self_contained(&html);
     assert_eq!(count_class(&doc, "bar"), 0);
     assert!(table_rows(&doc, "symbols").is_empty());
-    assert!(html.contains("top 0 of 0 scopes") && html.contains("top 0 of 0 added"));
+    assert!(html.contains("(0 of 0 scopes)") && html.contains("top 0 of 0 added"));
 }
 
 const LLVM14: &str = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1";
@@ -588,6 +607,12 @@ fn symbols_diff_html_of_libllvm_14_to_15_is_bounded_and_renders() {
     assert_symbols_page_matches_json(&html, &js);
     let doc = assert_self_contained(&html);
     assert_eq!(count_class(&doc, "bar"), 20);
+    assert_eq!(
+        html.matches("class=\"bar grow\"").count(),
+        10,
+        "both sides shown: 10 growths"
+    );
+    assert_eq!(html.matches("class=\"bar shrink\"").count(), 10);
     assert_eq!(table_rows(&doc, "symbols").len(), 20);
     assert_renders(&file);
 }

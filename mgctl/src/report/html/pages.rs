@@ -361,20 +361,18 @@ pub fn symbols_page(r: &ReportInput<'_>) -> String {
     let (shown, rest) = top::top_scopes(groups, SYMBOLS_TOP);
     let _ = write!(
         body,
-        "<h2>Bytes by scope</h2><p class=\"meta\">namespace or class, depth {depth}: top {} of {} scopes by |Δ|</p>",
+        "<h2>Bytes by scope</h2><p class=\"meta\">namespace or class, depth {depth}: the {} largest growths and shrinkages of {} scopes</p>",
         shown.len(),
         groups.len()
     );
-    // Growth on top, shrinkage at the bottom: the cut is by |Δ|, the drawing by signed Δ.
-    let mut bars: Vec<(String, f64)> = shown
+    let bars: Vec<(String, f64)> = shown
         .iter()
         .map(|g| (g.namespace.clone(), g.delta as f64))
         .collect();
-    bars.sort_by(|x, y| y.1.total_cmp(&x.1));
     body.push_str(&svg::signed_bars(
         &axes(
             format!(
-                "Δ bytes per scope (top {} of {} scopes)",
+                "Δ bytes per scope ({} of {} scopes)",
                 shown.len(),
                 groups.len()
             ),
@@ -457,13 +455,15 @@ pub fn symbols_page(r: &ReportInput<'_>) -> String {
         body.push('\n');
     }
     body.push_str("</pre>");
+    let half = SYMBOLS_TOP / 2;
     let _ = write!(
         body,
         "<p class=\"method\">method: {}</p>",
         esc(&format!(
             "symbols read in process from each library's symbol table, demangled, normalised and folded as in the text report; \
              a scope is the first {depth} namespace or class component(s) of a name ((global) when it has none) and its Δ is the sum over its \
-             added, removed and resized symbols; scopes and symbols are cut to the top {SYMBOLS_TOP} by |Δ| (ties by name), the rest counted and totalled; \
+             added, removed and resized symbols; the chart shows the {half} largest growths and the {half} largest shrinkages (a side with fewer leaves its share \
+             to the other), the table the top {SYMBOLS_TOP} symbols by |Δ| (ties by name); the rest are counted and totalled; \
              sizes are st_size bytes, sections are section header sizes."
         ))
     );

@@ -393,16 +393,13 @@ pub fn signed_bars(a: &Axes, bars: &[(String, f64)], neutral: bool) -> String {
             fmt_tick(*v)
         };
         let w = 6.5 * value.chars().count() as f64;
-        let (x, anchor) = if *v >= 0.0 {
-            if x1 + 4.0 + w <= W - RIGHT {
-                (x1 + 4.0, "start")
-            } else {
-                (x1 - 4.0, "end")
-            }
-        } else if x0 - 4.0 - w >= label_w {
-            (x0 - 4.0, "end")
-        } else {
-            (x0 + 4.0, "start")
+        let room_right = x1 + 4.0 + w <= W - RIGHT;
+        let room_left = x0 - 4.0 - w >= label_w;
+        let (x, anchor) = match (*v >= 0.0, room_right, room_left) {
+            (true, true, _) | (false, true, false) => (x1 + 4.0, "start"),
+            (false, _, true) | (true, false, true) => (x0 - 4.0, "end"),
+            (true, false, false) => (x1 - 4.0, "end"),
+            (false, false, false) => (x0 + 4.0, "start"),
         };
         let _ = write!(
             out,
