@@ -228,6 +228,13 @@ fn bench_frames_compare_html_has_histograms_cdfs_and_percentiles() {
     // The figures are the text report's: arm B's cpu p50/p99 (nearest rank).
     assert!(html.contains("10.652") && html.contains("20.393"), "{html}");
     assert!(html.contains("frame time (ms)") && html.contains("n=200"));
+    // Marks and titles name the arms A and B (mapped to the inputs once, at the top): six
+    // staggered full paths per chart overlapped into an unreadable band.
+    for m in doc.descendants().filter(|n| has_class(n, "pct")) {
+        let t = text(m);
+        assert!(t.starts_with("A p") || t.starts_with("B p"), "{t:?}");
+    }
+    assert!(html.contains("(A n=200, B n=200)"), "{html}");
     assert_renders(&file);
 }
 

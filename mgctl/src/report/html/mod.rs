@@ -53,7 +53,7 @@ svg .swatch { stroke:none; } svg .legend text { fill:var(--fg); }
 svg rect.grow { fill:var(--grow); fill-opacity:.85; } svg rect.shrink { fill:var(--shrink); fill-opacity:.85; }
 svg rect.zero { fill:var(--muted); fill-opacity:.6; }
 svg .shade { fill:var(--shade); stroke:none; }
-svg .mark line { stroke-dasharray:4 3; stroke-width:1.2; } svg .mark text { font-size:10px; }
+svg .mark line { stroke-dasharray:4 3; stroke-width:1.2; } svg .mark text { font-size:10px; stroke:none; }
 svg .mark.fatal line { stroke:var(--fatal); } svg .mark.fatal text { fill:var(--fatal); }
 svg .mark.session line { stroke:var(--session); } svg .mark.session text { fill:var(--session); }
 svg .mark.s0 text { fill:var(--s0); } svg .mark.s1 text { fill:var(--s1); }

@@ -85,14 +85,12 @@ pub fn frames_page(arms: &[FrameArm], method: &str) -> String {
         n
     };
     for name in names {
+        // Short arm names (A, B) in titles, legends and marks: the page maps them to the inputs
+        // once, at the top, and full paths on six staggered marks overlap.
         let present: Vec<(&str, &FrameSeries)> = arms
             .iter()
-            .filter_map(|a| {
-                a.series
-                    .iter()
-                    .find(|s| s.name == name)
-                    .map(|s| (a.label.as_str(), s))
-            })
+            .zip(ARM_NAMES)
+            .filter_map(|(a, short)| a.series.iter().find(|s| s.name == name).map(|s| (short, s)))
             .collect();
         let sizes: Vec<String> = present
             .iter()
