@@ -51,7 +51,7 @@ svg .s0 { fill:var(--s0); stroke:var(--s0); } svg .s1 { fill:var(--s1); stroke:v
 svg rect.bar { fill-opacity:.55; stroke:none; } svg path.series { fill:none; stroke-width:1.6; }
 svg .swatch { stroke:none; } svg .legend text { fill:var(--fg); }
 svg rect.grow { fill:var(--grow); fill-opacity:.85; } svg rect.shrink { fill:var(--shrink); fill-opacity:.85; }
-svg rect.zero { fill:var(--muted); fill-opacity:.6; }
+svg rect.zero { fill:var(--muted); fill-opacity:.6; } svg text.bvalue.inside { fill:var(--bg); }
 svg .shade { fill:var(--shade); stroke:none; }
 svg .mark line { stroke-dasharray:4 3; stroke-width:1.2; } svg .mark text { font-size:10px; stroke:none; }
 svg .mark.fatal line { stroke:var(--fatal); } svg .mark.fatal text { fill:var(--fatal); }

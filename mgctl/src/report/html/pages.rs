@@ -477,3 +477,68 @@ pub fn symbols_page(r: &ReportInput<'_>) -> String {
         &body,
     )
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use symbols::diff::{diff, DiffOptions, SymRow};
+    use symbols::gate::{evaluate, GateOptions};
+    use symbols::report::MarkdownLimits;
+
+    /// A hostile demangled name cannot add markup or control bytes, and the page stays one
+    /// well-formed document with one bar per scope that moved bytes.
+    #[test]
+    fn symbols_page_escapes_names_and_stays_wellformed() {
+        let (before, mut after) = symbols::selftest::canned();
+        after.rows.push(SymRow {
+            mangled: "_Zevil".into(),
+            demangled: "evil::<script>alert(1)</script>\u{1b}[31m()".into(),
+            kind: 'T',
+            size: 64,
+            address: 0x900,
+            version: None,
+        });
+        let opts = DiffOptions::default();
+        let gates = GateOptions::default();
+        let d = diff(&before, &after, &opts);
+        let outcome = evaluate(&d, &gates);
+        let groups = symbols::group::group(&d.listing, 1);
+        let input = ReportInput {
+            before: &before,
+            after: &after,
+            diff: &d,
+            opts: &opts,
+            gates: &gates,
+            outcome: &outcome,
+            keep_versions: false,
+            warnings: &[],
+            groups: None,
+            rollup: Some((1, &groups)),
+            sort: report::SortOrder::Abs,
+            limits: MarkdownLimits::default(),
+        };
+        let html = symbols_page(&input);
+        assert!(
+            !html.contains("<script") && !html.contains('\u{1b}'),
+            "{html}"
+        );
+        assert!(html.contains("evil::&lt;script&gt;"));
+        let doc = roxmltree::Document::parse_with_options(
+            &html,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let bars = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("rect"))
+            .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("bar ")))
+            .count();
+        let moved = groups.iter().filter(|g| g.delta != 0).count();
+        assert_eq!(bars, moved.min(SYMBOLS_TOP));
+        assert!(moved > 0);
+    }
+}

@@ -395,15 +395,15 @@ pub fn signed_bars(a: &Axes, bars: &[(String, f64)], neutral: bool) -> String {
         let w = 6.5 * value.chars().count() as f64;
         let room_right = x1 + 4.0 + w <= W - RIGHT;
         let room_left = x0 - 4.0 - w >= label_w;
-        let (x, anchor) = match (*v >= 0.0, room_right, room_left) {
-            (true, true, _) | (false, true, false) => (x1 + 4.0, "start"),
-            (false, _, true) | (true, false, true) => (x0 - 4.0, "end"),
-            (true, false, false) => (x1 - 4.0, "end"),
-            (false, false, false) => (x0 + 4.0, "start"),
+        let (x, anchor, inside) = match (*v >= 0.0, room_right, room_left) {
+            (true, true, _) | (false, true, false) => (x1 + 4.0, "start", ""),
+            (false, _, true) | (true, false, true) => (x0 - 4.0, "end", ""),
+            (true, false, false) => (x1 - 4.0, "end", " inside"),
+            (false, false, false) => (x0 + 4.0, "start", " inside"),
         };
         let _ = write!(
             out,
-            r#"<text class="tick bvalue" x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{value}</text>"#,
+            r#"<text class="tick bvalue{inside}" x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{value}</text>"#,
             y + 12.0
         );
     }
