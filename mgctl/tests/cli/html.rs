@@ -547,7 +547,7 @@ fn symbols_diff_html_of_identical_libraries_is_an_empty_but_wellformed_page() {
     let (_guard, pull, _push) = driver_libs();
     let dir = scratch();
     let file = dir.path().join("same.html");
-    mgctl(
+    let run = mgctl(
         &[
             "symbols",
             "diff",
@@ -563,11 +563,32 @@ fn symbols_diff_html_of_identical_libraries_is_an_empty_but_wellformed_page() {
         dir.path(),
     )
     .expect(0);
+    let js: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("--format json keeps stdout JSON only: {e}\n{}", run.dump()));
+    assert_eq!(js["schema"], 1);
     let html = std::fs::read_to_string(&file).unwrap();
     let doc = assert_self_contained(&html);
     assert_eq!(count_class(&doc, "bar"), 0);
     assert!(table_rows(&doc, "symbols").is_empty());
     assert!(html.contains("(0 of 0 scopes)") && html.contains("top 0 of 0 added"));
+    // A page that cannot be written is an input error naming the path.
+    let r = mgctl(
+        &[
+            "symbols",
+            "diff",
+            "--before",
+            pull.to_str().unwrap(),
+            "--after",
+            pull.to_str().unwrap(),
+            "--format",
+            "json",
+            "--html",
+            dir.path().to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .expect(2);
+    r.assert_stderr_has(&format!("{}: is a directory", dir.path().display()));
 }
 
 const LLVM14: &str = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1";
