@@ -27,9 +27,24 @@ pub struct Cli {
     /// When to colour human output (never with NO_COLOR set, unless `always`).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
+    #[arg(long, value_name = "FILE", global = true, help = OUTPUT_HELP)]
+    pub output: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
+
+// One wording per shared flag, so `--help` reads the same on every command (the clap-tree
+// test below holds every occurrence to these).
+
+/// `-C/--workspace DIR`.
+pub const WORKSPACE_HELP: &str =
+    "The workspace root: holds mgctl.toml (whose sections are read), or is a MobileGL checkout";
+/// `--format`, whatever values a command offers (`human` and `json` always).
+pub const FORMAT_HELP: &str = "Report format on stdout (or in --output)";
+/// `--output FILE` (global: every command that prints a report).
+pub const OUTPUT_HELP: &str = "Write the report to FILE instead of stdout, atomically (a FIFO or device is written in place); `check` still prints its table";
+/// `--self-test`.
+pub const SELF_TEST_HELP: &str = "Run the negative controls (each must trip) and the positive controls (each must stay clean) instead of the analysis";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -54,20 +69,64 @@ pub enum Command {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A table for people (colour on a terminal).
+    /// Text for people (colour on a terminal).
     Human,
-    /// Versioned JSON (`"schema": 1`), see docs/json.md.
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
     /// JUnit XML: one <testsuite> per gate, one <testcase> per checked unit.
     Junit,
-    /// GitHub workflow annotations (`::error file=…,line=…::`) followed by the full text report.
+    /// GitHub workflow annotations (`::error …::`) with the text report.
     Github,
-    /// Markdown for a pull-request comment.
+    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
     Markdown,
     /// SARIF 2.1.0 for GitHub code scanning: one run, rules from the finding codes.
     Sarif,
     /// One self-contained HTML page (gate table, timing bars, findings); use with --output.
     Html,
+}
+
+/// `--format` of the commands that print text, JSON or Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Text for people (colour on a terminal).
+    Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
+    Json,
+    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
+    Markdown,
+}
+
+impl ReportFormat {
+    /// `--format`, unless an old hidden `--json` / `--markdown` switch was given.
+    pub fn or_switches(self, json: bool, markdown: bool) -> ReportFormat {
+        if json {
+            ReportFormat::Json
+        } else if markdown {
+            ReportFormat::Markdown
+        } else {
+            self
+        }
+    }
+}
+
+/// `--format` of the commands that print text or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DataFormat {
+    /// Text for people (colour on a terminal).
+    Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
+    Json,
+}
+
+impl DataFormat {
+    /// `--format`, unless the old hidden `--json` switch was given.
+    pub fn or_json(self, json: bool) -> DataFormat {
+        if json {
+            DataFormat::Json
+        } else {
+            self
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,35 +135,42 @@ pub enum Format {
     long_about = "Runs every gate configured for a workspace and prints one row per gate: verdict, \
 finding counts, headline figure and wall time. The workspace's mgctl.toml says which gates run; a \
 MobileGL checkout without one gets the built-in MobileGL profile (the upstream scripts' defaults). \
-Gates run in parallel. Exit status: 0 all gates pass, 1 a gate failed, 2 usage, config or input error, \
-3 internal error.",
-    after_help = "Examples:\n  mgctl check driver\n  mgctl check ~/MobileGL --only tokens --format github\n  mgctl check driver --self-test\n  mgctl check driver --format junit --output junit.xml"
+Gates run in parallel. With --output the chosen format goes to the file and the human table still to \
+stdout. Exit status: 0 all gates pass, 1 a gate failed, 2 usage, config or input error, 3 internal error.",
+    after_help = "Examples:\n  mgctl check driver\n  mgctl check -C driver --only tokens --format github\n  mgctl check driver --self-test\n  mgctl check driver --format junit --output junit.xml"
 )]
 pub struct CheckArgs {
-    /// The workspace root (holds mgctl.toml, or is a MobileGL checkout).
-    #[arg(default_value = ".")]
-    pub workspace: PathBuf,
+    /// The workspace root, as -C/--workspace (default: the nearest workspace at or above `.`).
+    #[arg(value_name = "WORKSPACE")]
+    pub workspace: Option<PathBuf>,
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", conflicts_with = "workspace", help = WORKSPACE_HELP)]
+    pub workspace_flag: Option<PathBuf>,
     /// Run only these gates (repeatable, or comma-separated).
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub only: Vec<String>,
     /// Skip these gates; they are listed as skipped, with the reason.
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub skip: Vec<String>,
-    /// Run every gate's negative and positive controls instead of the gates themselves.
-    #[arg(long)]
+    #[arg(long, help = SELF_TEST_HELP)]
     pub self_test: bool,
     /// List the gates this build offers and exit.
     #[arg(long)]
     pub list: bool,
-    /// Output format on stdout (or in --output).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_enum, default_value_t = Format::Human, help = FORMAT_HELP)]
     pub format: Format,
-    /// Write the chosen format to FILE and print the human summary on stdout.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
     /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
+}
+
+impl CheckArgs {
+    /// The workspace as typed, positional or -C (`.` when neither).
+    pub fn root(&self) -> PathBuf {
+        self.workspace_flag
+            .clone()
+            .or_else(|| self.workspace.clone())
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -241,6 +307,160 @@ mod tests {
             super::first_sentence("Prints a chain. More text."),
             "Prints a chain"
         );
+    }
+
+    /// Every command of the tree (globals propagated), with its path: `mgctl include why`.
+    fn all_commands() -> Vec<(String, clap::Command)> {
+        fn walk(cmd: &clap::Command, path: String, all: &mut Vec<(String, clap::Command)>) {
+            all.push((path.clone(), cmd.clone()));
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                walk(sub, format!("{path} {}", sub.get_name()), all);
+            }
+        }
+        let mut root = super::command();
+        root.build();
+        let mut all = Vec::new();
+        walk(&root, "mgctl".into(), &mut all);
+        all
+    }
+
+    fn help_of(a: &clap::Arg) -> String {
+        a.get_help().map(|h| h.to_string()).unwrap_or_default()
+    }
+
+    /// Issue 17 item 7: the shared flags are spelled, valued and explained the same everywhere.
+    #[test]
+    fn shared_flags_are_one_grammar() {
+        use std::collections::BTreeMap;
+        let mut bad = Vec::new();
+        let mut value_help: BTreeMap<String, (String, String)> = BTreeMap::new();
+        for (path, cmd) in all_commands() {
+            for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+                let Some(long) = a.get_long() else { continue };
+                let names: Vec<String> = a
+                    .get_value_names()
+                    .map(|v| v.iter().map(|s| s.to_string()).collect())
+                    .unwrap_or_default();
+                let mut expect = |what: &str, ok: bool| {
+                    if !ok {
+                        bad.push(format!("{path} --{long}: {what}"));
+                    }
+                };
+                match long {
+                    "workspace" => {
+                        expect("short -C", a.get_short() == Some('C'));
+                        expect("help", help_of(a) == super::WORKSPACE_HELP);
+                        expect("value name DIR", names == ["DIR"]);
+                    }
+                    "format" => {
+                        expect("help", help_of(a) == super::FORMAT_HELP);
+                        let values: Vec<_> = a
+                            .get_possible_values()
+                            .into_iter()
+                            .filter(|v| !v.is_hide_set())
+                            .collect();
+                        let has = |n: &str| values.iter().any(|v| v.get_name() == n);
+                        // A graph export is DOT or JSON: it has no human report.
+                        let core: &[&str] = if path == "mgctl include graph" {
+                            &["json"]
+                        } else {
+                            &["human", "json"]
+                        };
+                        for c in core {
+                            expect(&format!("offers `{c}`"), has(c));
+                        }
+                        for v in values {
+                            let h = v.get_help().map(|h| h.to_string()).unwrap_or_default();
+                            let first = value_help
+                                .entry(v.get_name().to_string())
+                                .or_insert_with(|| (path.clone(), h.clone()));
+                            if first.1 != h {
+                                bad.push(format!(
+                                    "{path} --format {}: help {h:?} differs from {}'s {:?}",
+                                    v.get_name(),
+                                    first.0,
+                                    first.1
+                                ));
+                            }
+                        }
+                    }
+                    "output" => {
+                        expect("help", help_of(a) == super::OUTPUT_HELP);
+                        expect("value name FILE", names == ["FILE"]);
+                        expect("no short", a.get_short().is_none());
+                    }
+                    "self-test" => {
+                        expect("help", help_of(a) == super::SELF_TEST_HELP);
+                        expect("a switch", !a.get_action().takes_values());
+                    }
+                    "color" => expect("global", a.is_global_set()),
+                    // The old spellings stay accepted, but hidden.
+                    "json" | "markdown" | "root" => expect("hidden (an old spelling)", false),
+                    _ => {}
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                if sub.get_name() == "self-test" {
+                    bad.push(format!(
+                        "{path} self-test: visible (the form is --self-test)"
+                    ));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    /// Every command that reads a workspace takes `-C/--workspace`; every command with a
+    /// report takes `--format` and `--output` (the exceptions are named).
+    #[test]
+    fn workspace_format_and_output_reach_every_command() {
+        let reads_workspace = [
+            "mgctl check",
+            "mgctl cite",
+            "mgctl include",
+            "mgctl include why",
+            "mgctl include closure",
+            "mgctl include graph",
+            "mgctl include cycles",
+            "mgctl include probes",
+            "mgctl include rules",
+            "mgctl dirty-surface",
+            "mgctl lint regions",
+            "mgctl lint commits",
+            "mgctl lint fatal-sites",
+        ];
+        // Leaves whose output is not a report, or is only one form.
+        let no_format = [
+            "mgctl completions",
+            "mgctl man",
+            "mgctl include why",
+            "mgctl include cycles",
+            "mgctl lint fatal-sites",
+        ];
+        let mut bad = Vec::new();
+        for (path, cmd) in all_commands().into_iter().filter(|(_, c)| !c.is_hide_set()) {
+            let has = |long: &str| {
+                cmd.get_arguments()
+                    .any(|a| !a.is_hide_set() && a.get_long() == Some(long))
+            };
+            if reads_workspace.contains(&path.as_str()) != has("workspace") {
+                bad.push(format!(
+                    "{path}: --workspace where it reads a workspace, only there"
+                ));
+            }
+            if !has("output") {
+                bad.push(format!("{path}: no --output"));
+            }
+            let leaf = cmd
+                .get_subcommands()
+                .all(|s| s.is_hide_set() || s.get_name() == "help");
+            if leaf && path != "mgctl" && no_format.contains(&path.as_str()) == has("format") {
+                bad.push(format!(
+                    "{path}: --format on every report command (see no_format)"
+                ));
+            }
+        }
+        assert!(bad.is_empty(), "{bad:#?}");
     }
 
     #[test]

@@ -9,13 +9,7 @@ use clap::{Args, ValueEnum};
 use stats_viewer::budget::ab::{self, Layout};
 
 use super::Outcome;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AbFormat {
-    Human,
-    Json,
-    Markdown,
-}
+use crate::cli::ReportFormat;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
@@ -40,8 +34,8 @@ the benchmark budgets of that mgctl.toml mark the cells they fail (✗) and the 
 pub struct AbArgs {
     /// The runs directory.
     pub runs_dir: PathBuf,
-    #[arg(long, value_enum, default_value_t = AbFormat::Human)]
-    pub format: AbFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: ReportFormat,
     /// Where run and arm sit in the tree.
     #[arg(long, value_enum, default_value_t = LayoutArg::RunArm)]
     pub layout: LayoutArg,
@@ -73,9 +67,9 @@ pub fn run(a: &AbArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let rows = ab::rows(&runs, &a.pull, &a.push, &budgets);
     let shown = a.runs_dir.display().to_string();
     match a.format {
-        AbFormat::Human => ab::human(&shown, &rows, out)?,
-        AbFormat::Markdown => ab::markdown(&rows, out)?,
-        AbFormat::Json => {
+        ReportFormat::Human => ab::human(&shown, &rows, out)?,
+        ReportFormat::Markdown => ab::markdown(&rows, out)?,
+        ReportFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &ab::json(&shown, &rows))?;
             writeln!(out)?;
         }

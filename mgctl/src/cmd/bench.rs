@@ -12,6 +12,7 @@ use stats_viewer::benchmark::{run_number, BenchmarkFile};
 use stats_viewer::driverbench::{arm_name, BenchOutput};
 
 use super::Outcome;
+use crate::cli::{ReportFormat, FORMAT_HELP};
 use crate::report::html::{self, FrameArm, FrameSeries};
 use crate::settings::Settings;
 
@@ -54,10 +55,10 @@ frames, or --tail), always with the method and n. Percentiles are NEAREST RANK (
 upstream computes them: always an observed frame. With --compare A B the best repeat of each arm is \
 compared (Δ mean, p50, p95, p99). Exit status: 0, 2 unreadable, non-JSON, truncated or non-finite input, \
 or an empty frame array.",
-    after_help = "Examples:\n  mgctl bench frames benchmark-run1.json benchmark-run2.json benchmark-run3.json\n  mgctl bench frames results/case-DirectGLES/ --series cpu\n  mgctl bench frames --tail 100 benchmark.json\n  mgctl bench frames --compare pull/ push/ --json\n  mgctl bench frames --compare pull/ push/ --markdown >> MEASUREMENTS.md"
+    after_help = "Examples:\n  mgctl bench frames benchmark-run1.json benchmark-run2.json benchmark-run3.json\n  mgctl bench frames results/case-DirectGLES/ --series cpu\n  mgctl bench frames --tail 100 benchmark.json\n  mgctl bench frames --compare pull/ push/ --format json\n  mgctl bench frames --compare pull/ push/ --format markdown >> MEASUREMENTS.md"
 )]
 pub struct FramesArgs {
-    /// benchmark.json files or result directories (one repeat group).
+    /// benchmark.json files or result directories (one repeat group), `-` for stdin.
     #[arg(required_unless_present = "compare")]
     pub inputs: Vec<PathBuf>,
     /// Compare two arms (directories or files): A then B.
@@ -69,11 +70,13 @@ pub struct FramesArgs {
     /// Which series the table shows.
     #[arg(long, value_enum, default_value_t = SeriesArg::Both)]
     pub series: SeriesArg,
-    /// Versioned JSON (`"schema": 1`, docs/stats.md).
-    #[arg(long, conflicts_with = "markdown")]
+    // `markdown`: the MEASUREMENTS.md row of each arm's best repeat (CPU p50/p99, n, method).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
+    pub format: ReportFormat,
+    // The first spellings of --format json|markdown, kept (hidden) for old scripts.
+    #[arg(long, hide = true, conflicts_with = "markdown")]
     pub json: bool,
-    /// The MEASUREMENTS.md row of each arm's best repeat (CPU p50/p99, n, method).
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub markdown: bool,
     /// Also write one self-contained HTML page: histogram and CDF per series, A and B overlaid,
     /// p50/p95/p99 marked (docs/html.md).
@@ -90,17 +93,19 @@ case the median ns_per_op over repeats with n and min, per arm. Arms are named `
 file (`driverbench-A-espryt-pull.csv` -> `espryt-pull`). With arms named *pull and *push the T1 column \
 (push − pull) is added, and with a *push7f (or *push0) arm, T2 (push7f − pull) and T1 − T2. Exit status: \
 0, 2 unreadable input or a malformed row.",
-    after_help = "Examples:\n  mgctl bench driver driverbench-A-espryt-pull.csv driverbench-B-espryt-push.txt\n  mgctl bench driver espryt-pull=a.csv espryt-push=b.csv espryt-push7f=c.csv --markdown"
+    after_help = "Examples:\n  mgctl bench driver driverbench-A-espryt-pull.csv driverbench-B-espryt-push.txt\n  mgctl bench driver espryt-pull=a.csv espryt-push=b.csv espryt-push7f=c.csv --format markdown"
 )]
 pub struct DriverArgs {
-    /// DriverBench outputs, `PATH` or `NAME=PATH`.
+    /// DriverBench outputs, `PATH` or `NAME=PATH` (`-` or `NAME=-` for stdin).
     #[arg(required = true)]
     pub outputs: Vec<String>,
-    /// A Markdown table (MEASUREMENTS.md shape).
-    #[arg(long, conflicts_with = "json")]
+    // `markdown`: a table in MEASUREMENTS.md's shape.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
+    pub format: ReportFormat,
+    // The first spellings of --format json|markdown, kept (hidden) for old scripts.
+    #[arg(long, hide = true, conflicts_with = "json")]
     pub markdown: bool,
-    /// Versioned JSON (`"schema": 1`, docs/stats.md).
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub json: bool,
 }
 
@@ -113,16 +118,13 @@ pub fn run(args: &BenchArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
-    if path.is_dir() {
-        anyhow::bail!("{}: is a directory", path.display());
-    }
-    std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+    super::read_input(path)
 }
 
 /// The benchmark files of one input: a directory's `benchmark-run<i>.json` in run order (else its
 /// `benchmark.json`), or the file itself.
 fn bench_files(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if !input.is_dir() {
+    if input.as_os_str() == "-" || !input.is_dir() {
         return Ok(vec![input.to_path_buf()]);
     }
     let mut runs: Vec<(u32, PathBuf)> = std::fs::read_dir(input)
@@ -148,7 +150,7 @@ fn group(label: String, inputs: &[PathBuf], tail: Option<usize>) -> anyhow::Resu
     let mut runs = Vec::new();
     for i in inputs {
         for p in bench_files(i)? {
-            let f = BenchmarkFile::parse(&p, &read(&p)?)?;
+            let f = BenchmarkFile::parse(super::input_name(&p), &read(&p)?)?;
             if f.wall.is_empty() {
                 anyhow::bail!(
                     "{}: frameTimesMs is empty: no frame was timed, nothing to summarise",
@@ -174,12 +176,27 @@ fn series(s: SeriesArg) -> Vec<Series> {
 
 fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let ser = series(a.series);
+    let format = a.format.or_switches(a.json, a.markdown);
+    super::one_stdin(
+        a.inputs
+            .iter()
+            .chain(a.compare.iter().flatten())
+            .map(PathBuf::as_path),
+    )?;
     if let Some(pair) = &a.compare {
         let (pa, pb) = (&pair[0], &pair[1]);
-        let ga = group(pa.display().to_string(), std::slice::from_ref(pa), a.tail)?;
-        let gb = group(pb.display().to_string(), std::slice::from_ref(pb), a.tail)?;
+        let ga = group(
+            super::input_name(pa).display().to_string(),
+            std::slice::from_ref(pa),
+            a.tail,
+        )?;
+        let gb = group(
+            super::input_name(pb).display().to_string(),
+            std::slice::from_ref(pb),
+            a.tail,
+        )?;
         write_frames_html(a, &[&ga, &gb], &ser)?;
-        if a.json {
+        if format == ReportFormat::Json {
             let v = json!({
                 "schema": 1, "method": bench_report::METHOD,
                 "groups": [bench_report::group_json(&ga), bench_report::group_json(&gb)],
@@ -187,7 +204,7 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             });
             serde_json::to_writer_pretty(&mut *out, &v)?;
             writeln!(out)?;
-        } else if a.markdown {
+        } else if format == ReportFormat::Markdown {
             bench_report::frames_markdown(&[ga, gb], out)?;
         } else {
             bench_report::frames_text(&ga, &ser, out)?;
@@ -201,16 +218,16 @@ fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let label = a
         .inputs
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| super::input_name(p).display().to_string())
         .collect::<Vec<_>>()
         .join(" ");
     let g = group(label, &a.inputs, a.tail)?;
     write_frames_html(a, &[&g], &ser)?;
-    if a.json {
+    if format == ReportFormat::Json {
         let v = json!({"schema": 1, "method": bench_report::METHOD, "groups": [bench_report::group_json(&g)]});
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
-    } else if a.markdown {
+    } else if format == ReportFormat::Markdown {
         bench_report::frames_markdown(&[g], out)?;
     } else {
         bench_report::frames_text(&g, &ser, out)?;
@@ -253,15 +270,22 @@ fn write_frames_html(a: &FramesArgs, groups: &[&RunGroup], ser: &[Series]) -> an
 }
 
 fn driver(a: &DriverArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let format = a.format.or_switches(a.json, a.markdown);
     let mut arms = Vec::new();
-    for spec in &a.outputs {
-        let (name, path) = match spec.split_once('=') {
+    let specs: Vec<(String, PathBuf)> = a
+        .outputs
+        .iter()
+        .map(|spec| match spec.split_once('=') {
             Some((n, p)) if !n.is_empty() && !Path::new(spec).exists() => {
                 (n.to_string(), PathBuf::from(p))
             }
+            _ if spec == "-" => ("stdin".to_string(), PathBuf::from(spec)),
             _ => (arm_name(Path::new(spec)), PathBuf::from(spec)),
-        };
-        let output = BenchOutput::parse(&path, &read(&path)?)?;
+        })
+        .collect();
+    super::one_stdin(specs.iter().map(|(_, p)| p.as_path()))?;
+    for (name, path) in specs {
+        let output = BenchOutput::parse(super::input_name(&path), &read(&path)?)?;
         if output.rows.is_empty() {
             anyhow::bail!(
                 "{}: DriverBench header found but no rows (did every case fail?)",
@@ -270,11 +294,11 @@ fn driver(a: &DriverArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
         arms.push(Arm { name, output });
     }
-    if a.json {
+    if format == ReportFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &bench_report::driver_json(&arms))?;
         writeln!(out)?;
     } else {
-        bench_report::driver_text(&arms, a.markdown, out)?;
+        bench_report::driver_text(&arms, format == ReportFormat::Markdown, out)?;
     }
     Ok(Outcome::Pass)
 }

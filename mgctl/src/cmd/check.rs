@@ -14,7 +14,12 @@ use crate::output;
 use crate::report::{self, CheckRun, Mode, View};
 use crate::settings::Settings;
 
-pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(
+    args: &CheckArgs,
+    output: Option<&std::path::Path>,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     let all = gates::all();
     if args.list {
         for g in &all {
@@ -33,7 +38,7 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         // Canned controls need no workspace; when one resolves, the live controls also mutate
         // an in-memory overlay of it (never written).
         let neutered = check::neutered(&args.neuter);
-        match settings.workspace(&args.workspace) {
+        match settings.workspace(&args.root()) {
             Ok(ctx) => (
                 Mode::SelfTest,
                 format!("{} (canned and live controls)", ctx.root.display()),
@@ -50,7 +55,7 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
             ),
         }
     } else {
-        let ctx = settings.workspace(&settings.discover(&args.workspace))?;
+        let ctx = settings.workspace(&settings.discover(&args.root()))?;
         let config = ctx.config_path.as_ref().map_or_else(
             || "built-in MobileGL profile".to_string(),
             |p| p.display().to_string(),
@@ -86,7 +91,7 @@ pub fn run(args: &CheckArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
     if let Some(summary) = &settings.step_summary {
         append_step_summary(summary, &run)?;
     }
-    match &args.output {
+    match output {
         Some(path) => {
             // Render fully before touching the file, so a failure writes nothing half-way.
             let mut buf = Vec::new();

@@ -1,5 +1,5 @@
 //! `mgctl cite`: check (and `--fix`) the `path:line` citations of design documents;
-//! `mgctl cite self-test` (the benchmark is `cargo bench -p lints --bench cite`).
+//! `mgctl cite --self-test` (the benchmark is `cargo bench -p lints --bench cite`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,15 +25,15 @@ table cell; URLs, times and § references are skipped, and a per-form breakdown 
 Without documents, the [cite] section of the workspace's mgctl.toml says which. Exit status: 0 clean (or \
 warnings only, without --strict), 1 problems, 2 unusable input (missing or non-UTF-8 document, bad \
 revision, unreadable file).",
-    after_help = "Examples:\n  mgctl cite docs/Disaggregated/*.md\n  mgctl cite --root driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite --root driver --fix\n  mgctl cite self-test"
+    after_help = "Examples:\n  mgctl cite docs/Disaggregated/*.md\n  mgctl cite -C driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite -C driver --fix\n  mgctl cite --self-test"
 )]
 pub struct CiteArgs {
     #[command(subcommand)]
     pub command: Option<CiteCommand>,
     /// Markdown documents to check (default: `docs` of [cite] in the workspace's mgctl.toml).
     pub docs: Vec<PathBuf>,
-    /// The workspace root citations are relative to.
-    #[arg(long, default_value = ".")]
+    // `--root` was this flag's first spelling; scripts still use it.
+    #[arg(short = 'C', long = "workspace", alias = "root", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
     pub root: PathBuf,
     /// Check against this git revision (a commit, a tag, `HEAD`); default: the working tree
     /// (also `WORKTREE`).
@@ -55,19 +55,27 @@ pub struct CiteArgs {
     /// Also list uncheckable citations (home, absolute or outside paths).
     #[arg(long, short)]
     pub verbose: bool,
-    #[arg(long, value_enum, default_value_t = CiteFormat::Human)]
+    #[arg(long, value_enum, default_value_t = CiteFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: CiteFormat,
+    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    pub self_test: bool,
+    /// Test hook: feed this negative control its clean document (proves the self-test can fail).
+    #[arg(long, hide = true, value_name = "CONTROL")]
+    pub neuter: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CiteFormat {
+    /// Text for people (colour on a terminal).
     Human,
-    /// `"schema": 1`, every citation with its class, resolution and problem (docs/cite.md).
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum CiteCommand {
+    // The first spelling of --self-test, kept (hidden) for old scripts.
+    #[command(hide = true)]
     SelfTest(SelfTestArgs),
 }
 
@@ -79,7 +87,7 @@ control per class (past end of file, missing file, ambiguous name, wrong directo
 continuation inheriting the wrong file, a comma-list member out of range, `:0`, a reversed range), each of \
 which must trip with its own code, and a positive control citing in every form that must stay clean. Exit 1 \
 when any control misbehaves or nothing trips.",
-    after_help = "Examples:\n  mgctl cite self-test"
+    after_help = "Examples:\n  mgctl cite --self-test"
 )]
 pub struct SelfTestArgs {
     /// Test hook: feed this negative control its clean document (proves the self-test can fail).
@@ -89,7 +97,8 @@ pub struct SelfTestArgs {
 
 pub fn run(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &args.command {
-        Some(CiteCommand::SelfTest(a)) => self_test(a, out),
+        Some(CiteCommand::SelfTest(a)) => self_test(&a.neuter, out),
+        None if args.self_test => self_test(&args.neuter, out),
         None => check_cmd(args, settings, out),
     }
 }
@@ -140,7 +149,7 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
     let root = &args.root;
     if !root.is_dir() {
         anyhow::bail!(
-            "{}: not a directory (--root takes the workspace root)",
+            "{}: not a directory (-C/--workspace takes the workspace root)",
             root.display()
         );
     }
@@ -204,9 +213,9 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
     ))
 }
 
-fn self_test(args: &SelfTestArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let all = controls::controls();
-    for n in &args.neuter {
+    for n in neuter {
         if !all.iter().any(|c| c.name == n) {
             anyhow::bail!("--neuter {n}: no such control");
         }
@@ -214,7 +223,7 @@ fn self_test(args: &SelfTestArgs, out: &mut dyn Write) -> anyhow::Result<Outcome
     let mut ok = true;
     let mut trips = 0;
     for c in &all {
-        let o = controls::run(c, args.neuter.iter().any(|n| n == c.name));
+        let o = controls::run(c, neuter.iter().any(|n| n == c.name));
         let kind = if o.expect_trip {
             "negative"
         } else {

@@ -1,4 +1,4 @@
-//! `mgctl dirty-surface …`: renders the library's outcome — the report (`--summary`, `--json`,
+//! `mgctl dirty-surface …`: renders the library's outcome — the report (`--summary`, `--format json`,
 //! `--compat upstream`, `--call-graph`), the `--check` gate and the hermetic `--self-test`. The
 //! benchmark is `cargo bench -p dirty_surface --bench scan` (docs/dirty-surface.md).
 
@@ -27,17 +27,19 @@ with the calls it counts differently and why. `--check` is the gate: the def aga
 the answer vocabulary, the shutter-derived bit answers and the RenderState.cpp-derived render answers, in \
 upstream's order and wording. Paths and prefixes come from [dirty_surface] in mgctl.toml (MobileGL defaults \
 otherwise). Exit status: 0 report or green check, 1 check problems or self-test failure, 2 bad input.",
-    after_help = "Examples:\n  mgctl dirty-surface -C driver --summary\n  mgctl dirty-surface -C driver --check\n  mgctl dirty-surface -C ~/MobileGL --compat upstream --summary\n  mgctl dirty-surface -C driver --call-graph --json > surface.json\n  mgctl dirty-surface --self-test"
+    after_help = "Examples:\n  mgctl dirty-surface -C driver --summary\n  mgctl dirty-surface -C driver --check\n  mgctl dirty-surface -C driver --compat upstream --summary\n  mgctl dirty-surface -C driver --call-graph --format json --output surface.json\n  mgctl dirty-surface --self-test"
 )]
 pub struct DirtySurfaceArgs {
-    /// The workspace root (its mgctl.toml [dirty_surface] section is read when present).
-    #[arg(short = 'C', long = "workspace", default_value = ".")]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// The one-line summary, then the count lines and the per-mutator table (no per-file section).
     #[arg(long)]
     pub summary: bool,
-    /// JSON (`"schema": 1`): every call with path:line:column, function, mutator, immediacy, answer.
-    #[arg(long)]
+    // `json`: every call with path:line:column, function, mutator, immediacy, answer.
+    #[arg(long, value_enum, default_value_t = SurfaceFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: SurfaceFormat,
+    // The first spelling of --format json, kept (hidden) for old scripts.
+    #[arg(long, hide = true)]
     pub json: bool,
     /// Reproduce another scanner's counts exactly (blind spots included).
     #[arg(long, value_enum, value_name = "SCANNER")]
@@ -48,12 +50,19 @@ pub struct DirtySurfaceArgs {
     /// Run the gate: exit 1 on any problem.
     #[arg(long)]
     pub check: bool,
-    /// Run the hermetic negative and positive controls (beats --check).
-    #[arg(long)]
+    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: neuter a self-test negative control by label.
     #[arg(long, hide = true, value_name = "LABEL")]
     pub neuter: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SurfaceFormat {
+    /// Text for people (colour on a terminal).
+    Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -98,9 +107,10 @@ pub fn run(
     if args.compat.is_some() && args.call_graph {
         bail!("--call-graph is an mgctl extension; it cannot be combined with --compat upstream");
     }
+    let json = args.json || args.format == SurfaceFormat::Json;
     if args.check {
         let run = audit::check(&root, &s, mode)?;
-        if args.json {
+        if json {
             report::check_json(&run, out)?;
         } else {
             report::check_text(&run, out)?;
@@ -120,7 +130,7 @@ pub fn run(
             i.path, i.line, i.column, i.message
         );
     }
-    if args.json {
+    if json {
         report::json(&r.surface, &r.answers, out)?;
     } else {
         report::text(

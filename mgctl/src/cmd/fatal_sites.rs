@@ -27,14 +27,13 @@ error or a self-test failure, 2 bad input (missing root or baseline, bad baselin
     after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C ~/MobileGL --write-baseline\n  mgctl lint fatal-sites --self-test"
 )]
 pub struct FatalSitesArgs {
-    /// The workspace root (its mgctl.toml [fatal_sites] section is read when present).
-    #[arg(short = 'C', long = "workspace", default_value = ".")]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// Record today's abort count and family words in the baseline JSON, then exit 0.
     #[arg(long)]
     pub write_baseline: bool,
-    /// Run the controls (an unmarked abort, a marker 13 lines up, an unnamed funnel call, a new word, …).
-    #[arg(long)]
+    // The controls: an unmarked abort, a marker 13 lines up, an unnamed funnel call, a new word, …
+    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: neuter a self-test negative control by name.
     #[arg(long, hide = true, value_name = "NAME")]

@@ -31,8 +31,7 @@ directories come from the [include] section of mgctl.toml, from --compile-comman
     after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MG_Pipe/MGPipeValueTypes.h\n  mgctl include -C driver probes --require-all --expect-probes 2\n  mgctl include -C driver rules\n  mgctl include -C driver graph --format dot --under MobileGL/MG_Pipe | dot -Tsvg > pipe.svg"
 )]
 pub struct IncludeArgs {
-    /// The workspace root (its mgctl.toml [include] section is read when present).
-    #[arg(short = 'C', long = "workspace", default_value = ".", global = true)]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", global = true, help = crate::cli::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// Take include directories from this compile_commands.json (merged, first-seen order).
     #[arg(long, value_name = "FILE", global = true)]
@@ -40,8 +39,13 @@ pub struct IncludeArgs {
     /// Extra -I directory (repeatable; workspace-relative or absolute).
     #[arg(short = 'I', long = "include-dir", value_name = "DIR", global = true)]
     pub include_dirs: Vec<String>,
+    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    pub self_test: bool,
+    /// Test hook: neuter a negative control (GATE/CONTROL) so it cannot trip.
+    #[arg(long, hide = true, value_name = "GATE/CONTROL")]
+    pub neuter: Vec<String>,
     #[command(subcommand)]
-    pub command: IncludeCommand,
+    pub command: Option<IncludeCommand>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -52,14 +56,18 @@ pub enum IncludeCommand {
     Cycles(CyclesArgs),
     Probes(ProbesArgs),
     Rules(RulesArgs),
+    // The first spelling of --self-test, kept (hidden) for old scripts.
+    #[command(hide = true)]
     SelfTest(SelfTestArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutFormat {
+    /// Text for people (colour on a terminal).
     Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
-    /// Human, with error lines as GitHub annotations (`::error::…`), as upstream prints them.
+    /// GitHub workflow annotations (`::error …::`) with the text report.
     Github,
 }
 
@@ -84,13 +92,15 @@ includes.",
 )]
 pub struct ClosureArgs {
     pub file: String,
-    #[arg(long, value_enum, default_value_t = OutFormat::Human)]
+    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: OutFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
+    /// GraphViz DOT.
     Dot,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
 }
 
@@ -102,7 +112,7 @@ restricts it to the includes made by files under a directory.",
     after_help = "Examples:\n  mgctl include -C driver graph --format dot | dot -Tsvg > includes.svg\n  mgctl include -C driver graph --format json --under MobileGL/MG_Pipe"
 )]
 pub struct GraphArgs {
-    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot, help = crate::cli::FORMAT_HELP)]
     pub format: GraphFormat,
     /// Only includes made by files under this workspace-relative directory.
     #[arg(long, value_name = "DIR")]
@@ -152,7 +162,7 @@ pub struct ProbesArgs {
     /// Compiler for --mode compiler|both (default: $CXX, then c++, g++, clang++).
     #[arg(long, value_name = "CXX")]
     pub compiler: Option<String>,
-    #[arg(long, value_enum, default_value_t = OutFormat::Human)]
+    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: OutFormat,
 }
 
@@ -166,7 +176,7 @@ reported at once. Exit 1 on any violation, new temporary use or stale rule.",
     after_help = "Examples:\n  mgctl include -C driver rules\n  mgctl include -C driver rules --format json"
 )]
 pub struct RulesArgs {
-    #[arg(long, value_enum, default_value_t = OutFormat::Human)]
+    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: OutFormat,
 }
 
@@ -177,7 +187,7 @@ include, a three-hop transitive one, a new use of a `!` rule, a stale rule, a fo
 behind a quoted-relative resolution, a probe reaching a forbidden header, a text budget, a SKIP under \
 --require-all; and that an include hidden by #if 0, a comment or a string does NOT trip. Exit 1 when \
 any control misbehaves.",
-    after_help = "Examples:\n  mgctl include self-test"
+    after_help = "Examples:\n  mgctl include --self-test"
 )]
 pub struct SelfTestArgs {
     /// Test hook: neuter a negative control (GATE/CONTROL) so it cannot trip.
@@ -190,15 +200,20 @@ pub fn run(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    if let IncludeCommand::SelfTest(a) = &args.command {
-        return self_test(a, out);
-    }
+    let command = match &args.command {
+        Some(IncludeCommand::SelfTest(a)) => return self_test(&a.neuter, out),
+        None if args.self_test => return self_test(&args.neuter, out),
+        Some(c) => c,
+        None => bail!(
+            "give a subcommand (why, closure, graph, cycles, probes, rules) or --self-test (see mgctl include --help)"
+        ),
+    };
     let ws = Workspace::load(args, settings)?;
     let g = ws.graph()?;
     for i in &g.issues {
         eprintln!("mgctl: warning: {i}");
     }
-    match &args.command {
+    match command {
         IncludeCommand::Why(a) => why(&g, a, out),
         IncludeCommand::Closure(a) => closure(&g, a, out),
         IncludeCommand::Graph(a) => {
@@ -417,8 +432,8 @@ fn layering(
     Ok(Outcome::from_pass(o.passed()))
 }
 
-fn self_test(a: &SelfTestArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let neutered = |gate: &str, c: &str| a.neuter.iter().any(|n| *n == format!("{gate}/{c}"));
+fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let neutered = |gate: &str, c: &str| neuter.iter().any(|n| *n == format!("{gate}/{c}"));
     let mut ok = true;
     let runs: [(&str, Vec<ControlResult>); 2] = [
         (

@@ -26,7 +26,7 @@ use crate::settings::Settings;
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
 style (`[Type] (Scope): description`, one line, no attribution trailers).",
-    after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver"
+    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver"
 )]
 pub struct LintArgs {
     #[command(subcommand)]
@@ -43,8 +43,9 @@ pub enum LintCommand {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LintFormat {
+    /// Text for people (colour on a terminal).
     Human,
-    /// Versioned JSON (`"schema": 1`), see docs/lint.md.
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
 }
 
@@ -59,7 +60,7 @@ Prints the HEAD list (`<sha>  <name>`), then the first region that moved, every 
 of each. `--list REF` prints the baseline list at REF. A name defined zero or several times or a missing \
 file is \"could not run\" for that region; every other region is still printed and verified. Exit status: \
 0 identical, 1 a region moved, 2 could not run (a bad ref, or a region that could not be checked and none moved).",
-    after_help = "Examples:\n  mgctl lint regions --workspace driver HEAD~1\n  mgctl lint regions --workspace driver main HEAD --format json\n  mgctl lint regions --workspace driver --list HEAD\n  mgctl lint regions --self-test"
+    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~1\n  mgctl lint regions -C driver main HEAD --format json\n  mgctl lint regions -C driver --list HEAD\n  mgctl lint regions --self-test"
 )]
 pub struct RegionsArgs {
     /// The baseline git ref.
@@ -69,16 +70,15 @@ pub struct RegionsArgs {
     /// Print the baseline `<sha>  <name>` list at REF instead of comparing.
     #[arg(long, value_name = "REF", conflicts_with_all = ["base", "head", "self_test"])]
     pub list: Option<String>,
-    /// Run the controls in a temporary git repository instead.
-    #[arg(long, conflicts_with_all = ["base", "head"])]
+    // The controls run in a temporary git repository.
+    #[arg(long, conflicts_with_all = ["base", "head"], help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
-    /// The workspace root (holds mgctl.toml).
-    #[arg(long, default_value = ".")]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// Upstream's masker and recognition rules (parity checks; misses the forms upstream misses).
     #[arg(long)]
     pub upstream_compat: bool,
-    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    #[arg(long, value_enum, default_value_t = LintFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: LintFormat,
     /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
@@ -96,16 +96,15 @@ unreadable or malformed list.",
     after_help = "Examples:\n  mgctl lint test-names --ratchet baseline.txt build/ctest-N.txt\n  mgctl lint test-names --same pull.json push.json --format json\n  mgctl lint test-names --self-test"
 )]
 pub struct TestNamesArgs {
-    /// G2: both lists must register exactly the same names.
+    /// G2: both lists must register exactly the same names (`-` for stdin).
     #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "ratchet")]
     pub same: Option<Vec<PathBuf>>,
-    /// G14: AFTER may add names to BEFORE, never remove one.
+    /// G14: AFTER may add names to BEFORE, never remove one (`-` for stdin).
     #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"])]
     pub ratchet: Option<Vec<PathBuf>>,
-    /// Run the gate's canned controls instead.
-    #[arg(long, conflicts_with_all = ["same", "ratchet"])]
+    #[arg(long, conflicts_with_all = ["same", "ratchet"], help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    #[arg(long, value_enum, default_value_t = LintFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: LintFormat,
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
@@ -124,13 +123,12 @@ repository without commits.",
 pub struct CommitsArgs {
     /// `A..B` or one revision; default: `range` of [commits] in mgctl.toml.
     pub range: Option<String>,
-    /// The repository (any folder inside it); its mgctl.toml, if any, supplies [commits].
-    #[arg(long, default_value = ".")]
+    // Any folder inside the repository; its mgctl.toml, if any, supplies [commits].
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
     pub workspace: PathBuf,
-    /// Run the gate's canned controls instead.
-    #[arg(long, conflicts_with = "range")]
+    #[arg(long, conflicts_with = "range", help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    #[arg(long, value_enum, default_value_t = LintFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: LintFormat,
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
@@ -297,8 +295,19 @@ fn run_test_names(args: &TestNamesArgs, out: &mut dyn Write) -> anyhow::Result<O
     let [a, b] = pair.as_slice() else {
         bail!("expected two lists")
     };
-    let la = test_names::read(a)?;
-    let lb = test_names::read(b)?;
+    super::one_stdin([a.as_path(), b.as_path()])?;
+    let read = |p: &Path| -> anyhow::Result<test_names::TestList> {
+        if p.as_os_str() == "-" {
+            Ok(test_names::parse(
+                &super::read_input(p)?,
+                super::input_name(p),
+            )?)
+        } else {
+            Ok(test_names::read(p)?)
+        }
+    };
+    let la = read(a)?;
+    let lb = read(b)?;
     let d = test_names::delta(&la, &lb);
     match args.format {
         LintFormat::Human => test_names::report::write_human(mode, &la, &lb, &d, out)?,

@@ -12,6 +12,7 @@ use stats_viewer::report::{self, SteadyRange};
 use stats_viewer::{diff, g4, Log};
 
 use super::Outcome;
+use crate::cli::{DataFormat, ReportFormat, FORMAT_HELP};
 use crate::report::html::{self, CounterArm};
 use crate::settings::Settings;
 
@@ -50,17 +51,19 @@ summed, gauges never summed, byte classes approximately), gate hit rates, verify
 the JSON-dump notice, and a self-check that re-derives every `draws/f` and `acc/draw` with the producer's \
 rounding. Exit status: 0, 1 when a log has no window line or a line fails the self-check, 2 unreadable or \
 binary input.",
-    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats summary --steady 3..6 abA.log abB.logcat.txt\n  mgctl stats summary --json out/mobilegl.log > summary.json\n  mgctl stats summary --markdown pull.log push.log >> MEASUREMENTS.md\n  mgctl stats summary push/logcat.txt --dump push/pipestats.json"
+    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats summary --steady 3..6 abA.log abB.logcat.txt\n  mgctl stats summary --format json --output summary.json out/mobilegl.log\n  mgctl stats summary --format markdown pull.log push.log >> MEASUREMENTS.md\n  mgctl stats summary push/logcat.txt --dump push/pipestats.json"
 )]
 pub struct SummaryArgs {
-    /// Log files (file sink, logcat capture, role logs, ctest transcript).
+    /// Log files (file sink, logcat capture, role logs, ctest transcript), `-` for stdin.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// Versioned JSON (`"schema": 1`, docs/stats.md).
-    #[arg(long, conflicts_with = "markdown")]
+    // `markdown` is one MEASUREMENTS.md-ready table row per log.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
+    pub format: ReportFormat,
+    // The first spellings of --format json|markdown, kept (hidden) for old scripts.
+    #[arg(long, hide = true, conflicts_with = "markdown")]
     pub json: bool,
-    /// One MEASUREMENTS.md-ready table row per log.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub markdown: bool,
     /// Also write one self-contained HTML page: a chart per counter over the complete windows,
     /// session changes and Fatal lines marked, the steady state shaded (docs/html.md).
@@ -69,8 +72,9 @@ pub struct SummaryArgs {
     /// Complete windows forming the steady state: `FROM`, `FROM..`, `FROM..TO` (1-based).
     #[arg(long, default_value = "3..", value_name = "RANGE")]
     pub steady: String,
-    /// The session's teardown JSON dump (MOBILEGL_PIPE_STATS_FILE): its run totals are checked
-    /// against the window lines (counts exact, byte classes within the rounding bound). One LOG only.
+    /// The session's teardown JSON dump (MOBILEGL_PIPE_STATS_FILE, `-` for stdin): its run totals
+    /// are checked against the window lines (counts exact, byte classes within the rounding bound).
+    /// One LOG only.
     #[arg(long, value_name = "FILE")]
     pub dump: Option<PathBuf>,
 }
@@ -83,15 +87,17 @@ pub struct SummaryArgs {
 steady-state draws/f and acc/draw of both, and a validity check: the same trace replays the same frames, \
 so window lines aligned by `frames=` must carry identical `draws`. Exit status: 0 valid, 1 when the arms \
 did not replay the same frames (unless --allow-mismatch) or a log has no complete window, 2 unreadable input.",
-    after_help = "Examples:\n  mgctl stats diff abA-pull.mobilegl.log abB-push.logcat.txt\n  mgctl stats diff --json A.log B.log\n  mgctl stats diff --allow-mismatch title.log world.log"
+    after_help = "Examples:\n  mgctl stats diff abA-pull.mobilegl.log abB-push.logcat.txt\n  mgctl stats diff --format json A.log B.log\n  mgctl stats diff --allow-mismatch title.log world.log"
 )]
 pub struct DiffArgs {
-    /// Arm A (the baseline, e.g. pull).
+    /// Arm A (the baseline, e.g. pull), `-` for stdin.
     pub a: PathBuf,
-    /// Arm B (e.g. push).
+    /// Arm B (e.g. push), `-` for stdin.
     pub b: PathBuf,
-    /// Versioned JSON (`"schema": 1`, docs/stats.md).
-    #[arg(long)]
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = FORMAT_HELP)]
+    pub format: DataFormat,
+    // The first spelling of --format json, kept (hidden) for old scripts.
+    #[arg(long, hide = true)]
     pub json: bool,
     /// Print the comparison and exit 0 even when the draws per window differ.
     #[arg(long)]
@@ -112,16 +118,19 @@ signal`, not `Admitted{…}`, not CMake error text in a transcript) and a census
 detail. With --verify it is MobileGL's G4 gate: every log must carry the library's `MGPipe: verify armed` \
 line (or, for a ctest transcript, the runner's `MGPipe verify: … armed` lines and no failed case). Exit \
 status: 0 clean, 1 any Fatal (or, with --verify, a log that never armed), 2 unreadable input.",
-    after_help = "Examples:\n  mgctl stats fatals out/mobilegl.log\n  mgctl stats fatals --verify out/*/mobilegl.client.log\n  mgctl stats fatals --json fatal-lines.txt"
+    after_help = "Examples:\n  mgctl stats fatals out/mobilegl.log\n  mgctl stats fatals --verify out/*/mobilegl.client.log\n  mgctl stats fatals --format json fatal-lines.txt"
 )]
 pub struct FatalsArgs {
+    /// Log files or transcripts, `-` for stdin.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
     /// Also fail a log that never armed verify.
     #[arg(long)]
     pub verify: bool,
-    /// Versioned JSON (`"schema": 1`, docs/stats.md).
-    #[arg(long)]
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = FORMAT_HELP)]
+    pub format: DataFormat,
+    // The first spelling of --format json, kept (hidden) for old scripts.
+    #[arg(long, hide = true)]
     pub json: bool,
 }
 
@@ -140,6 +149,7 @@ pub fn read_log(path: &Path) -> anyhow::Result<Log> {
 }
 
 fn read_logs(paths: &[PathBuf]) -> anyhow::Result<Vec<Log>> {
+    super::one_stdin(paths.iter().map(PathBuf::as_path))?;
     paths.iter().map(|p| read_log(p)).collect()
 }
 
@@ -183,9 +193,9 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
                     logs.len()
                 );
             }
-            let bytes =
-                std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?;
-            let d = stats_viewer::dump::Dump::parse(p, &bytes)?;
+            super::one_stdin(a.logs.iter().chain([p]).map(PathBuf::as_path))?;
+            let bytes = super::read_input(p)?;
+            let d = stats_viewer::dump::Dump::parse(super::input_name(p), &bytes)?;
             let checks = match logs[0].reported_session() {
                 Some(s) => stats_viewer::dump::cross_check(&d, s),
                 None => Vec::new(),
@@ -207,7 +217,8 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         let page = html::counters_page("mgctl stats summary", &arms, STEADY_METHOD);
         crate::output::write_file(path, page.as_bytes())?;
     }
-    if a.json {
+    let format = a.format.or_switches(a.json, a.markdown);
+    if format == ReportFormat::Json {
         let v = json!({
             "schema": 1,
             "steady": {"from": steady.from, "to": steady.to},
@@ -216,7 +227,7 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         });
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
-    } else if a.markdown {
+    } else if format == ReportFormat::Markdown {
         report::summary_markdown(&logs, out)?;
     } else {
         for (i, l) in logs.iter().enumerate() {
@@ -234,6 +245,7 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
 
 fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let steady = steady_range(&a.steady)?;
+    super::one_stdin([a.a.as_path(), a.b.as_path()])?;
     let la = read_log(&a.a)?;
     let lb = read_log(&a.b)?;
     let d = match diff::diff(&la, &lb, steady) {
@@ -248,7 +260,7 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         let page = html::counters_page("mgctl stats diff", &arms, STEADY_METHOD);
         crate::output::write_file(path, page.as_bytes())?;
     }
-    if a.json {
+    if a.format.or_json(a.json) == DataFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &d.json())?;
         writeln!(out)?;
     } else {
@@ -274,7 +286,7 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
 fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let logs = read_logs(&a.logs)?;
     let verdicts: Vec<_> = logs.iter().map(|l| g4::verdict(l, a.verify)).collect();
-    if a.json {
+    if a.format.or_json(a.json) == DataFormat::Json {
         let v = report::fatals_report_json(&logs, &verdicts, a.verify);
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;

@@ -24,14 +24,19 @@ use crate::settings::Settings;
     long_about = "Reads ELF libraries in process (memory-mapped; .symtab, or .dynsym for a stripped \
 library), demangles every name the way GNU c++filt prints it, and answers: what changed between two \
 builds (`diff`, the replacement of MobileGL's scripts/symbol_report.py with its `symbol-report:` lines, \
-Markdown and JSON), what a library defines (`list`) or needs from outside (`undefined`). `self-test` \
+Markdown and JSON), what a library defines (`list`) or needs from outside (`undefined`). `--self-test` \
 proves every gate flag can go red. The benchmark against the nm/size/c++filt pipeline is \
 `cargo bench -p symbols --bench diff_vs_binutils`.",
-    after_help = "Examples:\n  mgctl symbols diff --before pull/libMobileGL.so --after push/libMobileGL.so --fail-on-symbol-set-change --allow-resize 'MobileGL::RenderState::Apply()'\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols undefined libMobileGLServer.so\n  mgctl symbols self-test"
+    after_help = "Examples:\n  mgctl symbols diff --before pull/libMobileGL.so --after push/libMobileGL.so --fail-on-symbol-set-change --allow-resize 'MobileGL::RenderState::Apply()'\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols undefined libMobileGLServer.so\n  mgctl symbols --self-test"
 )]
 pub struct SymbolsArgs {
+    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    pub self_test: bool,
+    /// Test hook: neuter a negative control so it cannot trip (the self-test must then fail).
+    #[arg(long, hide = true, value_name = "CONTROL")]
+    pub neuter: Vec<String>,
     #[command(subcommand)]
-    pub command: SymbolsCommand,
+    pub command: Option<SymbolsCommand>,
 }
 
 // Parsed once per process; boxing the diff flags would buy nothing.
@@ -41,6 +46,8 @@ pub enum SymbolsCommand {
     Diff(DiffArgs),
     List(ListArgs),
     Undefined(UndefinedArgs),
+    // The first spelling of --self-test, kept (hidden) for old scripts.
+    #[command(hide = true)]
     SelfTest(SelfTestArgs),
 }
 
@@ -63,12 +70,13 @@ impl From<TableArg> for TableChoice {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiffFormat {
-    /// upstream's `symbol-report:` lines followed by the Markdown report
-    Text,
-    /// only the Markdown report
-    Markdown,
-    /// only the JSON report (`"schema": 1`)
+    /// Text for people (colour on a terminal).
+    #[value(alias = "text")]
+    Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
+    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -90,7 +98,7 @@ then bucketed into added, removed, resized, renamed-only and unchanged. Prints u
 --fail-on-text-delta and --fail-on-added-bytes make it a gate (exit 1), always judged at threshold 0 \
 over every symbol. --allow-resize / --allow admit the changes a commit names; an entry that matches \
 nothing is reported stale (a failure with --strict-allow). Unreadable input exits 2.",
-    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so\n  mgctl symbols diff --before old.so --after new.so --fail-on-symbol-set-change --fail-on-added-bytes 0\n  mgctl symbols diff --before old.so --after new.so --strip-scope 'MobileGL::MG_State::GLState::ProgramObject::' --markdown report.md --json report.json\n  mgctl symbols diff --before old.so --after new.so --sort delta --group namespace:2"
+    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so\n  mgctl symbols diff --before old.so --after new.so --fail-on-symbol-set-change --fail-on-added-bytes 0\n  mgctl symbols diff --before old.so --after new.so --strip-scope 'MobileGL::MG_State::GLState::ProgramObject::' --format markdown --output report.md\n  mgctl symbols diff --before old.so --after new.so --sort delta --group namespace:2"
 )]
 pub struct DiffArgs {
     /// Baseline library.
@@ -135,11 +143,11 @@ pub struct DiffArgs {
     /// An allow entry that matched nothing fails the run.
     #[arg(long)]
     pub strict_allow: bool,
-    /// Write the Markdown report to FILE.
-    #[arg(long, value_name = "FILE")]
+    // The first spellings of --format markdown|json --output FILE, kept (hidden) for old
+    // scripts: they write that report to FILE besides what --format prints.
+    #[arg(long, hide = true, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Write the JSON report to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, hide = true, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Also write one self-contained HTML page: bytes by scope, the top symbols and the section
     /// deltas (docs/html.md).
@@ -148,8 +156,8 @@ pub struct DiffArgs {
     /// Write every change the gates see as allow-file lines to FILE (then trim it to what the commit admits).
     #[arg(long, value_name = "FILE")]
     pub emit_allow: Option<PathBuf>,
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    // `human` is upstream's `symbol-report:` lines followed by the Markdown report.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: DiffFormat,
     /// Listing order inside each bucket.
     #[arg(long, value_enum, default_value_t = SortArg::Abs)]
@@ -176,7 +184,10 @@ pub enum ListSortArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
-    Text,
+    /// Text for people (colour on a terminal).
+    #[value(alias = "text")]
+    Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
 }
 
@@ -197,7 +208,7 @@ pub struct ListArgs {
     /// Only the first N rows.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, value_enum, default_value_t = ListFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: ListFormat,
 }
 
@@ -216,7 +227,7 @@ pub struct UndefinedArgs {
     /// Namespace components to group by.
     #[arg(long, default_value_t = 1)]
     pub depth: usize,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, value_enum, default_value_t = ListFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: ListFormat,
 }
 
@@ -225,7 +236,7 @@ pub struct UndefinedArgs {
     long_about = "Runs upstream's canned transcripts through the fold/bucket code (five-bucket \
 expectations) and every gate flag through a negative control that must trip and positive controls \
 that must stay quiet. Exit 0 when all behave, 1 otherwise.",
-    after_help = "Examples:\n  mgctl symbols self-test"
+    after_help = "Examples:\n  mgctl symbols --self-test"
 )]
 pub struct SelfTestArgs {
     /// Test hook: neuter a negative control so it cannot trip (the self-test must then fail).
@@ -239,10 +250,14 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     match &args.command {
-        SymbolsCommand::Diff(a) => run_diff(a, out),
-        SymbolsCommand::List(a) => run_list(a, out),
-        SymbolsCommand::Undefined(a) => run_undefined(a, out),
-        SymbolsCommand::SelfTest(a) => run_self_test(a, out),
+        Some(SymbolsCommand::Diff(a)) => run_diff(a, out),
+        Some(SymbolsCommand::List(a)) => run_list(a, out),
+        Some(SymbolsCommand::Undefined(a)) => run_undefined(a, out),
+        Some(SymbolsCommand::SelfTest(a)) => run_self_test(&a.neuter, out),
+        None if args.self_test => run_self_test(&args.neuter, out),
+        None => bail!(
+            "give a subcommand (diff, list, undefined) or --self-test (see mgctl symbols --help)"
+        ),
     }
 }
 
@@ -339,7 +354,7 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         String::new()
     };
     match a.format {
-        DiffFormat::Text => {
+        DiffFormat::Human => {
             for l in report::summary_lines(&input) {
                 writeln!(out, "{l}")?;
             }
@@ -350,17 +365,16 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         DiffFormat::Markdown => write!(out, "{md}")?,
         DiffFormat::Json => writeln!(out, "{js}")?,
     }
-    let announce = a.format == DiffFormat::Text;
+    let announce = a.format == DiffFormat::Human;
     if let Some(p) = &a.markdown {
-        std::fs::write(p, &md)
-            .with_context(|| format!("{}: cannot write Markdown report", p.display()))?;
+        crate::output::write_file(p, md.as_bytes()).context("cannot write the Markdown report")?;
         if announce {
             writeln!(out, "symbol-report: markdown written to {}", p.display())?;
         }
     }
     if let Some(p) = &a.json {
-        std::fs::write(p, js + "\n")
-            .with_context(|| format!("{}: cannot write JSON report", p.display()))?;
+        crate::output::write_file(p, (js + "\n").as_bytes())
+            .context("cannot write the JSON report")?;
         if announce {
             writeln!(out, "symbol-report: json written to {}", p.display())?;
         }
@@ -372,8 +386,8 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(p) = &a.emit_allow {
-        std::fs::write(p, sgate::allow_lines(&an.diff))
-            .with_context(|| format!("{}: cannot write allow file", p.display()))?;
+        crate::output::write_file(p, sgate::allow_lines(&an.diff).as_bytes())
+            .context("cannot write the allow file")?;
         if announce {
             writeln!(
                 out,
@@ -410,7 +424,7 @@ fn run_list(a: &ListArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
                            "defined": lib.defined.len(), "symbols": rows});
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
-        ListFormat::Text => {
+        ListFormat::Human => {
             writeln!(
                 out,
                 "{}: {} defined symbols from {} ({} {}-bit), showing {}",
@@ -446,7 +460,7 @@ fn run_undefined(a: &UndefinedArgs, out: &mut dyn Write) -> anyhow::Result<Outco
                            "undefined": lib.undefined.len(), "groups": groups});
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
-        ListFormat::Text => {
+        ListFormat::Human => {
             writeln!(
                 out,
                 "{}: {} undefined symbols from {} in {} namespaces",
@@ -471,8 +485,8 @@ fn run_undefined(a: &UndefinedArgs, out: &mut dyn Write) -> anyhow::Result<Outco
     Ok(Outcome::Pass)
 }
 
-fn run_self_test(a: &SelfTestArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let checks = selftest::run(&|name| a.neuter.iter().any(|n| n == name));
+fn run_self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let checks = selftest::run(&|name| neuter.iter().any(|n| n == name));
     let mut failed = 0;
     for c in &checks {
         if !c.ok {

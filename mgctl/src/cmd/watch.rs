@@ -43,7 +43,7 @@ pub struct WatchArgs {
     /// Replay speed: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.
     #[arg(long, default_value_t = 1.0, value_name = "X", requires = "replay")]
     pub speed: f64,
-    /// Compare every value with this log's last complete window (Δ, Δ %).
+    /// Compare every value with this log's last complete window (Δ, Δ %); `-` for stdin.
     #[arg(long, value_name = "A.log")]
     pub baseline: Option<PathBuf>,
     /// Read the source to its end, print the view as text and exit (no terminal needed).
@@ -67,18 +67,20 @@ pub struct WatchArgs {
     /// Test hook: panic inside the live view, to prove the terminal is restored.
     #[arg(long, hide = true)]
     pub crash_test: bool,
-    /// JSON (`"schema": 1`) of the --once view, as `e` exports it.
-    #[arg(long)]
+    // The first spelling of --format json, kept (hidden) for old scripts.
+    #[arg(long, hide = true)]
     pub json: bool,
-    /// Output of --once: `human` (text) or `json` (same as --json).
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    // Of --once: `json` is the view as `e` exports it.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human, help = crate::cli::FORMAT_HELP)]
     pub format: FormatArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
+    /// Text for people (colour on a terminal).
     #[value(alias = "text")]
     Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
 }
 
@@ -111,8 +113,11 @@ fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
     let Some(path) = &args.baseline else {
         return Ok(None);
     };
-    let bytes =
-        std::fs::read(path).with_context(|| format!("{}: cannot read baseline", path.display()))?;
+    if path.as_os_str() == "-" && args.log.as_deref() == Some(std::path::Path::new("-")) {
+        anyhow::bail!("`-` (standard input) can be read once: give it for the LOG or the --baseline, not both");
+    }
+    let bytes = super::read_input(path).context("reading the baseline")?;
+    let path = super::input_name(path);
     let log = Log::parse(path, &bytes)?;
     let session = log
         .reported_session()

@@ -195,7 +195,7 @@ fn bad_input_exits_2_with_a_clear_message() {
     );
     let run = mgctl(&["cite", "--rev", "HEAD", "docs/DESIGN.md"], dir.path()).expect(2);
     run.assert_stderr_has("revision `HEAD` is unusable");
-    mgctl(&["cite", "--root", "nowhere", "docs/DESIGN.md"], dir.path()).expect(2);
+    mgctl(&["cite", "-C", "nowhere", "docs/DESIGN.md"], dir.path()).expect(2);
     // a document that cannot be read (a directory here) is unusable input too
     let run = mgctl(&["cite", "docs"], dir.path()).expect(2);
     run.assert_stderr_has("docs: cannot read");
@@ -223,7 +223,7 @@ fn bad_input_exits_2_with_a_clear_message() {
 #[test]
 fn self_test_passes_and_a_neutered_control_fails_it() {
     let dir = scratch();
-    let run = mgctl(&["cite", "self-test"], dir.path()).expect(0);
+    let run = mgctl(&["cite", "--self-test"], dir.path()).expect(0);
     assert!(
         run.stdout
             .contains("cite self-test: 10 of 10 negative controls tripped"),
@@ -247,7 +247,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         );
     }
     let run = mgctl(
-        &["cite", "self-test", "--neuter", "continuation-wrong-file"],
+        &["cite", "--self-test", "--neuter", "continuation-wrong-file"],
         dir.path(),
     )
     .expect(1);
@@ -353,7 +353,7 @@ fn failing_gates(ws: &Path) -> Vec<String> {
 #[test]
 fn driver_docs_are_clean_with_every_form() {
     let root = driver();
-    let run = mgctl(&["cite", "--root", ".", "--strict"], &root).expect(0);
+    let run = mgctl(&["cite", "-C", ".", "--strict"], &root).expect(0);
     run.assert_stdout_has("against WORKTREE, 0 problem(s)");
     // at least 60 citations, every form present and checked
     let v: serde_json::Value =

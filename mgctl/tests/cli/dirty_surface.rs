@@ -198,7 +198,8 @@ fn json_carries_every_call_with_its_position() {
             "dirty-surface",
             "-C",
             dir.path().to_str().unwrap(),
-            "--json",
+            "--format",
+            "json",
             "--call-graph",
         ],
         dir.path(),
@@ -333,7 +334,10 @@ fn issue_14_command_and_gate_agree_on_every_overlay() {
             apply_violation(&root, o);
         }
         let ws = root.to_str().unwrap();
-        let cmd = mgctl(&["dirty-surface", "-C", ws, "--check", "--json"], &root);
+        let cmd = mgctl(
+            &["dirty-surface", "-C", ws, "--check", "--format", "json"],
+            &root,
+        );
         let gate = mgctl(
             &["check", ws, "--only", "dirty-surface", "--format", "json"],
             &root,

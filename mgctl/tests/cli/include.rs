@@ -294,7 +294,7 @@ fn compile_commands_supplies_search_dirs() {
 
 #[test]
 fn self_test_passes_and_a_neutered_control_fails_it() {
-    let r = mgctl(&["include", "self-test"], scratch().path()).expect(0);
+    let r = mgctl(&["include", "--self-test"], scratch().path()).expect(0);
     r.assert_stdout_has("include-layering: self-test OK");
     assert!(
         r.stdout
@@ -305,7 +305,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
     let r = mgctl(
         &[
             "include",
-            "self-test",
+            "--self-test",
             "--neuter",
             "include-layering/three-hop-transitive",
         ],

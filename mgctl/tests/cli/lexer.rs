@@ -37,7 +37,7 @@ fn a_spliced_mutator_name_is_one_call() {
     let (_g, root) = copy_driver();
     let ws = root.to_str().unwrap();
     let before = mgctl(&["dirty-surface", "-C", ws, "--summary"], &root);
-    let before_json = mgctl(&["dirty-surface", "-C", ws, "--json"], &root);
+    let before_json = mgctl(&["dirty-surface", "-C", ws, "--format", "json"], &root);
     let n = set_blend_func_calls(&before.stdout);
     let nj = json_calls_to(&before_json.stdout, "SetBlendFunc");
     assert!(n > 0, "{}", before.dump());
@@ -53,7 +53,7 @@ fn a_spliced_mutator_name_is_one_call() {
         "{}",
         after.dump()
     );
-    let after_json = mgctl(&["dirty-surface", "-C", ws, "--json"], &root);
+    let after_json = mgctl(&["dirty-surface", "-C", ws, "--format", "json"], &root);
     assert_eq!(
         json_calls_to(&after_json.stdout, "SetBlendFunc"),
         nj + 1,

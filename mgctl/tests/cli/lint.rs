@@ -795,7 +795,7 @@ fn issue14_cite_command_and_gate_agree() {
         let r = mgctl(
             &[
                 "cite",
-                "--root",
+                "--workspace",
                 copy.to_str().unwrap(),
                 "--strict",
                 "--format",

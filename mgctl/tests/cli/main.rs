@@ -11,6 +11,7 @@ mod dirty_surface;
 mod fatal_sites;
 mod faults;
 mod floods;
+mod grammar;
 mod html;
 mod include;
 mod lexer;

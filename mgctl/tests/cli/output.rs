@@ -100,7 +100,13 @@ fn issue15_completions_and_stats_into_a_closed_pipe_pass() {
     assert_eq!(code, 0, "stderr: {err}");
     let log = repo_root().join("stats_viewer/tests/data/abA-pull-DirectGLES.mobilegl.log");
     let (code, err) = with_closing_reader(
-        &["stats", "summary", "--json", log.to_str().unwrap()],
+        &[
+            "stats",
+            "summary",
+            "--format",
+            "json",
+            log.to_str().unwrap(),
+        ],
         dir.path(),
         0,
     );

@@ -195,7 +195,8 @@ fn summary_markdown_and_json() {
         &[
             "stats",
             "summary",
-            "--markdown",
+            "--format",
+            "markdown",
             "abA-pull-DirectGLES.mobilegl.log",
             "abB-push-DirectGLES.logcat.txt",
         ],
@@ -208,7 +209,8 @@ fn summary_markdown_and_json() {
         &[
             "stats",
             "summary",
-            "--json",
+            "--format",
+            "json",
             "abB-push-DirectGLES.logcat.txt",
         ],
         0,
@@ -257,7 +259,8 @@ fn diff_a_b() {
         &[
             "stats",
             "diff",
-            "--json",
+            "--format",
+            "json",
             "abA-pull-DirectGLES.mobilegl.log",
             "abB-push-DirectGLES.logcat.txt",
         ],
@@ -405,7 +408,8 @@ fn bench_frames_best_of_three() {
         &[
             "bench",
             "frames",
-            "--markdown",
+            "--format",
+            "markdown",
             "benchmark-run1.json",
             "benchmark-run2.json",
             "benchmark-run3.json",
@@ -498,7 +502,8 @@ fn bench_driver_table() {
         &[
             "bench",
             "driver",
-            "--markdown",
+            "--format",
+            "markdown",
             "driverbench-A-espryt-pull.csv",
             "driverbench-B-espryt-push.txt",
         ],
@@ -807,7 +812,8 @@ fn summary_pairs_the_json_dump_with_its_session() {
         &[
             "stats",
             "summary",
-            "--json",
+            "--format",
+            "json",
             "abB-push-DirectGLES.logcat.txt",
             "--dump",
             "abB-push-pipestats.json",

@@ -300,7 +300,7 @@ fn bad_input_is_exit_2_with_one_line_naming_the_file() {
 #[test]
 fn self_test_passes_and_a_neutered_control_fails_it() {
     let dir = scratch();
-    let r = mgctl(&["symbols", "self-test"], dir.path()).expect(0);
+    let r = mgctl(&["symbols", "--self-test"], dir.path()).expect(0);
     assert!(
         r.stdout
             .starts_with("symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates"),
@@ -308,7 +308,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         r.dump()
     );
     let r = mgctl(
-        &["symbols", "self-test", "--neuter", "set-change-fires"],
+        &["symbols", "--self-test", "--neuter", "set-change-fires"],
         dir.path(),
     )
     .expect(1);
