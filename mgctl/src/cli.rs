@@ -20,7 +20,7 @@ const VERSION: &str = concat!(
 (forbidden tokens, include closure and layering, dirty surface, doc citations, untouched regions, test \
 names, symbol diffs) in one pass for CI; the other commands are the analysers behind those gates, for a \
 reviewer before a merge or an engineer reading device logs.",
-    after_help = "Examples:\n  mgctl check driver\n  mgctl check . --format github --output report.json\n  mgctl completions bash > /etc/bash_completion.d/mgctl",
+    after_help = "Examples:\n  mgctl check driver\n  mgctl check driver --format sarif --output mgctl.sarif\n  mgctl stats summary pull/mobilegl.log",
     propagate_version = true
 )]
 pub struct Cli {
@@ -190,7 +190,7 @@ pub struct CompletionsArgs {
     about = "Write man pages for mgctl and every subcommand (roff, one file each)",
     long_about = "Writes a man page for mgctl and one for every subcommand (mgctl.1, mgctl-check.1, \
 mgctl-symbols-diff.1, …) into OUT_DIR, from the same definitions as --help.",
-    after_help = "Examples:\n  mgctl man target/man\n  mgctl man ~/.local/share/man/man1 && man mgctl-check"
+    after_help = "Examples:\n  mgctl man target/man\n  mgctl man ~/.local/share/man/man1"
 )]
 pub struct ManArgs {
     /// Directory to write the pages into (created if missing).
@@ -290,6 +290,29 @@ mod tests {
         }
         let mut bad = Vec::new();
         walk(&super::command(), "mgctl".into(), &mut bad);
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    /// Issue 17 item 9: clap wraps help at the terminal's width, so an example longer than an
+    /// 80-column line (less its indent) would be cut mid-command and could not be copied.
+    #[test]
+    fn examples_fit_an_80_column_terminal() {
+        let mut bad = Vec::new();
+        for (path, cmd) in all_commands() {
+            let help = cmd
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            for l in help
+                .lines()
+                .skip_while(|l| !l.starts_with("Examples:"))
+                .skip(1)
+            {
+                if l.chars().count() > 78 || !l.starts_with("  ") {
+                    bad.push(format!("{path}: {l:?}"));
+                }
+            }
+        }
         assert!(bad.is_empty(), "{bad:#?}");
     }
 

@@ -25,7 +25,7 @@ table cell; URLs, times and § references are skipped, and a per-form breakdown 
 Without documents, the [cite] section of the workspace's mgctl.toml says which. Exit status: 0 clean (or \
 warnings only, without --strict), 1 problems, 2 unusable input (missing or non-UTF-8 document, bad \
 revision, unreadable file).",
-    after_help = "Examples:\n  mgctl cite docs/Disaggregated/*.md\n  mgctl cite -C driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite -C driver --fix\n  mgctl cite --self-test"
+    after_help = "Examples:\n  cd driver && mgctl cite docs/Disaggregated/*.md\n  mgctl cite -C driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite -C driver --fix\n  mgctl cite --self-test"
 )]
 pub struct CiteArgs {
     #[command(subcommand)]

@@ -27,7 +27,7 @@ with the calls it counts differently and why. `--check` is the gate: the def aga
 the answer vocabulary, the shutter-derived bit answers and the RenderState.cpp-derived render answers, in \
 upstream's order and wording. Paths and prefixes come from [dirty_surface] in mgctl.toml (MobileGL defaults \
 otherwise). Exit status: 0 report or green check, 1 check problems or self-test failure, 2 bad input.",
-    after_help = "Examples:\n  mgctl dirty-surface -C driver --summary\n  mgctl dirty-surface -C driver --check\n  mgctl dirty-surface -C driver --compat upstream --summary\n  mgctl dirty-surface -C driver --call-graph --format json --output surface.json\n  mgctl dirty-surface --self-test"
+    after_help = "Examples:\n  mgctl dirty-surface -C driver --summary\n  mgctl dirty-surface -C driver --check\n  mgctl dirty-surface -C driver --compat upstream --summary\n  mgctl dirty-surface -C driver --call-graph --format json > surface.json\n  mgctl dirty-surface --self-test"
 )]
 pub struct DirtySurfaceArgs {
     #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]

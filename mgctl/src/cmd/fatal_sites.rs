@@ -24,7 +24,7 @@ the 12 lines starting at it, and every family word must be in scripts/ci/fatal_c
 words, U unmarked`, then one `::error::` line (stderr) per unmarked abort, unnamed funnel call and unrecorded \
 family. Paths come from [fatal_sites] in mgctl.toml (MobileGL defaults otherwise). Exit status: 0 clean, 1 any \
 error or a self-test failure, 2 bad input (missing root or baseline, bad baseline JSON, nothing scanned).",
-    after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C ~/MobileGL --write-baseline\n  mgctl lint fatal-sites --self-test"
+    after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C driver --write-baseline\n  mgctl lint fatal-sites --self-test"
 )]
 pub struct FatalSitesArgs {
     #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]

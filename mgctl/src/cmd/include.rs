@@ -28,7 +28,7 @@ it: the shortest chain between two files, a file's closure, cycles, the whole gr
 `probes` and `rules` run the include-probes and include-layering gates with full witness chains; \
 `--mode compiler|both` checks the static closure against the real preprocessor (`$CXX -H -E`). Search \
 directories come from the [include] section of mgctl.toml, from --compile-commands, or from -I.",
-    after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MG_Pipe/MGPipeValueTypes.h\n  mgctl include -C driver probes --require-all --expect-probes 2\n  mgctl include -C driver rules\n  mgctl include -C driver graph --format dot --under MobileGL/MG_Pipe | dot -Tsvg > pipe.svg"
+    after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MGPipeValueTypes.h\n  mgctl include -C driver probes --require-all --expect-probes 2\n  mgctl include -C driver rules\n  mgctl include -C driver graph --under MobileGL/MG_Pipe | dot -Tsvg > p.svg"
 )]
 pub struct IncludeArgs {
     #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", global = true, help = crate::cli::WORKSPACE_HELP)]
@@ -76,7 +76,7 @@ pub enum OutFormat {
     long_about = "Prints the shortest include chain from FROM to TO, one hop per line as `path:line` \
 (the line of the #include that leads to the next hop). Exit 0 when FROM reaches TO, 1 when it does not. \
 Files are named workspace-relative, absolute, or by a unique path suffix.",
-    after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MG_Pipe/MGPipeValueTypes.h"
+    after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MGPipeValueTypes.h"
 )]
 pub struct WhyArgs {
     pub from: String,
@@ -146,7 +146,7 @@ stay within its token budgets. A missing header is a visible SKIP (a failure wit
 lines are plain text; `--format github` prints them as GitHub annotations (`::error::`), as upstream does. With --mode compiler|both the real preprocessor is \
 run on a one-line translation unit per probe; `both` compares closures and explains every difference \
 (conditional include, computed include, #include_next) or fails on it.",
-    after_help = "Examples:\n  mgctl include -C driver probes\n  mgctl include -C driver probes --mode both --require-all --expect-probes 2\n  mgctl include -C ~/MobileGL probes --probe value-header --format json"
+    after_help = "Examples:\n  mgctl include -C driver probes\n  mgctl include -C driver probes --mode both --require-all --expect-probes 2\n  mgctl include -C driver probes --probe value-header --format json"
 )]
 pub struct ProbesArgs {
     /// Run only these probes (repeatable); unknown names are an error.

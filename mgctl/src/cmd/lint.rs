@@ -93,7 +93,7 @@ line, detected automatically. `--same A B` fails on any difference (G2: the pull
 same tests); `--ratchet BEFORE AFTER` fails when a name vanished and reports `R removed / +N` (G14). Added and \
 removed names are grouped by prefix (`DirectGLES.`, `DirectVulkan.`). Exit status: 0 pass, 1 fail, 2 an \
 unreadable or malformed list.",
-    after_help = "Examples:\n  mgctl lint test-names --ratchet baseline.txt build/ctest-N.txt\n  mgctl lint test-names --same pull.json push.json --format json\n  mgctl lint test-names --self-test"
+    after_help = "Examples:\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint test-names --same before.txt after.txt --format json\n  mgctl lint test-names --self-test"
 )]
 pub struct TestNamesArgs {
     /// G2: both lists must register exactly the same names (`-` for stdin).

@@ -24,7 +24,7 @@ accessor calls per draw, byte classes, CSO mints/binds, the six memo gates), the
 `Fatal{…}`. Every log envelope is understood: the library's own file sink, `adb logcat` in any format \
 (threadtime, time, brief, tag, with year/usec/uid variants), CRLF, ctest transcripts, records cut mid-line; \
 sessions are split by pid, banner and frame-counter resets, and client/server roles are never merged.",
-    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/logcat.txt\n  mgctl stats fatals --verify out/*/mobilegl.log"
+    after_help = "Examples:\n  mgctl stats summary pull/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/mobilegl.log\n  mgctl stats fatals --verify */mobilegl.log"
 )]
 pub struct StatsArgs {
     #[command(subcommand)]
@@ -51,7 +51,7 @@ summed, gauges never summed, byte classes approximately), gate hit rates, verify
 the JSON-dump notice, and a self-check that re-derives every `draws/f` and `acc/draw` with the producer's \
 rounding. Exit status: 0, 1 when a log has no window line or a line fails the self-check, 2 unreadable or \
 binary input.",
-    after_help = "Examples:\n  mgctl stats summary out/mobilegl.log\n  mgctl stats summary --steady 3..6 abA.log abB.logcat.txt\n  mgctl stats summary --format json --output summary.json out/mobilegl.log\n  mgctl stats summary --format markdown pull.log push.log >> MEASUREMENTS.md\n  mgctl stats summary push/logcat.txt --dump push/pipestats.json"
+    after_help = "Examples:\n  mgctl stats summary pull/mobilegl.log\n  mgctl stats summary --steady 3..5 pull/mobilegl.log push/mobilegl.log\n  mgctl stats summary --format json --output summary.json pull/mobilegl.log\n  mgctl stats summary --format markdown */mobilegl.log >> MEASUREMENTS.md\n  mgctl stats summary logcat.txt --dump pipestats.json"
 )]
 pub struct SummaryArgs {
     /// Log files (file sink, logcat capture, role logs, ctest transcript), `-` for stdin.
@@ -87,7 +87,7 @@ pub struct SummaryArgs {
 steady-state draws/f and acc/draw of both, and a validity check: the same trace replays the same frames, \
 so window lines aligned by `frames=` must carry identical `draws`. Exit status: 0 valid, 1 when the arms \
 did not replay the same frames (unless --allow-mismatch) or a log has no complete window, 2 unreadable input.",
-    after_help = "Examples:\n  mgctl stats diff abA-pull.mobilegl.log abB-push.logcat.txt\n  mgctl stats diff --format json A.log B.log\n  mgctl stats diff --allow-mismatch title.log world.log"
+    after_help = "Examples:\n  mgctl stats diff pull/mobilegl.log push/mobilegl.log\n  mgctl stats diff --format json pull/mobilegl.log push/mobilegl.log\n  mgctl stats diff --allow-mismatch pull/mobilegl.log logcat.txt"
 )]
 pub struct DiffArgs {
     /// Arm A (the baseline, e.g. pull), `-` for stdin.
@@ -118,7 +118,7 @@ signal`, not `Admitted{…}`, not CMake error text in a transcript) and a census
 detail. With --verify it is MobileGL's G4 gate: every log must carry the library's `MGPipe: verify armed` \
 line (or, for a ctest transcript, the runner's `MGPipe verify: … armed` lines and no failed case). Exit \
 status: 0 clean, 1 any Fatal (or, with --verify, a log that never armed), 2 unreadable input.",
-    after_help = "Examples:\n  mgctl stats fatals out/mobilegl.log\n  mgctl stats fatals --verify out/*/mobilegl.client.log\n  mgctl stats fatals --format json fatal-lines.txt"
+    after_help = "Examples:\n  mgctl stats fatals pull/mobilegl.log\n  mgctl stats fatals --verify */mobilegl.log\n  mgctl stats fatals --format json fatal-lines.txt"
 )]
 pub struct FatalsArgs {
     /// Log files or transcripts, `-` for stdin.

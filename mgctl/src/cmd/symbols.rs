@@ -27,7 +27,7 @@ builds (`diff`, the replacement of MobileGL's scripts/symbol_report.py with its 
 Markdown and JSON), what a library defines (`list`) or needs from outside (`undefined`). `--self-test` \
 proves every gate flag can go red. The benchmark against the nm/size/c++filt pipeline is \
 `cargo bench -p symbols --bench diff_vs_binutils`.",
-    after_help = "Examples:\n  mgctl symbols diff --before pull/libMobileGL.so --after push/libMobileGL.so --fail-on-symbol-set-change --allow-resize 'MobileGL::RenderState::Apply()'\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols undefined libMobileGLServer.so\n  mgctl symbols --self-test"
+    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so --sort delta\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols undefined libMobileGL.so\n  mgctl symbols --self-test"
 )]
 pub struct SymbolsArgs {
     #[arg(long, help = crate::cli::SELF_TEST_HELP)]
@@ -98,7 +98,7 @@ then bucketed into added, removed, resized, renamed-only and unchanged. Prints u
 --fail-on-text-delta and --fail-on-added-bytes make it a gate (exit 1), always judged at threshold 0 \
 over every symbol. --allow-resize / --allow admit the changes a commit names; an entry that matches \
 nothing is reported stale (a failure with --strict-allow). Unreadable input exits 2.",
-    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so\n  mgctl symbols diff --before old.so --after new.so --fail-on-symbol-set-change --fail-on-added-bytes 0\n  mgctl symbols diff --before old.so --after new.so --strip-scope 'MobileGL::MG_State::GLState::ProgramObject::' --format markdown --output report.md\n  mgctl symbols diff --before old.so --after new.so --sort delta --group namespace:2"
+    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so\n  mgctl symbols diff --before old.so --after new.so --fail-on-added-bytes 0\n  mgctl symbols diff --before old.so --after new.so --format json > diff.json\n  mgctl symbols diff --before old.so --after new.so --group namespace:2"
 )]
 pub struct DiffArgs {
     /// Baseline library.
@@ -217,7 +217,7 @@ pub struct ListArgs {
     long_about = "Lists what a library needs from outside (its undefined symbols), demangled and \
 grouped by namespace, so a forbidden dependency (e.g. the server reaching MG_State::GLState or glslang, \
 MobileGL's purity gate B) is visible at a glance.",
-    after_help = "Examples:\n  mgctl symbols undefined libMobileGLServer.so\n  mgctl symbols undefined libMobileGLServer.so --depth 2 --format json"
+    after_help = "Examples:\n  mgctl symbols undefined libMobileGL.so\n  mgctl symbols undefined libMobileGL.so --depth 2 --format json"
 )]
 pub struct UndefinedArgs {
     /// The ELF library whose undefined symbols to list.

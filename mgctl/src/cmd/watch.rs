@@ -28,7 +28,7 @@ the baseline log's last complete window (Δ, Δ %). Sources: a growing file foll
 (appends, truncation, rename, rotation), `-` for stdin, --adb [SERIAL] (spawns `adb logcat -v threadtime`) \
 or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
 Without a terminal use --once for a text snapshot.",
-    after_help = "Examples:\n  mgctl stats watch out/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 --baseline pull/mobilegl.log\n  mgctl stats watch --replay abB-push.logcat.txt --speed 10\n  mgctl stats watch --once out/mobilegl.log"
+    after_help = "Examples:\n  mgctl stats watch pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 --baseline pull/mobilegl.log\n  mgctl stats watch --replay push/mobilegl.log --speed 10\n  mgctl stats watch --once pull/mobilegl.log"
 )]
 pub struct WatchArgs {
     /// The log to follow (like `tail -F`), or `-` for standard input.

@@ -8,6 +8,7 @@ mod check;
 mod ci;
 mod cite;
 mod dirty_surface;
+mod examples;
 mod fatal_sites;
 mod faults;
 mod floods;

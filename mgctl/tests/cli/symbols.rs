@@ -468,7 +468,7 @@ fn the_version_definition_symbols_left_out_are_said_on_the_totals_line() {
 
 /// The driver's pull and push builds, copied into a copy of `driver/` (built there when the
 /// repository's `driver/build/` is missing).
-fn driver_with_builds() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn driver_with_builds() -> (tempfile::TempDir, PathBuf) {
     let (g, root) = copy_driver();
     let built = crate::util::driver().join("build");
     let libs = ["pull/libMobileGL.so", "push/libMobileGL.so"];
