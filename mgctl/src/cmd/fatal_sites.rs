@@ -24,7 +24,7 @@ the 12 lines starting at it, and every family word must be in scripts/ci/fatal_c
 words, U unmarked`, then one `::error::` line (stderr) per unmarked abort, unnamed funnel call and unrecorded \
 family. Paths come from [fatal_sites] in mgctl.toml (MobileGL defaults otherwise). Exit status: 0 clean, 1 any \
 error or a self-test failure, 2 bad input (missing root or baseline, bad baseline JSON, nothing scanned).",
-    after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C driver --write-baseline\n  mgctl lint fatal-sites --self-test"
+    after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C driver --write-baseline\n  mgctl lint fatal-sites -C driver --format json\n  mgctl lint fatal-sites --self-test"
 )]
 pub struct FatalSitesArgs {
     #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
@@ -35,6 +35,8 @@ pub struct FatalSitesArgs {
     // The controls: an unmarked abort, a marker 13 lines up, an unnamed funnel call, a new word, …
     #[arg(long, help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
+    #[arg(long, value_enum, default_value_t = crate::cli::DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: crate::cli::DataFormat,
     /// Test hook: neuter a self-test negative control by name.
     #[arg(long, hide = true, value_name = "NAME")]
     pub neuter: Vec<String>,
@@ -89,6 +91,13 @@ pub fn run(
             printable(&cfg.baseline)
         )?;
         return Ok(Outcome::Pass);
+    }
+    if args.format == crate::cli::DataFormat::Json {
+        let v = serde_json::json!({
+            "schema": 1, "headline": census.headline(), "passed": census.passed(), "census": census,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(Outcome::from_pass(census.passed()));
     }
     writeln!(out, "{}", census.headline())?;
     for p in &census.problems {

@@ -76,11 +76,13 @@ pub enum OutFormat {
     long_about = "Prints the shortest include chain from FROM to TO, one hop per line as `path:line` \
 (the line of the #include that leads to the next hop). Exit 0 when FROM reaches TO, 1 when it does not. \
 Files are named workspace-relative, absolute, or by a unique path suffix.",
-    after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MGPipeValueTypes.h"
+    after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MGPipeValueTypes.h\n  mgctl include -C driver why --format json Managers.cpp MGPipeValueTypes.h"
 )]
 pub struct WhyArgs {
     pub from: String,
     pub to: String,
+    #[arg(long, value_enum, default_value_t = crate::cli::DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: crate::cli::DataFormat,
 }
 
 #[derive(Debug, Args)]
@@ -123,9 +125,12 @@ pub struct GraphArgs {
 #[command(
     long_about = "Lists include cycles (strongly connected groups of files), each with one concrete \
 loop as `path:line` hops. Exit 1 when there is a cycle, 0 when there is none.",
-    after_help = "Examples:\n  mgctl include -C driver cycles"
+    after_help = "Examples:\n  mgctl include -C driver cycles\n  mgctl include -C driver cycles --format json"
 )]
-pub struct CyclesArgs {}
+pub struct CyclesArgs {
+    #[arg(long, value_enum, default_value_t = crate::cli::DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: crate::cli::DataFormat,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
@@ -227,7 +232,7 @@ pub fn run(
             }
             Ok(Outcome::Pass)
         }
-        IncludeCommand::Cycles(_) => cycles(&g, out),
+        IncludeCommand::Cycles(a) => cycles(&g, a, out),
         IncludeCommand::Probes(a) => probes(&ws, &g, a, out),
         IncludeCommand::Rules(a) => layering(&ws, &g, a, out),
         IncludeCommand::SelfTest(_) => Ok(Outcome::Pass),
@@ -308,6 +313,14 @@ fn why(g: &Graph, a: &WhyArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let from = find(g, &a.from)?;
     let to = find(g, &a.to)?;
     let hops = query::why(g, from, to);
+    if a.format == crate::cli::DataFormat::Json {
+        let v = serde_json::json!({
+            "schema": 1, "from": g.rel(from), "to": g.rel(to),
+            "reaches": !hops.is_empty(), "hops": hops,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(Outcome::from_pass(!hops.is_empty()));
+    }
     if hops.is_empty() {
         writeln!(out, "{} does not reach {}", g.rel(from), g.rel(to))?;
         return Ok(Outcome::Fail);
@@ -333,10 +346,15 @@ fn closure(g: &Graph, a: &ClosureArgs, out: &mut dyn Write) -> anyhow::Result<Ou
     Ok(Outcome::Pass)
 }
 
-fn cycles(g: &Graph, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+fn cycles(g: &Graph, a: &CyclesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let cs = query::cycles(g);
-    for l in report::cycle_lines(g, &cs) {
-        writeln!(out, "{l}")?;
+    if a.format == crate::cli::DataFormat::Json {
+        let v = serde_json::json!({ "schema": 1, "cycles": cs });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        for l in report::cycle_lines(g, &cs) {
+            writeln!(out, "{l}")?;
+        }
     }
     Ok(Outcome::from_pass(cs.is_empty()))
 }
@@ -461,11 +479,14 @@ fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> 
             writeln!(out, "{name}: {} ({kind}): {verdict} - {}", c.name, c.detail)?;
         }
         let trips = cs.iter().filter(|c| c.expect_trip && c.tripped).count();
+        let negatives = cs.iter().filter(|c| c.expect_trip).count();
+        let clean = cs.iter().filter(|c| !c.expect_trip && !c.tripped).count();
         let passed = cs.iter().all(|c| c.expect_trip == c.tripped) && trips > 0;
         writeln!(
             out,
-            "{name}: self-test {} ({trips} negative control(s) tripped)",
-            if passed { "OK" } else { "FAILED" }
+            "{name}: self-test {}: {trips} of {negatives} negative controls tripped, {clean} of {} positive controls clean",
+            if passed { "OK" } else { "FAILED" },
+            cs.len() - negatives
         )?;
         ok &= passed;
     }

@@ -142,7 +142,10 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         LintCommand::FatalSites(a) if a.self_test => self_test(
             &gates::fatal_sites::FatalSitesGate,
             &a.neuter,
-            LintFormat::Human,
+            match a.format {
+                crate::cli::DataFormat::Human => LintFormat::Human,
+                crate::cli::DataFormat::Json => LintFormat::Json,
+            },
             out,
         ),
         LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),

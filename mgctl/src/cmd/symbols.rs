@@ -504,11 +504,13 @@ fn run_self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outco
         }
     }
     let trips = checks.iter().filter(|c| c.expect_trip && c.ok).count();
+    let negatives = checks.iter().filter(|c| c.expect_trip).count();
     if failed == 0 && trips > 0 {
         writeln!(
             out,
-            "symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates; {} checks, {trips} negative controls tripped)",
-            checks.len()
+            "symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates): {trips} of {negatives} negative controls tripped, {} of {} positive checks clean",
+            checks.len() - negatives,
+            checks.len() - negatives
         )?;
         Ok(Outcome::Pass)
     } else {
