@@ -57,6 +57,31 @@ fn old_spellings_still_work() {
     );
 }
 
+/// `--format text` of the symbol commands is `human` now, under its old name too.
+#[test]
+fn symbols_format_text_is_human() {
+    let (_g, root) = crate::symbols::driver_with_builds();
+    let lib = root.join("build/pull/libMobileGL.so");
+    let lib = lib.to_str().unwrap();
+    let human = mgctl(
+        &["symbols", "list", lib, "--top", "3", "--format", "human"],
+        &root,
+    )
+    .expect(0);
+    let text = mgctl(
+        &["symbols", "list", lib, "--top", "3", "--format", "text"],
+        &root,
+    )
+    .expect(0);
+    assert_eq!(human.stdout, text.stdout);
+    let r = mgctl(&["symbols", "list", "--help"], &root).expect(0);
+    assert!(
+        r.stdout.contains("- human:") && !r.stdout.contains("- text:"),
+        "{}",
+        r.dump()
+    );
+}
+
 #[test]
 fn check_takes_the_workspace_as_c_too() {
     let root = repo_root();
