@@ -74,9 +74,9 @@ pub struct FramesArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
     pub format: ReportFormat,
     // The first spellings of --format json|markdown, kept (hidden) for old scripts.
-    #[arg(long, hide = true, conflicts_with = "markdown")]
+    #[arg(long, hide = true, conflicts_with_all = ["markdown", "format"])]
     pub json: bool,
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub markdown: bool,
     /// Also write one self-contained HTML page: histogram and CDF per series, A and B overlaid,
     /// p50/p95/p99 marked (docs/html.md).
@@ -103,9 +103,9 @@ pub struct DriverArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
     pub format: ReportFormat,
     // The first spellings of --format json|markdown, kept (hidden) for old scripts.
-    #[arg(long, hide = true, conflicts_with = "json")]
+    #[arg(long, hide = true, conflicts_with_all = ["json", "format"])]
     pub markdown: bool,
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
 }
 

@@ -39,7 +39,7 @@ pub struct DirtySurfaceArgs {
     #[arg(long, value_enum, default_value_t = SurfaceFormat::Human, help = crate::cli::FORMAT_HELP)]
     pub format: SurfaceFormat,
     // The first spelling of --format json, kept (hidden) for old scripts.
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
     /// Reproduce another scanner's counts exactly (blind spots included).
     #[arg(long, value_enum, value_name = "SCANNER")]

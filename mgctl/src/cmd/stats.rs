@@ -61,9 +61,9 @@ pub struct SummaryArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
     pub format: ReportFormat,
     // The first spellings of --format json|markdown, kept (hidden) for old scripts.
-    #[arg(long, hide = true, conflicts_with = "markdown")]
+    #[arg(long, hide = true, conflicts_with_all = ["markdown", "format"])]
     pub json: bool,
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub markdown: bool,
     /// Also write one self-contained HTML page: a chart per counter over the complete windows,
     /// session changes and Fatal lines marked, the steady state shaded (docs/html.md).
@@ -97,7 +97,7 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DataFormat::Human, help = FORMAT_HELP)]
     pub format: DataFormat,
     // The first spelling of --format json, kept (hidden) for old scripts.
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
     /// Print the comparison and exit 0 even when the draws per window differ.
     #[arg(long)]
@@ -130,7 +130,7 @@ pub struct FatalsArgs {
     #[arg(long, value_enum, default_value_t = DataFormat::Human, help = FORMAT_HELP)]
     pub format: DataFormat,
     // The first spelling of --format json, kept (hidden) for old scripts.
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
 }
 

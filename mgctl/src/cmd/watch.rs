@@ -68,7 +68,7 @@ pub struct WatchArgs {
     #[arg(long, hide = true)]
     pub crash_test: bool,
     // The first spelling of --format json, kept (hidden) for old scripts.
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
     // Of --once: `json` is the view as `e` exports it.
     #[arg(long, value_enum, default_value_t = FormatArg::Human, help = crate::cli::FORMAT_HELP)]

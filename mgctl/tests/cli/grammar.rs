@@ -46,6 +46,12 @@ fn old_spellings_still_work() {
     assert!(r.stdout.starts_with('|'), "{}", r.dump());
     let r = mgctl(&["dirty-surface", "-C", "driver", "--json"], &root).expect(0);
     assert!(r.stdout.starts_with('{'), "{}", r.dump());
+    // an old switch and --format cannot both say what to print
+    mgctl(
+        &["stats", "summary", "--json", "--format", "markdown", &log],
+        &root,
+    )
+    .expect(2);
     // and the old spellings are not listed
     let r = mgctl(&["stats", "summary", "--help"], &root).expect(0);
     assert!(!r.stdout.contains("--json"), "{}", r.dump());
