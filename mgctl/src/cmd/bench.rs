@@ -13,8 +13,8 @@ use stats_viewer::driverbench::{arm_name, BenchOutput};
 
 use super::Outcome;
 use crate::cli::{ReportFormat, FORMAT_HELP};
-use crate::report::html::{self, FrameArm, FrameSeries};
 use crate::settings::Settings;
+use html_report::{self as html, FrameArm, FrameSeries};
 
 #[derive(Debug, Args)]
 #[command(
@@ -265,7 +265,7 @@ fn write_frames_html(a: &FramesArgs, groups: &[&RunGroup], ser: &[Series]) -> an
             })
         })
         .collect();
-    let page = html::frames_page(&arms, bench_report::METHOD);
+    let page = html::frames_page(&arms, bench_report::METHOD, crate::report::VERSION);
     crate::output::write_file(path, page.as_bytes())
 }
 

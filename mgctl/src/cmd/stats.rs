@@ -13,8 +13,8 @@ use stats_viewer::{diff, g4, Log};
 
 use super::Outcome;
 use crate::cli::{DataFormat, ReportFormat, FORMAT_HELP};
-use crate::report::html::{self, CounterArm};
 use crate::settings::Settings;
+use html_report::{self as html, CounterArm};
 
 #[derive(Debug, Args)]
 #[command(
@@ -214,7 +214,12 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     };
     if let Some(path) = &a.html {
         let arms: Vec<CounterArm> = logs.iter().map(|l| counter_arm(l, steady)).collect();
-        let page = html::counters_page("mgctl stats summary", &arms, STEADY_METHOD);
+        let page = html::counters_page(
+            "mgctl stats summary",
+            &arms,
+            STEADY_METHOD,
+            crate::report::VERSION,
+        );
         crate::output::write_file(path, page.as_bytes())?;
     }
     let format = a.format.or_switches(a.json, a.markdown);
@@ -257,7 +262,12 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     };
     if let Some(path) = &a.html {
         let arms = [counter_arm(&la, steady), counter_arm(&lb, steady)];
-        let page = html::counters_page("mgctl stats diff", &arms, STEADY_METHOD);
+        let page = html::counters_page(
+            "mgctl stats diff",
+            &arms,
+            STEADY_METHOD,
+            crate::report::VERSION,
+        );
         crate::output::write_file(path, page.as_bytes())?;
     }
     if a.format.or_json(a.json) == DataFormat::Json {

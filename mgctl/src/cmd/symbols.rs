@@ -380,7 +380,10 @@ fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(p) = &a.html {
-        crate::output::write_file(p, crate::report::html::symbols_page(&input).as_bytes())?;
+        crate::output::write_file(
+            p,
+            html_report::symbols_page(&input, crate::report::VERSION).as_bytes(),
+        )?;
         if announce {
             writeln!(out, "symbol-report: html written to {}", p.display())?;
         }

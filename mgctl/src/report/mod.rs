@@ -1,11 +1,9 @@
-//! Output adapters for `check`: the text and machine formats are `check_report`'s; the HTML page
-//! is drawn here with the other HTML reports.
-
-pub mod html;
+//! Output adapters for `check`: the text and machine formats are `check_report`'s, the HTML page
+//! `html_report`'s.
 
 use std::io::{self, Write};
 
-pub use check_report::{counts, CheckRun, Mode, View};
+pub use check_report::{CheckRun, Mode, View};
 
 use crate::cli::Format;
 
@@ -19,7 +17,7 @@ pub const VERSION: &str = concat!(
 pub fn write(format: Format, run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
     use check_report::Format as F;
     let format = match format {
-        Format::Html => return out.write_all(html::check_page(run).as_bytes()),
+        Format::Html => return out.write_all(html_report::check_page(run).as_bytes()),
         Format::Human => F::Human,
         Format::Json => F::Json,
         Format::Sarif => F::Sarif,

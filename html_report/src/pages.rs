@@ -2,10 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::svg::{self, Axes, Mark, Series};
-use super::{esc, page};
-use crate::gate::{Severity, Verdict};
-use crate::report::CheckRun;
+use crate::svg::{self, Axes, Mark, Series};
+use crate::{esc, page};
+use check_report::{CheckRun, Severity, Verdict};
 use symbols::report::{self, ReportInput};
 use symbols::top;
 
@@ -50,7 +49,7 @@ fn pct_marks(arms: &[(&str, &FrameSeries)]) -> Vec<Mark> {
 }
 
 /// `bench frames` (one arm or `--compare A B`): histogram and CDF per series, percentiles marked.
-pub fn frames_page(arms: &[FrameArm], method: &str) -> String {
+pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
     let mut body = String::new();
     legend_lines(&mut body, arms.iter().map(|a| a.label.as_str()));
     body.push_str("<h2>Summary</h2><table><tr><th>arm</th><th>input</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 ms</th><th class=\"num\">p95 ms</th><th class=\"num\">p99 ms</th></tr>");
@@ -148,6 +147,7 @@ pub fn frames_page(arms: &[FrameArm], method: &str) -> String {
             .collect::<Vec<_>>()
             .join(" vs ")],
         &body,
+        version,
     )
 }
 
@@ -176,7 +176,7 @@ pub struct CounterArm {
 }
 
 /// `stats summary` (one log) or `stats diff A B`: one chart per counter, A and B overlaid.
-pub fn counters_page(title: &str, arms: &[CounterArm], method: &str) -> String {
+pub fn counters_page(title: &str, arms: &[CounterArm], method: &str, version: &str) -> String {
     let mut body = String::new();
     let mut names: Vec<&str> = Vec::new();
     for a in arms {
@@ -251,6 +251,7 @@ pub fn counters_page(title: &str, arms: &[CounterArm], method: &str) -> String {
         title,
         &arms.iter().map(|a| a.label.clone()).collect::<Vec<_>>(),
         &body,
+        version,
     )
 }
 
@@ -270,7 +271,7 @@ pub fn check_page(run: &CheckRun) -> String {
     );
     body.push_str("<table><tr><th>gate</th><th>verdict</th><th class=\"num\">errors</th><th class=\"num\">warnings</th><th class=\"num\">notes</th><th>headline</th><th class=\"num\">time</th></tr>");
     for g in &run.gates {
-        let (e, w, n) = crate::report::counts(g);
+        let (e, w, n) = check_report::counts(g);
         let (class, text) = match &g.verdict {
             Verdict::Pass => ("pass", "pass".to_string()),
             Verdict::Fail => ("fail", "fail".to_string()),
@@ -330,6 +331,7 @@ pub fn check_page(run: &CheckRun) -> String {
         &format!("mgctl check {}", run.workspace),
         &[format!("config: {}", run.config)],
         &body,
+        run.version,
     )
 }
 
@@ -339,7 +341,7 @@ pub const SYMBOLS_TOP: usize = 20;
 
 /// `symbols diff --html`: signed bars of the bytes moved per scope (the text report's rollup), the
 /// top symbols beside them, the section deltas and the text report's summary lines.
-pub fn symbols_page(r: &ReportInput<'_>) -> String {
+pub fn symbols_page(r: &ReportInput<'_>, version: &str) -> String {
     let d = r.diff;
     let l = &d.listing;
     let mut body = String::new();
@@ -475,6 +477,7 @@ pub fn symbols_page(r: &ReportInput<'_>) -> String {
         "mgctl symbols diff",
         &[side(r.before, "before"), side(r.after, "after")],
         &body,
+        version,
     )
 }
 
@@ -518,7 +521,7 @@ mod tests {
             sort: report::SortOrder::Abs,
             limits: MarkdownLimits::default(),
         };
-        let html = symbols_page(&input);
+        let html = symbols_page(&input, "0.0.0 (test)");
         assert!(
             !html.contains("<script") && !html.contains('\u{1b}'),
             "{html}"

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
+use crate::esc;
 
 const W: f64 = 760.0;
 const H: f64 = 300.0;

@@ -1,4 +1,4 @@
-//! Self-contained HTML reports (`--html FILE`, `check --format html`): one file, inline SVG and
+//! Self-contained HTML reports of mgctl (`--html FILE`, `check --format html`): one file, inline SVG and
 //! CSS, no script, no network, light and dark aware, printable. The pages take plain views that the
 //! commands fill from library results; nothing here computes a figure. See docs/html.md.
 
@@ -10,7 +10,7 @@ pub use pages::{CounterArm, FrameArm, FrameSeries};
 
 /// Escapes text for HTML and SVG (both element content and attribute values); control characters
 /// other than tab and newline become U+FFFD so no input byte can alter the page.
-pub fn esc(s: &str) -> String {
+fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -66,7 +66,8 @@ body:has(.pair) { max-width:1560px; }
 "#;
 
 /// The page shell: title, a line of provenance, the sections.
-pub fn page(title: &str, meta: &[String], body: &str) -> String {
+/// `version` is the writing tool's, printed in the footer.
+fn page(title: &str, meta: &[String], body: &str, version: &str) -> String {
     let mut out = String::with_capacity(body.len() + 4096);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>");
@@ -81,7 +82,7 @@ pub fn page(title: &str, meta: &[String], body: &str) -> String {
     out.push_str(body);
     out.push_str(&format!(
         "<p class=\"meta\">written by mgctl {}</p></body></html>\n",
-        esc(crate::report::VERSION)
+        esc(version)
     ));
     out
 }
