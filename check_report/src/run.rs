@@ -20,6 +20,9 @@ pub struct CheckRun {
     pub passed: bool,
     pub wall_ms: f64,
     pub gates: Vec<GateReport>,
+    /// What `check` did about the workspace's `[build]` (docs/json.md), absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<serde_json::Value>,
     /// How this run is shown (not part of the JSON).
     #[serde(skip)]
     pub view: View,
@@ -209,6 +212,7 @@ pub(crate) mod tests {
                 failing,
                 GateReport::skipped("symbols", "no [symbols] section in mgctl.toml"),
             ],
+            build: None,
             view: View::default(),
         }
     }

@@ -163,6 +163,23 @@ impl GitWorkspace {
         })
     }
 
+    /// Whether this clone's history is cut short (`git clone --depth N`).
+    pub fn is_shallow(&self) -> bool {
+        self.repo.is_shallow()
+    }
+
+    /// How many commits `HEAD` reaches (as far as this clone's history goes).
+    pub fn history_len(&self) -> Result<usize, GitError> {
+        self.ensure_has_commits()?;
+        let mut walk = self
+            .repo
+            .revwalk()
+            .map_err(|e| self.err("walking history", &e))?;
+        walk.push_head()
+            .map_err(|e| self.err("walking history", &e))?;
+        Ok(walk.count())
+    }
+
     /// The bytes of workspace-relative `rel` in commit `at`.
     pub fn read_at(&self, at: &CommitRef, rel: &str) -> Result<Vec<u8>, GitError> {
         let oid = Oid::from_str(&at.id).map_err(|e| self.err("bad commit id", &e))?;

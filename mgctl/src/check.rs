@@ -37,6 +37,11 @@ impl Selection {
         Ok(())
     }
 
+    /// Whether the user's flags select this gate.
+    pub fn selects(&self, name: &str) -> bool {
+        self.excluded(name).is_none()
+    }
+
     /// Why the user's flags exclude this gate, if they do.
     fn excluded(&self, name: &str) -> Option<String> {
         if self.skip.iter().any(|s| s == name) {
@@ -70,17 +75,26 @@ fn timed(gate: &dyn Gate, f: impl FnOnce() -> GateReport) -> GateReport {
     report
 }
 
-/// Runs the selected gates of `ctx` in parallel; reports come back sorted by gate name.
-pub fn run_gates(ctx: &CheckCtx, gates: &[Box<dyn Gate>], sel: &Selection) -> Vec<GateReport> {
+/// Runs the selected gates of `ctx` in parallel; reports come back sorted by gate name. `pre` may
+/// stand in for a selected gate's report (a `[build]` that was refused or failed decides the
+/// gates that read its outputs).
+pub fn run_gates_with(
+    ctx: &CheckCtx,
+    gates: &[Box<dyn Gate>],
+    sel: &Selection,
+    pre: &(dyn Fn(&dyn Gate) -> Option<GateReport> + Sync),
+) -> Vec<GateReport> {
     let mut reports: Vec<GateReport> = gates
         .par_iter()
         .map(|gate| {
             if let Some(reason) = sel.excluded(gate.name()) {
                 return GateReport::skipped(gate.name(), reason);
             }
-            let mut report = match gate.skip_reason(ctx) {
-                Some(reason) => GateReport::skipped(gate.name(), reason),
-                None => timed(gate.as_ref(), || gate.run(ctx)),
+            let pre = pre(gate.as_ref());
+            let mut report = match (pre, gate.skip_reason(ctx)) {
+                (Some(report), _) => report,
+                (None, Some(reason)) => GateReport::skipped(gate.name(), reason),
+                (None, None) => timed(gate.as_ref(), || gate.run(ctx)),
             };
             if ctx.config_path.is_none() {
                 if let Verdict::Skipped { reason } = &mut report.verdict {

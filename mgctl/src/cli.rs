@@ -135,9 +135,12 @@ impl DataFormat {
     long_about = "Runs every gate configured for a workspace and prints one row per gate: verdict, \
 finding counts, headline figure and wall time. The workspace's mgctl.toml says which gates run; a \
 MobileGL checkout without one gets the built-in MobileGL profile (the upstream scripts' defaults). \
-Gates run in parallel. With --output the chosen format goes to the file and the human table still to \
-stdout. Exit status: 0 all gates pass, 1 a gate failed, 2 usage, config or input error, 3 internal error.",
-    after_help = "Examples:\n  mgctl check driver\n  mgctl check -C driver --only tokens --format github\n  mgctl check driver --self-test\n  mgctl check driver --format junit --output junit.xml"
+Gates run in parallel. When the workspace's [build] declares outputs that are missing and a selected \
+gate reads one, check first runs the build command (one progress line on stderr; its output captured); \
+--no-build refuses, and those gates are skipped saying so. With --output the chosen format goes to the \
+file and the human table still to stdout. Exit status: 0 all gates pass, 1 a gate failed (a failed \
+build fails the gates that need it), 2 usage, config or input error, 3 internal error.",
+    after_help = "Examples:\n  mgctl check driver\n  mgctl check driver --no-build\n  mgctl check -C driver --only tokens --format github\n  mgctl check driver --self-test\n  mgctl check driver --format junit --output junit.xml"
 )]
 pub struct CheckArgs {
     /// The workspace root, as -C/--workspace (default: the nearest workspace at or above `.`).
@@ -161,6 +164,9 @@ pub struct CheckArgs {
     /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
+    /// Never run the [build] command; gates whose artifacts are missing are skipped.
+    #[arg(long)]
+    pub no_build: bool,
 }
 
 impl CheckArgs {

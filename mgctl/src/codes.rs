@@ -56,6 +56,7 @@ pub fn all() -> Vec<CodeInfo> {
         stats_viewer::g4::Code => "FAT",
         stats_viewer::budget::Code => "BUD",
         stats_viewer::counters::Code => "CNT",
+        crate::build::Code => "BLD",
     );
     out
 }

@@ -34,6 +34,8 @@ pub struct Config {
     pub budget: Vec<gates::budgets::BudgetConfig>,
     pub counters: Option<gates::counters::CountersConfig>,
     pub fatal_sites: Option<gates::fatal_sites::FatalSitesConfig>,
+    /// How the artifacts the gates read are made (issue 18 item 8).
+    pub build: Option<crate::build::BuildConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -65,6 +67,8 @@ impl Config {
             budget: gates::budgets::mobilegl_profile(),
             counters: gates::counters::mobilegl_profile(),
             fatal_sites: gates::fatal_sites::mobilegl_profile(),
+            // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
+            build: None,
         }
     }
 }

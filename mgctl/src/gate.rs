@@ -128,4 +128,8 @@ pub trait Gate: Sync + Send {
     fn live_controls(&self, _ctx: &CheckCtx, _neutered: &Neutered) -> Vec<Control> {
         Vec::new()
     }
+    /// Workspace-relative files this gate reads that a `[build]` may make (issue 18 item 8).
+    fn artifacts(&self, _ctx: &CheckCtx) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{check_message, default_trailers, default_types, StyleRules, Violation};
 use crate::diag::{ControlResult, Diag, Outcome};
-use crate::gitread::{fixture, CommitInfo, GitWorkspace};
+use crate::gitread::{fixture, CommitInfo, GitError, GitWorkspace};
 
 /// Finding codes of the `commits` gate (docs/codes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,17 +110,97 @@ pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag> {
     out
 }
 
-/// Every commit of `range` in the repository holding `root`, checked.
-pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Outcome {
-    let list = match GitWorkspace::discover(root).and_then(|ws| ws.commits(range)) {
-        Ok(l) => l,
+/// A range checked: its commits, oldest first, and one diagnostic per violation.
+#[derive(Debug)]
+pub struct RangeCheck {
+    pub commits: Vec<CommitInfo>,
+    pub diags: Vec<Diag>,
+}
+
+/// Why a range could not be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum RangeProblem {
+    /// This checkout cannot hold the range (no repository, or history cut short before its base):
+    /// the gate is skipped saying so, never passed.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The range is wrong (a misspelt ref, a bad shape): an error.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+/// The one path of the `commits` gate and `mgctl lint commits`: every commit of `range` in the
+/// repository holding `root`, checked.
+pub fn check_range(
+    root: &Path,
+    range: &str,
+    rules: &StyleRules,
+) -> Result<RangeCheck, RangeProblem> {
+    let ws = GitWorkspace::discover(root).map_err(|e| match e {
+        GitError::NotARepo { .. } => RangeProblem::Unavailable(format!(
+            "{e}; the commits of {range} are checked in a git clone"
+        )),
+        e => RangeProblem::Git(e),
+    })?;
+    let commits = match ws.commits(range) {
+        Ok(c) => c,
+        Err(e @ GitError::BadRev { .. }) => {
+            return Err(missing_ancestor(&ws, range).unwrap_or(RangeProblem::Git(e)))
+        }
+        Err(e @ GitError::NoCommits { .. }) => {
+            return Err(RangeProblem::Unavailable(format!(
+                "{e}, so {range} cannot be checked"
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let diags = diags(&commits, rules);
+    Ok(RangeCheck { commits, diags })
+}
+
+/// A range end spelt `REV~N` / `REV^` whose REV exists but whose ancestor does not: the history
+/// of this clone is too short (a shallow clone, or a young repository), which is not the range's fault.
+fn missing_ancestor(ws: &GitWorkspace, range: &str) -> Option<RangeProblem> {
+    let ends = match range.split_once("..") {
+        Some((a, b)) => vec![
+            if a.is_empty() { "HEAD" } else { a },
+            if b.is_empty() { "HEAD" } else { b },
+        ],
+        None => vec![range],
+    };
+    let rev = ends.into_iter().find(|r| ws.resolve(r).is_err())?;
+    let base = &rev[..rev.find(['~', '^'])?];
+    ws.resolve(if base.is_empty() { "HEAD" } else { base })
+        .ok()?;
+    let len = ws.history_len().ok()?;
+    let why = if ws.is_shallow() {
+        format!("this is a shallow clone holding {len} commit(s) from HEAD (fetch more history with `git fetch --deepen` or `--unshallow`)")
+    } else {
+        format!("the history has only {len} commit(s) from HEAD")
+    };
+    Some(RangeProblem::Unavailable(format!(
+        "{rev} does not exist, so {range} cannot be checked: {why}"
+    )))
+}
+
+/// Every commit of `range` in the repository holding `root`, checked; Err when this checkout
+/// cannot hold the range (the gate's skip reason).
+pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome, String> {
+    let RangeCheck {
+        commits: list,
+        diags: ds,
+    } = match check_range(root, range, rules) {
+        Ok(c) => c,
+        Err(RangeProblem::Unavailable(why)) => return Err(why),
         Err(e) => {
-            return Outcome::could_not_run(vec![Diag::error(Code::Cmt005.as_str(), e.to_string())])
+            return Ok(Outcome::could_not_run(vec![Diag::error(
+                Code::Cmt005.as_str(),
+                e.to_string(),
+            )]))
         }
     };
-    let ds = diags(&list, rules);
     let bad: std::collections::BTreeSet<_> = ds.iter().filter_map(|d| d.unit.clone()).collect();
-    Outcome {
+    Ok(Outcome {
         diags: ds,
         headline: format!(
             "{} commits in {range} / {} off-style",
@@ -135,7 +215,7 @@ pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Outcome {
         ..Outcome::default()
     }
     .figure("commits", list.len())
-    .figure("off_style", bad.len())
+    .figure("off_style", bad.len()))
 }
 
 /// The gate's controls; `neutered(name)` feeds that negative control a clean message.
@@ -239,6 +319,30 @@ fn range_control(neutered: &dyn Fn(&str) -> bool) -> ControlResult {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_range_past_the_start_of_history_is_unavailable_and_a_misspelt_ref_is_an_error() {
+        use super::{check_range, RangeProblem, StyleRules};
+        let dir = crate::gitread::fixture::temp_repo(&[
+            (&[("a.txt", "1")], "[Feat] (a): one"),
+            (&[("a.txt", "2")], "[Feat] (a): two"),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let rules = StyleRules::default();
+        match check_range(dir.path(), "HEAD~20..HEAD", &rules) {
+            Err(RangeProblem::Unavailable(why)) => assert!(
+                why.starts_with("HEAD~20 does not exist, so HEAD~20..HEAD cannot be checked: the history has only 2 commit(s)"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            check_range(dir.path(), "mian..HEAD", &rules),
+            Err(RangeProblem::Git(_))
+        ));
+        let ok = check_range(dir.path(), "HEAD~1..HEAD", &rules).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((ok.commits.len(), ok.diags.len()), (1, 0));
+    }
+
     #[test]
     fn controls_behave() {
         let all = super::run_controls(&|_| false);

@@ -34,6 +34,7 @@ pub fn run(
     sel.validate(&all)?;
     let start = Instant::now();
     let mut repo_prefix = String::new();
+    let mut build = None;
     let (mode, workspace, config, reports) = if args.self_test {
         // Canned controls need no workspace; when one resolves, the live controls also mutate
         // an in-memory overlay of it (never written).
@@ -60,7 +61,12 @@ pub fn run(
             || "built-in MobileGL profile".to_string(),
             |p| p.display().to_string(),
         );
-        let reports = check::run_gates(&ctx, &all, &sel);
+        build = prepare_build(&ctx, &all, &sel, args.no_build)?;
+        let reports = check::run_gates_with(&ctx, &all, &sel, &|g| {
+            build
+                .as_ref()
+                .and_then(|b| b.gate_override(g.name(), &g.artifacts(&ctx)))
+        });
         let workspace = match &ctx.config.workspace.name {
             Some(name) => format!("{} ({name})", ctx.root.display()),
             None => ctx.root.display().to_string(),
@@ -83,6 +89,7 @@ pub fn run(
         passed: check::passed(&reports) && ran > 0,
         wall_ms: start.elapsed().as_secs_f64() * 1000.0,
         gates: reports,
+        build: build.as_ref().map(serde_json::to_value).transpose()?,
         view: View {
             repo_prefix,
             columns: settings.columns,
@@ -114,6 +121,33 @@ pub fn run(
         );
     }
     Ok(Outcome::from_pass(run.passed))
+}
+
+/// Runs the workspace's `[build]` when a declared output is missing and a selected gate reads
+/// one (progress on stderr; stdout carries only the report), unless `--no-build` refuses.
+fn prepare_build(
+    ctx: &crate::gate::CheckCtx,
+    all: &[Box<dyn crate::gate::Gate>],
+    sel: &Selection,
+    no_build: bool,
+) -> anyhow::Result<Option<crate::build::Record>> {
+    let Some(cfg) = &ctx.config.build else {
+        return Ok(None);
+    };
+    let plan = cfg.validate(ctx)?;
+    let missing = plan.missing(&ctx.root);
+    let wanted = all.iter().any(|g| {
+        sel.selects(g.name()) && g.artifacts(ctx).iter().any(|a| plan.outputs.contains(a))
+    });
+    Ok(Some(if missing.is_empty() {
+        plan.not_run(missing, "up to date")
+    } else if !wanted {
+        plan.not_run(missing, "no selected gate reads an output")
+    } else if no_build {
+        plan.not_run(missing, "--no-build given")
+    } else {
+        plan.run(&ctx.root, missing, &mut |line| eprintln!("mgctl: {line}"))
+    }))
 }
 
 /// Why every gate was skipped, in a few words: the distinct reasons with their counts.

@@ -9,7 +9,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
 use lints::commits::StyleRules;
-use lints::gitread::GitWorkspace;
 use lints::regions::{self, Dialect, Side};
 use lints::test_names::{self, report::Mode};
 
@@ -347,11 +346,11 @@ fn run_commits(
     let Some(range) = args.range.clone().or(configured) else {
         bail!("give a RANGE such as HEAD~5..HEAD (or set `range` in [commits] of mgctl.toml)");
     };
-    let ws = GitWorkspace::discover(&args.workspace)?;
-    let list = ws
-        .commits(&range)
+    let lints::commits::gate::RangeCheck {
+        commits: list,
+        diags,
+    } = lints::commits::gate::check_range(&args.workspace, &range, &rules)
         .with_context(|| format!("reading commits {range}"))?;
-    let diags = lints::commits::gate::diags(&list, &rules);
     let off: std::collections::BTreeSet<&str> =
         diags.iter().filter_map(|d| d.unit.as_deref()).collect();
     let passed = !diags

@@ -38,8 +38,10 @@ impl Gate for CommitsGate {
         else {
             return GateReport::skipped(GATE, "no [commits] range in mgctl.toml");
         };
-        let o = lints::commits::gate::outcome(&ctx.root, range, &cfg.rules());
-        lint_map::report(GATE, ctx, o)
+        match lints::commits::gate::outcome(&ctx.root, range, &cfg.rules()) {
+            Ok(o) => lint_map::report(GATE, ctx, o),
+            Err(why) => GateReport::skipped(GATE, why),
+        }
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {

@@ -158,6 +158,13 @@ impl Gate for SymbolsGate {
         "symbol diff of two builds (G1): no added/removed/resized/renamed symbol beyond the admitted ones"
     }
 
+    fn artifacts(&self, ctx: &CheckCtx) -> Vec<String> {
+        ctx.config
+            .symbols
+            .as_ref()
+            .map_or_else(Vec::new, |c| vec![c.before.clone(), c.after.clone()])
+    }
+
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
         let Some(cfg) = &ctx.config.symbols else {
             return Some("no [symbols] section in mgctl.toml".into());
@@ -310,6 +317,18 @@ impl Gate for SymbolRulesGate {
 
     fn description(&self) -> &'static str {
         "per-library symbol rules (purity gate B): forbid/require defined, undefined or exported symbols"
+    }
+
+    fn artifacts(&self, ctx: &CheckCtx) -> Vec<String> {
+        let mut libs: Vec<String> = ctx
+            .config
+            .symbol_rules
+            .iter()
+            .flat_map(|c| c.rules.iter().map(|r| r.library.clone()))
+            .collect();
+        libs.sort();
+        libs.dedup();
+        libs
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {

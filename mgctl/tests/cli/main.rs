@@ -4,6 +4,7 @@
 mod util;
 
 mod budgets;
+mod build;
 mod check;
 mod ci;
 mod cite;

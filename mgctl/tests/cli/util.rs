@@ -69,8 +69,22 @@ pub fn mgctl<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path) -> Run {
 
 /// The command `mgctl` runs: a clean environment (no MGCTL_*, no GitHub Actions variables, so a
 /// test run inside CI does not write CI's step summary) with a fixed, wide `COLUMNS=160` (tables
-/// do not wrap headlines that tests look for), plus `env`.
+/// do not wrap headlines that tests look for), plus `env`. `check` gets `--no-build`: a copy of
+/// `driver/` must not start the driver build (slow); tests of `[build]` use [`mgctl_building`].
 pub fn command<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path, env: &[(&str, &str)]) -> Command {
+    let mut args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    if args.first().is_some_and(|a| *a == "check") {
+        args.insert(1, std::ffi::OsStr::new("--no-build"));
+    }
+    command_as_typed(&args, cwd, env)
+}
+
+/// [`command`] without the `--no-build` it gives `check`.
+pub fn command_as_typed<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    cwd: &Path,
+    env: &[(&str, &str)],
+) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args(args).current_dir(cwd).env("NO_COLOR", "1");
     for (k, _) in std::env::vars_os() {
@@ -88,7 +102,16 @@ pub fn command<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path, env: &[(&str, 
 
 /// [`mgctl`] with extra environment variables.
 pub fn mgctl_env<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path, env: &[(&str, &str)]) -> Run {
-    let out = command(args, cwd, env).output().unwrap();
+    finish(command(args, cwd, env), args)
+}
+
+/// [`mgctl`] without `--no-build`: `check` may run the workspace's `[build]`.
+pub fn mgctl_building<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path) -> Run {
+    finish(command_as_typed(args, cwd, &[]), args)
+}
+
+fn finish<S: AsRef<std::ffi::OsStr>>(mut cmd: Command, args: &[S]) -> Run {
+    let out = cmd.output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

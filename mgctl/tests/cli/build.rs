@@ -1,0 +1,272 @@
+//! `[build]` (issue 18 item 8): `check` makes the missing outputs first (progress on stderr),
+//! `--no-build` refuses, a failing or incomplete build fails the gates that read its outputs,
+//! and the commits gate says why a copy cannot hold its range.
+
+use std::path::Path;
+
+use crate::util::{copy_driver, mgctl_building, scratch, write_tree};
+
+const LIB: &str = "extern \"C\" int mg_entry(int x) { return x + 1; }\n";
+
+/// A workspace whose `[build]` runs `script` under `sh -c`; the symbols gate reads the two
+/// libraries it declares, the tokens gate reads nothing built.
+fn workspace(dir: &Path, script: &str) {
+    let toml = format!(
+        r#"[build]
+command = ["sh", "-c", {script:?}]
+outputs = ["build/a.so", "build/b.so"]
+
+[symbols]
+before = "build/a.so"
+after = "build/b.so"
+
+[[tokens.rule]]
+name = "no-printf"
+ident = "printf"
+paths = ["src/**"]
+message = "no printf"
+"#
+    );
+    write_tree(dir, &[("mgctl.toml", &toml), ("src/lib.cpp", LIB)]);
+}
+
+const MAKES_BOTH: &str = "mkdir -p build && g++ -shared -fPIC -o build/a.so src/lib.cpp && cp build/a.so build/b.so && echo built";
+
+fn gate<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == name)
+        .unwrap()
+}
+
+#[test]
+fn issue18_a_workspace_without_its_outputs_builds_them_first_and_runs_the_gates() {
+    let dir = scratch();
+    workspace(dir.path(), MAKES_BOTH);
+    let r = mgctl_building(&["check", ".", "--format", "json"], dir.path()).expect(0);
+    let name = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    r.assert_stderr_has(&format!(
+        "mgctl: building {name}: sh -c '{MAKES_BOTH}' (2 outputs missing)\n"
+    ));
+    r.assert_stderr_has(&format!("mgctl: building {name}: done in "));
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(gate(&v, "symbols")["verdict"], "pass", "{}", r.dump());
+    assert_eq!(gate(&v, "tokens")["verdict"], "pass", "{}", r.dump());
+    let b = &v["build"];
+    assert_eq!(b["ran"], true, "{}", r.dump());
+    assert_eq!(b["status"], 0);
+    assert_eq!(b["success"], true);
+    assert_eq!(b["missing_before"].as_array().unwrap().len(), 2);
+    assert!(b["ms"].as_f64().unwrap() > 0.0);
+    // The build's own output ("built") never reaches stdout, which carries only the report.
+    assert!(!r.stdout.contains("built\n"), "{}", r.dump());
+
+    // Up to date now: no build, no progress line.
+    let r = mgctl_building(&["check", ".", "--format", "json"], dir.path()).expect(0);
+    assert!(!r.stderr.contains("building"), "{}", r.dump());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["build"]["ran"], false);
+    assert_eq!(v["build"]["not_run"], "up to date");
+}
+
+#[test]
+fn issue18_no_selected_gate_reading_an_output_builds_nothing() {
+    let dir = scratch();
+    workspace(dir.path(), MAKES_BOTH);
+    let r = mgctl_building(&["check", ".", "--only", "tokens"], dir.path()).expect(0);
+    assert!(!r.stderr.contains("building"), "{}", r.dump());
+    assert!(!dir.path().join("build").exists());
+}
+
+#[test]
+fn issue18_no_build_refuses_and_the_gates_say_so() {
+    let dir = scratch();
+    workspace(dir.path(), MAKES_BOTH);
+    let r = mgctl_building(
+        &["check", ".", "--no-build", "--format", "json"],
+        dir.path(),
+    )
+    .expect(0);
+    assert!(!r.stderr.contains("building"), "{}", r.dump());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(gate(&v, "symbols")["verdict"], "skipped");
+    assert_eq!(
+        gate(&v, "symbols")["reason"],
+        "build/a.so and build/b.so not built: --no-build given"
+    );
+    assert_eq!(gate(&v, "tokens")["verdict"], "pass");
+    assert_eq!(v["build"]["not_run"], "--no-build given");
+    assert!(!dir.path().join("build").exists());
+}
+
+#[test]
+fn issue18_a_failing_build_fails_the_gates_that_need_it_and_the_others_still_run() {
+    let dir = scratch();
+    workspace(
+        dir.path(),
+        "echo compiling; echo 'lib.cpp:1: error: boom' >&2; exit 3",
+    );
+    let r = mgctl_building(&["check", ".", "--format", "json"], dir.path()).expect(1);
+    r.assert_stderr_has("failed (exit status 3) after ");
+    r.assert_stderr_has("  | lib.cpp:1: error: boom");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let s = gate(&v, "symbols");
+    assert_eq!(s["verdict"], "fail", "{}", r.dump());
+    let f = &s["findings"][0];
+    assert_eq!(f["code"], "BLD001");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("failed (exit status 3), so build/a.so and build/b.so were not built: lib.cpp:1: error: boom"),
+        "{msg}"
+    );
+    assert_eq!(gate(&v, "tokens")["verdict"], "pass");
+    assert_eq!(v["build"]["status"], 3);
+    assert_eq!(v["build"]["success"], false);
+
+    // `["false"]`, the brief's shape: no output at all, still the exit status.
+    write_tree(
+        dir.path(),
+        &[(
+            "mgctl.toml",
+            "[build]\ncommand = [\"false\"]\noutputs = [\"build/a.so\"]\n\n[symbols]\nbefore = \"build/a.so\"\nafter = \"build/a.so\"\n",
+        )],
+    );
+    let r = mgctl_building(&["check", "."], dir.path()).expect(1);
+    r.assert_stdout_has("BLD001");
+    r.assert_stdout_has("the build `false` failed (exit status 1), so build/a.so was not built");
+}
+
+#[test]
+fn issue18_a_build_that_does_not_make_an_output_is_a_finding_naming_it() {
+    let dir = scratch();
+    workspace(
+        dir.path(),
+        "mkdir -p build && g++ -shared -fPIC -o build/a.so src/lib.cpp",
+    );
+    let r = mgctl_building(&["check", ".", "--format", "json"], dir.path()).expect(1);
+    r.assert_stderr_has("but it did not make build/b.so");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let f = &gate(&v, "symbols")["findings"][0];
+    assert_eq!(f["code"], "BLD002", "{}", r.dump());
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("succeeded but did not make build/b.so (declared in [build] outputs)"),
+        "{}",
+        r.dump()
+    );
+    assert_eq!(f["location"]["path"], "mgctl.toml");
+    assert_eq!(f["location"]["line"], 3);
+    assert_eq!(v["build"]["missing_after"][0], "build/b.so");
+}
+
+#[test]
+fn issue18_an_empty_build_command_is_a_config_error_at_its_line() {
+    let dir = scratch();
+    write_tree(
+        dir.path(),
+        &[(
+            "mgctl.toml",
+            "[workspace]\nname = \"w\"\n\n[build]\ncommand = []\noutputs = [\"build/a.so\"]\n",
+        )],
+    );
+    let r = mgctl_building(&["check", "."], dir.path()).expect(2);
+    r.assert_stderr_has("mgctl.toml:5:11: [build] command is empty");
+    write_tree(
+        dir.path(),
+        &[(
+            "mgctl.toml",
+            "[build]\ncommand = [\"make\"]\noutputs = [\"build/a.so\"]\nouput = 1\n",
+        )],
+    );
+    let r = mgctl_building(&["check", "."], dir.path()).expect(2);
+    r.assert_stderr_has("mgctl.toml:4:1: unknown field `ouput`");
+}
+
+/// The README's main command on a copy of `driver/` without `build/`: the real driver build runs
+/// first and every gate runs; only `commits` is skipped, because a copy outside git holds no history.
+#[test]
+fn issue18_a_driver_copy_without_build_runs_every_gate() {
+    let (_g, root) = copy_driver();
+    assert!(!root.join("build").exists());
+    let r = mgctl_building(&["check", ".", "--format", "json"], &root);
+    r.assert_stderr_has("mgctl: building driver: bash build.sh --no-run (2 outputs missing)\n");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for g in v["gates"].as_array().unwrap() {
+        if g["gate"] == "commits" {
+            assert_eq!(g["verdict"], "skipped");
+            let reason = g["reason"].as_str().unwrap();
+            assert!(
+                reason.contains("not inside a git repository") && reason.contains("HEAD~20..HEAD"),
+                "{reason}"
+            );
+        } else {
+            assert_ne!(g["verdict"], "skipped", "{g}\n{}", r.dump());
+        }
+    }
+    assert_eq!(r.code, 0, "{}", r.dump());
+}
+
+/// `[commits] range = "HEAD~20..HEAD"`: a clone whose history holds the range is checked; a
+/// `--depth 1` clone lists the gate as skipped naming the missing revision, never a pass; a
+/// misspelt ref stays an error.
+#[test]
+fn issue18_the_commits_range_is_checked_on_a_full_clone_and_skipped_on_a_shallow_one() {
+    let dir = scratch();
+    let origin = dir.path().join("origin");
+    let toml = "[commits]\nrange = \"HEAD~2..HEAD\"\n";
+    for (i, msg) in ["[Feat] (a): one", "[Feat] (a): two", "[Fix] (a): three"]
+        .iter()
+        .enumerate()
+    {
+        lints::gitread::fixture::commit_files(
+            &origin,
+            &[("mgctl.toml", toml), ("a.txt", &i.to_string())],
+            msg,
+        )
+        .unwrap();
+    }
+    let r = mgctl_building(&["check", ".", "--format", "json"], &origin).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        gate(&v, "commits")["headline"],
+        "2 commits in HEAD~2..HEAD / 0 off-style"
+    );
+
+    let shallow = dir.path().join("shallow");
+    let url = format!("file://{}", origin.display());
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "1", &url])
+        .arg(&shallow)
+        .status();
+    if !cloned.is_ok_and(|s| s.success()) {
+        eprintln!("git clone --depth 1 unavailable; shallow half skipped");
+        return;
+    }
+    let r = mgctl_building(&["check", ".", "--format", "json"], &shallow);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_default();
+    let c = gate(&v, "commits");
+    assert_eq!(c["verdict"], "skipped", "{}", r.dump());
+    assert_eq!(
+        c["reason"],
+        "HEAD~2 does not exist, so HEAD~2..HEAD cannot be checked: this is a shallow clone holding 1 commit(s) from HEAD (fetch more history with `git fetch --deepen` or `--unshallow`)"
+    );
+    // The only gate skipped: nothing was checked, which is exit 2, not a pass.
+    r.expect(2);
+
+    std::fs::write(
+        shallow.join("mgctl.toml"),
+        "[commits]\nrange = \"mian..HEAD\"\n",
+    )
+    .unwrap();
+    let r = mgctl_building(&["check", ".", "--format", "json"], &shallow).expect(1);
+    r.assert_stdout_has("CMT005");
+}
