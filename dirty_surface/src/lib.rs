@@ -7,6 +7,7 @@
 pub mod compat;
 pub mod error;
 pub mod lex;
+pub mod live;
 pub mod scan;
 pub mod scope;
 pub mod selftest;

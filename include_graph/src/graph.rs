@@ -185,6 +185,16 @@ fn rel_of(root: &Path, p: &Path) -> (String, bool) {
 impl Graph {
     /// Walks, scans (in parallel) and resolves the whole workspace.
     pub fn build(opts: &GraphOptions) -> Result<Graph> {
+        Self::build_overlay(opts, &HashMap::new())
+    }
+
+    /// [`Graph::build`] where `overlay` (absolute, normalised path -> bytes) replaces the bytes of
+    /// files on disk: the live self-test controls mutate the workspace in memory, never on disk.
+    /// The file list stays the disk's.
+    pub fn build_overlay(
+        opts: &GraphOptions,
+        overlay: &HashMap<PathBuf, Vec<u8>>,
+    ) -> Result<Graph> {
         let root = normalize(&absolute(&opts.root));
         if !root.is_dir() {
             return Err(Error::NotADir { path: root });
@@ -245,7 +255,7 @@ impl Graph {
                 .into_par_iter()
                 .map(|(n, p)| {
                     let sp = units.get(&p).unwrap_or(&search);
-                    (n, scan_file(&p, sp, &known))
+                    (n, scan_file(&p, sp, &known, overlay.get(&p)))
                 })
                 .collect();
             pending.clear();
@@ -467,8 +477,17 @@ fn absolute(p: &Path) -> PathBuf {
     }
 }
 
-fn scan_file(path: &Path, search: &SearchPath, known: &HashSet<PathBuf>) -> FileResult {
-    let bytes = match std::fs::read(path) {
+fn scan_file(
+    path: &Path,
+    search: &SearchPath,
+    known: &HashSet<PathBuf>,
+    overlay: Option<&Vec<u8>>,
+) -> FileResult {
+    let read = match overlay {
+        Some(b) => Ok(b.clone()),
+        None => std::fs::read(path),
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(e) => {
             return FileResult {

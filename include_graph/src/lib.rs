@@ -16,6 +16,7 @@ pub mod controls;
 pub mod error;
 pub mod graph;
 pub mod lex;
+pub mod live;
 pub mod pp;
 pub mod probe;
 pub mod query;

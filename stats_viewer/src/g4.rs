@@ -3,6 +3,7 @@
 //! gate of `mgctl check` runs [`check`] over the configured logs and maps each [`Problem`] to a
 //! finding by its [`Code`]; both self-test through [`run_controls`], along the same path.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSetBuilder};
@@ -250,6 +251,16 @@ pub fn read_log(path: &Path) -> Result<Log, crate::Error> {
 
 /// Runs G4 over the workspace files matching `cfg.logs` (skipping `.git` and `target`).
 pub fn check(root: &Path, cfg: &FatalsConfig) -> Result<CheckOutcome, CheckError> {
+    check_overlay(root, cfg, &BTreeMap::new())
+}
+
+/// [`check`] where `overlay` (workspace-relative path -> bytes) replaces the bytes of logs on
+/// disk: the live controls mutate the workspace in memory, never on disk. The list is the disk's.
+pub fn check_overlay(
+    root: &Path,
+    cfg: &FatalsConfig,
+    overlay: &BTreeMap<String, Vec<u8>>,
+) -> Result<CheckOutcome, CheckError> {
     let paths = matching_logs(root, &cfg.logs)?;
     if paths.is_empty() {
         return Err(CheckError::NoMatch {
@@ -260,14 +271,16 @@ pub fn check(root: &Path, cfg: &FatalsConfig) -> Result<CheckOutcome, CheckError
         .iter()
         .map(|p| {
             let rel = rel(root, p);
-            let verdict = read_log(p)
-                .map(|log| verdict(&log, cfg.verify))
-                .map_err(|e| {
-                    format!(
-                        "unreadable log: {}",
-                        e.to_string().replace(&p.display().to_string(), &rel)
-                    )
-                });
+            let log = match overlay.get(&rel) {
+                Some(bytes) => Log::parse(p, bytes),
+                None => read_log(p),
+            };
+            let verdict = log.map(|log| verdict(&log, cfg.verify)).map_err(|e| {
+                format!(
+                    "unreadable log: {}",
+                    e.to_string().replace(&p.display().to_string(), &rel)
+                )
+            });
             LogOutcome { rel, verdict }
         })
         .collect();
@@ -317,6 +330,95 @@ fn matching_logs(root: &Path, globs: &[String]) -> Result<Vec<PathBuf>, CheckErr
     }
     out.sort();
     Ok(out)
+}
+
+/// The live controls (issue 18 item 7), one per `[fatals] logs` glob (`live-<glob>`): a `Fatal{…}`
+/// line appended to the first log the glob matches, in an in-memory overlay of the workspace at
+/// `root`, must make [`check_overlay`] report it. A glob that matches no log cannot go red there,
+/// so its control fails with that reason. `neutered(name)` runs it on the unmutated logs.
+pub fn live_controls(
+    root: &Path,
+    cfg: &FatalsConfig,
+    neutered: &dyn Fn(&str) -> bool,
+) -> Vec<ControlResult> {
+    const FATAL: &str = "[00:00:00] [Linux mgctl-live-control/FATAL]: MGPipe: Fatal{PipeVerifyDiffer, \"mgctl live control\"}\n";
+    let fail = |name: String, detail: String| ControlResult {
+        name,
+        expect_trip: true,
+        tripped: false,
+        detail,
+    };
+    let mut out = Vec::new();
+    for glob in &cfg.logs {
+        let name = format!("live-{glob}");
+        let one = std::slice::from_ref(glob);
+        let target = match matching_logs(root, one) {
+            Err(e) => {
+                out.push(fail(name, e.to_string()));
+                continue;
+            }
+            Ok(paths) => match paths.first() {
+                Some(p) => p.clone(),
+                None => {
+                    out.push(fail(
+                        name,
+                        format!("[fatals] logs: {glob:?} matches no log of this workspace, so it cannot go red here (misspelt?)"),
+                    ));
+                    continue;
+                }
+            },
+        };
+        let target_rel = rel(root, &target);
+        let mut overlay = BTreeMap::new();
+        let mut line = 0;
+        if !neutered(&name) {
+            let mut bytes = match std::fs::read(&target) {
+                Ok(b) => b,
+                Err(e) => {
+                    out.push(fail(name, format!("{target_rel}: cannot read: {e}")));
+                    continue;
+                }
+            };
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                bytes.push(b'\n');
+            }
+            line = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+            bytes.extend_from_slice(FATAL.as_bytes());
+            overlay.insert(target_rel.clone(), bytes);
+        }
+        let run = check_overlay(
+            root,
+            &FatalsConfig {
+                logs: one.to_vec(),
+                verify: cfg.verify,
+            },
+            &overlay,
+        );
+        let hit = run.as_ref().ok().and_then(|o| {
+            o.logs
+                .iter()
+                .filter(|l| l.rel == target_rel)
+                .filter_map(|l| l.verdict.as_ref().ok())
+                .flat_map(|v| v.problems.iter())
+                .find(|p| p.code() == Code::Fat001 && p.line() == Some(line))
+                .cloned()
+        });
+        out.push(ControlResult {
+            name,
+            expect_trip: true,
+            tripped: hit.is_some(),
+            detail: match (hit, run) {
+                (Some(p), _) => {
+                    format!("{} {target_rel}:{line}: {}", p.code().as_str(), p.message())
+                }
+                (None, Err(e)) => e.to_string(),
+                (None, Ok(_)) => {
+                    format!("no finding: a Fatal line appended to {target_rel} stayed clean")
+                }
+            },
+        });
+    }
+    out
 }
 
 /// One self-test control's result.

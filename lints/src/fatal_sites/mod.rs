@@ -284,6 +284,17 @@ fn skipped(rel: &str, cfg: &FatalSitesConfig) -> bool {
 
 /// Read every scanned file under `root/cfg.root`, bytewise path order; MG_Test paths are not read.
 pub fn load(root: &Path, cfg: &FatalSitesConfig) -> Result<Vec<Source>, Error> {
+    load_in(
+        &crate::source::Disk {
+            root: root.to_path_buf(),
+        },
+        cfg,
+    )
+}
+
+/// [`load`] through `src` (the disk, or an overlay of it: the file list is the disk's).
+fn load_in(src: &dyn crate::source::Source, cfg: &FatalSitesConfig) -> Result<Vec<Source>, Error> {
+    let root = src.root();
     let dir = root.join(&cfg.root);
     if !dir.is_dir() {
         return Err(Error::MissingRoot { path: dir });
@@ -312,7 +323,7 @@ pub fn load(root: &Path, cfg: &FatalSitesConfig) -> Result<Vec<Source>, Error> {
         if skipped(&rel, cfg) {
             continue;
         }
-        let bytes = std::fs::read(p).map_err(|source| Error::Read {
+        let bytes = src.read(&rel).map_err(|source| Error::Read {
             path: p.to_path_buf(),
             source,
         })?;
@@ -333,16 +344,34 @@ pub fn load(root: &Path, cfg: &FatalSitesConfig) -> Result<Vec<Source>, Error> {
 /// The one entry point, for `mgctl lint fatal-sites` and the `fatal-sites` gate: read the tree
 /// and, with `with_baseline`, the baseline, and take the census.
 pub fn census(root: &Path, cfg: &FatalSitesConfig, with_baseline: bool) -> Result<Census, Error> {
-    let sources = load(root, cfg)?;
+    census_in(
+        &crate::source::Disk {
+            root: root.to_path_buf(),
+        },
+        cfg,
+        with_baseline,
+    )
+}
+
+/// [`census`] through `src`: the live controls run it over an in-memory overlay.
+pub fn census_in(
+    src: &dyn crate::source::Source,
+    cfg: &FatalSitesConfig,
+    with_baseline: bool,
+) -> Result<Census, Error> {
+    let sources = load_in(src, cfg)?;
     let baseline = if with_baseline {
-        let p = root.join(&cfg.baseline);
+        let p = src.root().join(&cfg.baseline);
         if !p.is_file() {
             return Err(Error::MissingBaseline { path: p });
         }
-        let text = std::fs::read_to_string(&p).map_err(|source| Error::Read {
-            path: p.clone(),
-            source,
-        })?;
+        let text = src
+            .read(&cfg.baseline)
+            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
+            .map_err(|source| Error::Read {
+                path: p.clone(),
+                source,
+            })?;
         Some(parse_baseline(&text, &p)?)
     } else {
         None
@@ -361,6 +390,78 @@ pub struct ControlResult {
     pub expect_trip: bool,
     pub tripped: bool,
     pub detail: String,
+}
+
+/// The live control (issue 18 item 7), `live-unmarked-abort`: an unmarked `std::abort()` appended
+/// (past the marker window) to the first scanned file that is not a funnel, in an in-memory overlay
+/// of the workspace, must make [`census_in`] report it. A root that matches no file cannot go red
+/// and fails the control with the census's reason. `neutered` runs it on the unmutated workspace.
+pub fn live_controls(
+    src: &dyn crate::source::Source,
+    cfg: &FatalSitesConfig,
+    neutered: &dyn Fn(&str) -> bool,
+) -> Vec<ControlResult> {
+    const NAME: &str = "live-unmarked-abort";
+    let result = |tripped: bool, detail: String| {
+        vec![ControlResult {
+            name: NAME.into(),
+            expect_trip: true,
+            tripped,
+            detail,
+        }]
+    };
+    let clean = match census_in(src, cfg, true) {
+        Ok(c) => c,
+        Err(e) => return result(false, format!("the census cannot run here: {e}")),
+    };
+    let funnels: BTreeSet<&str> = cfg.funnel_files.iter().map(String::as_str).collect();
+    let Some(target) = clean
+        .inputs
+        .iter()
+        .find(|r| **r != cfg.baseline && !funnels.contains(r.as_str()))
+    else {
+        return result(
+            false,
+            format!(
+                "every scanned file under {} is a funnel file, so no abort there can go unmarked",
+                cfg.root
+            ),
+        );
+    };
+    let mut files = BTreeMap::new();
+    let mut line = 0;
+    if !neutered(NAME) {
+        let mut bytes = match src.read(target) {
+            Ok(b) => b,
+            Err(e) => return result(false, format!("{target}: cannot read: {e}")),
+        };
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        // Blank lines past the window, so no marker of the file can cover the abort.
+        bytes.extend(std::iter::repeat_n(b'\n', cfg.abort_window.max(1)));
+        line = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+        bytes.extend_from_slice(b"void MgctlLiveControl() { std::abort(); }\n");
+        files.insert(target.clone(), bytes);
+    }
+    let overlay = crate::source::Overlay { base: src, files };
+    match census_in(&overlay, cfg, true) {
+        Err(e) => result(false, e.to_string()),
+        Ok(c) => match c
+            .problems
+            .iter()
+            .find(|p| p.code == Code::Fsi001 && p.path == *target && p.line == line)
+        {
+            Some(p) => result(
+                true,
+                format!("{} {}:{}: {}", p.code.as_str(), p.path, p.line, p.message),
+            ),
+            None => result(
+                false,
+                format!("no finding: an unmarked std::abort() appended to {target} stayed clean"),
+            ),
+        },
+    }
 }
 
 const CTRL_FILE: &str = "MobileGL/MG_Remote/Session/Control.cpp";

@@ -7,7 +7,7 @@ use dirty_surface::selftest;
 use dirty_surface::surface::Mode;
 use dirty_surface::Code;
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use dirty_surface::cfg::{mobilegl_profile, DirtySurfaceConfig};
 
@@ -91,5 +91,26 @@ impl Gate for DirtySurfaceGate {
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
         crate::gate::self_test(selftest::run_controls(&|c| neutered.contains(GATE, c)))
+    }
+
+    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
+        let Some(cfg) = &ctx.config.dirty_surface else {
+            return vec![Control::not_configured()];
+        };
+        let settings = match cfg.settings() {
+            Ok(s) => s,
+            Err(e) => {
+                return vec![Control {
+                    name: "live-dropped-row".into(),
+                    expect_trip: true,
+                    tripped: false,
+                    detail: e,
+                }]
+            }
+        };
+        dirty_surface::live::live_controls(&ctx.root, &settings, &|c| neutered.contains(GATE, c))
+            .into_iter()
+            .map(crate::gate::IntoControl::into_control)
+            .collect()
     }
 }

@@ -3,7 +3,7 @@
 
 use lints::fatal_sites::{self, Census, Code};
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use lints::fatal_sites::cfg::{mobilegl_profile, FatalSitesConfig};
 
@@ -61,5 +61,18 @@ impl Gate for FatalSitesGate {
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
         crate::gate::self_test(fatal_sites::run_controls(&|c| neutered.contains(GATE, c)))
+    }
+
+    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
+        let Some(cfg) = &ctx.config.fatal_sites else {
+            return vec![Control::not_configured()];
+        };
+        let src = lints::source::Disk {
+            root: ctx.root.clone(),
+        };
+        fatal_sites::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
+            .into_iter()
+            .map(crate::gate::IntoControl::into_control)
+            .collect()
     }
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use stats_viewer::g4::{self, Code, Problem};
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use stats_viewer::g4::{mobilegl_profile, FatalsConfig};
 
@@ -83,6 +83,16 @@ impl Gate for FatalsGate {
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
         crate::gate::self_test(g4::run_controls(&|c| neutered.contains(GATE, c)))
+    }
+
+    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
+        let Some(cfg) = &ctx.config.fatals else {
+            return vec![Control::not_configured()];
+        };
+        g4::live_controls(&ctx.root, cfg, &|c| neutered.contains(GATE, c))
+            .into_iter()
+            .map(crate::gate::IntoControl::into_control)
+            .collect()
     }
 }
 

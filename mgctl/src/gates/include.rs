@@ -12,7 +12,9 @@ use include_graph::Graph;
 
 pub use include_graph::cfg::{mobilegl_profile, IncludeConfig, ProbeMode};
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity};
+use crate::gate::{
+    CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity,
+};
 
 pub const PROBES: &str = "include-probes";
 pub const LAYERING: &str = "include-layering";
@@ -182,6 +184,15 @@ impl Gate for IncludeProbesGate {
         crate::gate::self_test(controls::run_probe_controls(&|c| {
             neutered.contains(PROBES, c)
         }))
+    }
+    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
+        let Some(cfg) = ctx.config.include.as_ref().filter(|c| !c.probes.is_empty()) else {
+            return vec![Control::not_configured()];
+        };
+        include_graph::live::live_probe_controls(&ctx.root, cfg, &|c| neutered.contains(PROBES, c))
+            .into_iter()
+            .map(crate::gate::IntoControl::into_control)
+            .collect()
     }
 }
 

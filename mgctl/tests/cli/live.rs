@@ -59,3 +59,123 @@ fn a_misspelt_rule_glob_fails_the_self_test_naming_the_rule() {
     run.assert_stdout_has("rule `purity-c`");
     assert_eq!(before, snapshot(&root), "the workspace was written");
 }
+
+/// Issue 18 item 7, the remaining gates: a forbidden include into each probe header, a dropped
+/// DirtySurface.def row, a Fatal line appended to each configured log glob and an unmarked abort
+/// under the census root each turn their gate red on `driver/`, through the real entry point.
+#[test]
+fn issue18_live_controls_of_include_dirty_surface_fatals_and_fatal_sites_trip_on_the_driver() {
+    let (_g, root) = copy_driver();
+    let before = snapshot(&root);
+    let run = mgctl(
+        &[
+            "check",
+            "--self-test",
+            "--only",
+            "include-probes,dirty-surface,fatals,fatal-sites",
+            "--format",
+            "json",
+            ".",
+        ],
+        &root,
+    )
+    .expect(0);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let controls = |gate: &str| -> Vec<serde_json::Value> {
+        v["gates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["gate"] == gate)
+            .unwrap()["self_test"]["controls"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    for (gate, name, says) in [
+        ("include-probes", "live-value-header", "MGPipeValueTypes.h"),
+        ("include-probes", "live-mutation-header", "PipeMutation.h"),
+        ("dirty-surface", "live-dropped-row", "UNMAPPED"),
+        ("fatals", "live-MobileGL/MG_Test/logs/*.log", "FAT001"),
+        ("fatal-sites", "live-unmarked-abort", "FSI001"),
+    ] {
+        let c = controls(gate);
+        let c = c
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{gate}: no control {name}\n{}", run.dump()));
+        assert_eq!(c["tripped"], true, "{gate}/{name}: {c}");
+        assert!(
+            c["detail"].as_str().unwrap().contains(says),
+            "{gate}/{name}: {c}"
+        );
+    }
+    assert_eq!(before, snapshot(&root), "the workspace was written");
+}
+
+#[test]
+fn issue18_a_neutered_live_control_is_reported_as_not_tripped() {
+    let (_g, root) = copy_driver();
+    for (gate, control) in [
+        ("include-probes", "live-value-header"),
+        ("dirty-surface", "live-dropped-row"),
+        ("fatals", "live-MobileGL/MG_Test/logs/*.log"),
+        ("fatal-sites", "live-unmarked-abort"),
+    ] {
+        let neuter = format!("{gate}/{control}");
+        let run = mgctl(
+            &[
+                "check",
+                ".",
+                "--self-test",
+                "--only",
+                gate,
+                "--neuter",
+                &neuter,
+            ],
+            &root,
+        )
+        .expect(1);
+        run.assert_stdout_has(&format!("{control}: negative control did not trip"));
+    }
+}
+
+#[test]
+fn issue18_a_probe_log_or_root_that_matches_nothing_fails_the_self_test_with_that_reason() {
+    let (_g, root) = copy_driver();
+    let toml = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    for (from, to, gate, says) in [
+        (
+            "header = \"MobileGL/MG_Pipe/PipeMutation.h\"",
+            "header = \"MobileGL/MG_Pipe/PipeMutaton.h\"",
+            "include-probes",
+            "probe `mutation-header`: its header MobileGL/MG_Pipe/PipeMutaton.h is not a file",
+        ),
+        (
+            "logs = [\"MobileGL/MG_Test/logs/*.log\"]",
+            "logs = [\"MobileGL/MG_Test/logs/*.log\", \"MobileGL/MG_Test/log/*.log\"]",
+            "fatals",
+            "\"MobileGL/MG_Test/log/*.log\" matches no log of this workspace",
+        ),
+        (
+            "root = \"MobileGL/MG_Remote\"",
+            "root = \"MobileGL/MG_Remot\"",
+            "fatal-sites",
+            "census root does not exist",
+        ),
+        (
+            "def = \"MobileGL/MG_Pipe/DirtySurface.def\"",
+            "def = \"MobileGL/MG_Pipe/DirtySurfce.def\"",
+            "dirty-surface",
+            "the check cannot run here",
+        ),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        assert_ne!(text, bad, "{from}");
+        std::fs::write(&toml, &bad).unwrap();
+        let run = mgctl(&["check", ".", "--self-test", "--only", gate], &root).expect(1);
+        run.assert_stdout_has(says);
+    }
+    std::fs::write(&toml, &text).unwrap();
+}
