@@ -193,7 +193,14 @@ impl Plan {
             if missing.len() == 1 { "" } else { "s" }
         ));
         let start = Instant::now();
-        let result = Command::new(&self.command[0])
+        // `./build.sh` names a file of the workspace, not of mgctl's cwd (spawn leaves that open).
+        let program = Path::new(&self.command[0]);
+        let program = if program.is_relative() && program.components().count() > 1 {
+            root.join(program)
+        } else {
+            program.to_path_buf()
+        };
+        let result = Command::new(program)
             .args(&self.command[1..])
             .current_dir(root)
             .stdin(Stdio::null())

@@ -159,6 +159,8 @@ fn skip_causes(run: &CheckRun) -> String {
                 || reason.starts_with("not selected by --only")
             {
                 "by --only/--skip".to_string()
+            } else if reason.ends_with("not built: --no-build given") {
+                "by --no-build".to_string()
             } else {
                 "not configured".to_string()
             };

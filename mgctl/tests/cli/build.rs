@@ -104,6 +104,13 @@ fn issue18_no_build_refuses_and_the_gates_say_so() {
     assert_eq!(gate(&v, "tokens")["verdict"], "pass");
     assert_eq!(v["build"]["not_run"], "--no-build given");
     assert!(!dir.path().join("build").exists());
+    // Nothing else selected: nothing was checked, and the refusal is named as the cause.
+    let r = mgctl_building(
+        &["check", ".", "--no-build", "--only", "symbols"],
+        dir.path(),
+    )
+    .expect(2);
+    r.assert_stderr_has("(14 by --only/--skip, 1 by --no-build)");
 }
 
 #[test]
@@ -269,4 +276,31 @@ fn issue18_the_commits_range_is_checked_on_a_full_clone_and_skipped_on_a_shallow
     .unwrap();
     let r = mgctl_building(&["check", ".", "--format", "json"], &shallow).expect(1);
     r.assert_stdout_has("CMT005");
+}
+
+/// A relative program path (`./make.sh`) is the workspace's, whatever directory mgctl runs in.
+#[test]
+fn issue18_a_relative_build_program_is_resolved_in_the_workspace() {
+    let dir = scratch();
+    let ws = dir.path().join("ws");
+    write_tree(
+        &ws,
+        &[
+            (
+                "mgctl.toml",
+                "[build]\ncommand = [\"./make.sh\"]\noutputs = [\"build/a.so\"]\n\n[symbols]\nbefore = \"build/a.so\"\nafter = \"build/a.so\"\n",
+            ),
+            ("src/lib.cpp", LIB),
+            (
+                "make.sh",
+                "#!/bin/sh\nmkdir -p build && g++ -shared -fPIC -o build/a.so src/lib.cpp\n",
+            ),
+        ],
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(ws.join("make.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let r = mgctl_building(&["check", "ws", "--format", "json"], dir.path()).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(gate(&v, "symbols")["verdict"], "pass", "{}", r.dump());
+    assert_eq!(v["build"]["success"], true);
 }
