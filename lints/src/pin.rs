@@ -44,6 +44,23 @@ fn describe(ws: &GitWorkspace, id: Oid) -> String {
     }
 }
 
+/// In a shallow clone the oldest commit present stands for all the history cut away: a file or
+/// line dated to it may be older, so no order can be read from it.
+fn is_shallow_root(ws: &GitWorkspace, id: Oid) -> bool {
+    ws.repo().is_shallow()
+        && ws
+            .repo()
+            .find_commit(id)
+            .is_ok_and(|c| c.parent_count() == 0)
+}
+
+fn shallow(desc: &str) -> Pin {
+    Pin::NotChecked(format!(
+        "this is a shallow clone and {desc} is its oldest commit, which stands for the history cut \
+         away, so whether the budget precedes its data cannot be told (git fetch --unshallow)"
+    ))
+}
+
 /// The oldest commit (reachable from HEAD) whose tree holds `repo_path`.
 fn first_added(ws: &GitWorkspace, repo_path: &str) -> Result<Option<Oid>, git2::Error> {
     let repo = ws.repo();
@@ -97,6 +114,9 @@ pub fn check(root: &Path, config: &str, lines: (usize, usize), inputs: &[String]
         ));
     };
     let inputs_desc = describe(&ws, inputs_id);
+    if is_shallow_root(&ws, inputs_id) {
+        return shallow(&inputs_desc);
+    }
     let cfg_path = ws.repo_path(config);
     let text = match std::fs::read(root.join(config)) {
         Ok(t) => t,
@@ -128,6 +148,9 @@ pub fn check(root: &Path, config: &str, lines: (usize, usize), inputs: &[String]
                 budget: format!("an uncommitted change to {config}:{line}"),
                 inputs: inputs_desc,
             };
+        }
+        if is_shallow_root(&ws, id) {
+            return shallow(&describe(&ws, id));
         }
         let pinned = id != inputs_id
             && ws

@@ -219,3 +219,33 @@ fn bench_ab_marks_the_cells_a_budget_fails() {
     let bad = mgctl(&["bench", "ab", "nope"], &ab_runs()).expect(2);
     assert!(bad.stdout.is_empty(), "{}", bad.dump());
 }
+
+/// A shallow clone's oldest commit stands for the history cut away: a budget and its data dated
+/// to it cannot be ordered, so the pin is a note ("could not be checked"), not BUD006. The
+/// full clone of the same history still fails BUD006.
+#[test]
+fn a_shallow_clone_cannot_check_the_pin_and_says_so() {
+    let (_g, root) = copy_driver();
+    let full = std::fs::read_to_string(root.join("mgctl.toml")).unwrap();
+    let at = full.find("# Budgets (issue 20)").unwrap();
+    std::fs::write(root.join("mgctl.toml"), &full[..at]).unwrap();
+    commit_all(&root, "[Test] (driver): runs before any budget");
+    std::fs::write(root.join("mgctl.toml"), &full).unwrap();
+    commit_all(&root, "[Test] (driver): budgets after the data");
+    let clones = scratch();
+    let shallow = clones.path().join("shallow");
+    let status = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "1"])
+        .arg(format!("file://{}", root.display()))
+        .arg(&shallow)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = mgctl(&["check", ".", "--only", "budgets"], &shallow).expect(0);
+    run.assert_stdout_has("BUD007");
+    run.assert_stdout_has("this is a shallow clone");
+    assert!(!run.stdout.contains("BUD006"), "{}", run.dump());
+    mgctl(&["check", ".", "--only", "budgets"], &root)
+        .expect(1)
+        .assert_stdout_has("BUD006");
+}
