@@ -559,6 +559,7 @@ fn help(f: &mut Frame<'_>, area: Rect) {
         Line::from("home/end    oldest window / follow the newest"),
         Line::from("tab         switch view: counters, charts, events"),
         Line::from("/           filter counters by name (enter keeps, esc clears)"),
+        Line::from("n / N       next / previous event holding the filter text (events view)"),
         Line::from("e           export the current view's data as JSON"),
         Line::from("↑/↓, pgup/dn scroll"),
         Line::from("c           clear the red banners"),

@@ -537,3 +537,50 @@ fn the_plot_area_matches_what_ratatui_draws() {
     let g = render::charts_graph_area(inner, yw, 1);
     assert_eq!((g.x - 1, g.bottom()), (cx, cy), "{g:?}");
 }
+
+/// n / N step through the events holding the filter text, newest first from another view, and
+/// wrap at either end; without a filter or a match they say so.
+#[test]
+fn n_and_shift_n_step_through_matching_events() {
+    let mut s = ViewState::new(String::from("test"), 600, None);
+    for (i, text) in [
+        "session 1 started",
+        "gates drop",
+        "partial window",
+        "gates rise",
+    ]
+    .iter()
+    .enumerate()
+    {
+        s.live.notes.push_back(state::Note {
+            at: Duration::from_secs(i as u64),
+            level: NoteLevel::Info,
+            text: (*text).to_string(),
+        });
+    }
+    update(&mut s, key(KeyCode::Char('n')));
+    assert!(s
+        .status
+        .as_deref()
+        .unwrap_or("")
+        .contains("give it with / first"));
+    for c in "/GATES".chars() {
+        update(&mut s, key(KeyCode::Char(c)));
+    }
+    update(&mut s, key(KeyCode::Enter));
+    // From the counters view: the newest match, at the bottom of the events view.
+    update(&mut s, key(KeyCode::Char('n')));
+    assert_eq!((s.tab, s.scroll), (Tab::Events, 0));
+    assert_eq!(s.status.as_deref(), Some("event 2 of 2 holding `GATES`"));
+    update(&mut s, key(KeyCode::Char('N')));
+    assert_eq!(s.scroll, 2);
+    assert!(draw(&s, 80, 24).contains("gates drop"));
+    // Wraps: before the first match is the last one, after the last the first.
+    update(&mut s, key(KeyCode::Char('N')));
+    assert_eq!(s.scroll, 0);
+    update(&mut s, key(KeyCode::Char('n')));
+    assert_eq!(s.scroll, 2);
+    s.filter = "nothing".into();
+    update(&mut s, key(KeyCode::Char('n')));
+    assert_eq!(s.status.as_deref(), Some("no event holds `nothing`"));
+}

@@ -53,6 +53,9 @@ pub enum Intent {
     NextTab,
     PrevTab,
     StartFilter,
+    /// n / N: the next (newer) or previous event holding the filter text.
+    NextMatch,
+    PrevMatch,
     Export,
     ToggleHelp,
     ScrollUp(u16),
@@ -79,6 +82,8 @@ pub fn intent(k: &KeyEvent) -> Option<Intent> {
         KeyCode::Tab => Intent::NextTab,
         KeyCode::BackTab => Intent::PrevTab,
         KeyCode::Char('/') => Intent::StartFilter,
+        KeyCode::Char('n') => Intent::NextMatch,
+        KeyCode::Char('N') => Intent::PrevMatch,
         KeyCode::Char('e') => Intent::Export,
         KeyCode::Char('?') => Intent::ToggleHelp,
         KeyCode::Up | KeyCode::Char('k') => Intent::ScrollUp(1),
@@ -186,6 +191,7 @@ pub fn apply(s: &mut ViewState, i: Intent) -> Control {
             s.editing_filter = true;
             s.tab = Tab::Counters;
         }
+        Intent::NextMatch | Intent::PrevMatch => search(s, i == Intent::NextMatch),
         Intent::Export => return Control::Export,
         Intent::ToggleHelp => s.help = !s.help,
         Intent::ScrollUp(n) => s.scroll = s.scroll.saturating_sub(n),
@@ -207,6 +213,45 @@ pub fn apply(s: &mut ViewState, i: Intent) -> Control {
         }
     }
     Control::Redraw
+}
+
+/// n / N (lnav's habit): shows the next (newer) or previous event whose text holds the filter
+/// (case-insensitive) at the bottom of the events view, wrapping at either end; from another
+/// view, the newest such event.
+fn search(s: &mut ViewState, forward: bool) {
+    if s.filter.is_empty() {
+        s.status =
+            Some("n / N step through the events holding a text: give it with / first".into());
+        return;
+    }
+    let needle = s.filter.to_lowercase();
+    let notes = &s.shown().notes;
+    let n = notes.len();
+    let hits: Vec<usize> = notes
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.text.to_lowercase().contains(&needle))
+        .map(|(i, _)| i)
+        .collect();
+    let (Some(&first), Some(&last)) = (hits.first(), hits.last()) else {
+        s.status = Some(format!("no event holds `{}`", s.filter));
+        return;
+    };
+    // The event shown on the bottom line of the events view.
+    let at = (s.tab == Tab::Events).then(|| n.saturating_sub(1 + usize::from(s.scroll)));
+    let to = match (at, forward) {
+        (None, _) => last,
+        (Some(at), true) => hits.iter().copied().find(|&h| h > at).unwrap_or(first),
+        (Some(at), false) => hits.iter().rev().copied().find(|&h| h < at).unwrap_or(last),
+    };
+    let k = hits.iter().position(|&h| h == to).map_or(0, |p| p + 1);
+    s.tab = Tab::Events;
+    s.scroll = u16::try_from(n - 1 - to).unwrap_or(u16::MAX);
+    s.status = Some(format!(
+        "event {k} of {} holding `{}`",
+        hits.len(),
+        s.filter
+    ));
 }
 
 /// Moves the history cursor by one complete window; stepping past the newest follows live again.
