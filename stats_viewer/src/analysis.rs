@@ -1,9 +1,11 @@
 //! Pure analysis over a parsed [`Session`]: period, complete windows, teardown, steady state,
 //! run totals and gate hit rates (spec §2.2, §12.5–§12.7).
 
+use std::collections::HashMap;
+
 use crate::fixed::{Fixed2, Ratio};
 use crate::session::{At, Session};
-use crate::window::{FieldKind, Mismatch, Value, Window};
+use crate::window::{Field, FieldKind, FnvMap, Mismatch, Sym, Value, Window};
 
 /// Where the period came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -208,10 +210,44 @@ pub struct Totals {
     pub bytes: Vec<(String, u64, u64)>,
 }
 
-fn add(v: &mut Vec<(String, u64)>, name: String, x: u64) {
-    match v.iter_mut().find(|(n, _)| *n == name) {
-        Some(e) => e.1 = e.1.saturating_add(x),
-        None => v.push((name, x)),
+/// Sums in first-seen order of the namespaced name, found per field by its interned
+/// `(group, key)` pair: no name is formatted or compared per window (issue 16), only once per
+/// distinct pair. Two pairs spelling the same name share one slot, as the names did.
+struct Named<T> {
+    by_sym: FnvMap<(Option<Sym>, Sym), usize>,
+    by_name: HashMap<String, usize>,
+    items: Vec<(String, T)>,
+}
+
+impl<T> Named<T> {
+    fn new() -> Self {
+        Named {
+            by_sym: FnvMap::default(),
+            by_name: HashMap::new(),
+            items: Vec::new(),
+        }
+    }
+
+    fn slot(&mut self, f: &Field, name: impl FnOnce() -> String, init: T) -> &mut T {
+        let k = (f.group, f.key);
+        let i = match self.by_sym.get(&k) {
+            Some(&i) => i,
+            None => {
+                let name = name();
+                let i = match self.by_name.get(&name) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.items.len();
+                        self.by_name.insert(name.clone(), i);
+                        self.items.push((name, init));
+                        i
+                    }
+                };
+                self.by_sym.insert(k, i);
+                i
+            }
+        };
+        &mut self.items[i].1
     }
 }
 
@@ -226,54 +262,58 @@ impl Totals {
             gauges: Vec::new(),
             bytes: Vec::new(),
         };
-        let mut bytes: Vec<(String, u64)> = Vec::new(); // hundredths·window, or exact when window == 0
-        let mut err: Vec<(String, u64)> = Vec::new();
+        let mut counts: Named<u64> = Named::new();
+        let mut gates: Named<(u64, u64)> = Named::new();
+        // The last value of each gauge, rendered once at the end.
+        let mut gauges: Named<Option<&'a Value>> = Named::new();
+        // hundredths·window (or exact when window == 0), and the error bound's Σ window.
+        let mut bytes: Named<(u64, u64)> = Named::new();
         for w in ws {
             t.windows += 1;
             t.frames = w.frames;
             t.window_frames += w.window;
             for f in &w.fields {
-                let name = f.name();
                 match (f.kind(), &f.value) {
                     (FieldKind::Count, Value::Int(v)) if f.group.as_deref() == Some("bytes") => {
-                        add(
-                            &mut bytes,
-                            format!("bytes/f.{}", f.key),
-                            v.saturating_mul(100),
-                        );
+                        let e = bytes.slot(f, || format!("bytes/f.{}", f.key), (0, 0));
+                        e.0 = e.0.saturating_add(v.saturating_mul(100));
                     }
-                    (FieldKind::Count, Value::Int(v)) => add(&mut t.counts, name, *v),
+                    (FieldKind::Count, Value::Int(v)) => {
+                        let e = counts.slot(f, || f.name(), 0);
+                        *e = e.saturating_add(*v);
+                    }
                     (FieldKind::HitMiss, Value::HitMiss { hit, miss }) => {
-                        match t.gates.iter_mut().find(|g| g.0 == name) {
-                            Some(g) => {
-                                g.1 = g.1.saturating_add(*hit);
-                                g.2 = g.2.saturating_add(*miss);
-                            }
-                            None => t.gates.push((name, *hit, *miss)),
-                        }
+                        let g = gates.slot(f, || f.name(), (0, 0));
+                        g.0 = g.0.saturating_add(*hit);
+                        g.1 = g.1.saturating_add(*miss);
                     }
-                    (FieldKind::Gauge, v) => match t.gauges.iter_mut().find(|g| g.0 == name) {
-                        Some(g) => g.1 = v.to_string(),
-                        None => t.gauges.push((name, v.to_string())),
-                    },
+                    (FieldKind::Gauge, v) => *gauges.slot(f, || f.name(), None) = Some(v),
                     (FieldKind::PerFrame, Value::Fixed(v))
                         if f.group.as_deref() == Some("bytes/f") =>
                     {
-                        add(
-                            &mut bytes,
-                            name.clone(),
-                            v.hundredths().saturating_mul(w.window),
-                        );
-                        add(&mut err, name, w.window);
+                        let e = bytes.slot(f, || f.name(), (0, 0));
+                        e.0 = e.0.saturating_add(v.hundredths().saturating_mul(w.window));
+                        e.1 = e.1.saturating_add(w.window);
                     }
                     _ => {}
                 }
             }
         }
-        t.bytes = bytes
+        t.counts = counts.items;
+        t.gates = gates
+            .items
             .into_iter()
-            .map(|(name, h)| {
-                let e = err.iter().find(|(n, _)| *n == name).map_or(0, |(_, e)| *e);
+            .map(|(n, (h, m))| (n, h, m))
+            .collect();
+        t.gauges = gauges
+            .items
+            .into_iter()
+            .map(|(n, v)| (n, v.map(Value::to_string).unwrap_or_default()))
+            .collect();
+        t.bytes = bytes
+            .items
+            .into_iter()
+            .map(|(name, (h, e))| {
                 // Each printed value is within ±0.005 of the true rate: ±window/200 bytes per line.
                 (
                     name.replace("bytes/f.", ""),

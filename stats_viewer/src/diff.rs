@@ -1,6 +1,7 @@
 //! A/B of two arms: every field of the last complete windows side by side, and the validity check
 //! (the same trace replays the same frames, so `draws` per window must be identical).
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use serde_json::{json, Value as Json};
@@ -130,12 +131,13 @@ pub fn diff<'a>(a: &'a Log, b: &'a Log, steady: SteadyRange) -> Result<Diff<'a>,
         aligned: 0,
         mismatched: Vec::new(),
     };
+    // B's first window per (frames, window), looked up once per window of A: linear, not A x B.
+    let mut by_frames: HashMap<(u64, u64), &At<Window>> = HashMap::with_capacity(sb.windows.len());
+    for y in &sb.windows {
+        by_frames.entry((y.item.frames, y.item.window)).or_insert(y);
+    }
     for x in &sa.windows {
-        if let Some(y) = sb
-            .windows
-            .iter()
-            .find(|y| y.item.frames == x.item.frames && y.item.window == x.item.window)
-        {
+        if let Some(y) = by_frames.get(&(x.item.frames, x.item.window)) {
             validity.aligned += 1;
             if x.item.draws != y.item.draws {
                 validity
@@ -344,5 +346,41 @@ impl Diff<'_> {
                 })
             }).collect::<Vec<_>>(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn log(name: &str, windows: &[(u64, u64)]) -> Log {
+        let mut t = String::from("[10:00:00] [Linux t/INFO]: MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 2 frames\n");
+        for (frames, draws) in windows {
+            t.push_str(&format!("[10:00:01] [Linux t/INFO]: MGPipe stats: frames={frames} window=2 draws={draws} draws/f=1.00 acc=0 acc/draw=0.00 bytes/f[buf=0.00] gates[ers=0/0]\n"));
+        }
+        Log::parse(std::path::Path::new(name), t.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn windows_align_by_frames_in_one_pass_first_match_wins() {
+        // B repeats frames=4 (the first copy counts) and lacks frames=6; A is long enough that an
+        // A x B scan would show in the test's time.
+        let mut a: Vec<(u64, u64)> = (1..=20_000).map(|k| (2 * k, 2)).collect();
+        a[1].1 = 9;
+        let b: Vec<(u64, u64)> = (1..=20_000)
+            .filter(|&k| k != 3)
+            .flat_map(|k| {
+                if k == 2 {
+                    vec![(4, 2), (4, 7)]
+                } else {
+                    vec![(2 * k, 2)]
+                }
+            })
+            .collect();
+        let (la, lb) = (log("a.log", &a), log("b.log", &b));
+        let d = diff(&la, &lb, SteadyRange::default()).unwrap();
+        assert_eq!(d.validity.aligned, 19_999);
+        assert_eq!(d.validity.mismatched, vec![(4, 9, 2)]);
     }
 }

@@ -57,7 +57,10 @@ impl BenchOutput {
                     line: line_no,
                 });
             }
-            let line = String::from_utf8_lossy(raw);
+            let line = match std::str::from_utf8(raw) {
+                Ok(s) => std::borrow::Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(raw),
+            };
             let line = line.trim();
             if line == HEADER {
                 out.headers += 1;

@@ -383,8 +383,12 @@ fn interpret(bytes: &[u8], line: usize, role: Role, last_unterminated: bool) -> 
         return ignored(line, role, Ignored::Binary);
     }
     // Lines are bytes: one bad byte must not hide a `Fatal{` marker, so decode lossily.
-    let text = String::from_utf8_lossy(bytes);
-    let lossy = matches!(text, std::borrow::Cow::Owned(_));
+    // Valid UTF-8 (nearly every line) takes the validator's fast path; only a bad line pays for
+    // the lossy decoder's chunk walk.
+    let (text, lossy) = match std::str::from_utf8(bytes) {
+        Ok(s) => (std::borrow::Cow::Borrowed(s), false),
+        Err(_) => (String::from_utf8_lossy(bytes), true),
+    };
     let mut e = interpret_text(&text, line, role, last_unterminated);
     e.lossy = lossy;
     e

@@ -215,6 +215,14 @@ pub fn summary_text(log: &Log, steady: SteadyRange, out: &mut dyn Write) -> io::
         if c.overlong > 0 { format!(", {} over-long line (longer than the line cap, dropped unread)", c.overlong) } else { String::new() },
         if c.not_utf8 > 0 { format!("; {} line(s) not valid UTF-8, decoded lossily", c.not_utf8) } else { String::new() }
     )?;
+    if c.unknown_keys_dropped > 0 {
+        writeln!(
+            out,
+            "unknown keys dropped: {} (window fields whose name arrived after {} distinct unknown names were kept)",
+            c.unknown_keys_dropped,
+            crate::window::UNKNOWN_NAMES_CAP
+        )?;
+    }
     for b in &log.bad_windows {
         writeln!(
             out,

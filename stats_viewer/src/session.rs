@@ -123,6 +123,14 @@ pub struct LineCounts {
     pub overlong: usize,
     /// Lines starting `MGPipe stats: frames=` that are not valid windows.
     pub bad_windows: usize,
+    /// Window fields left out because the table of distinct unknown names was full
+    /// ([`crate::window::UNKNOWN_NAMES_CAP`]); absent from JSON when none were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unknown_keys_dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl LineCounts {
@@ -401,6 +409,7 @@ impl LogBuilder {
                     }
                     None => self.start(&e, SessionStart::FirstRecord),
                 };
+                self.log.lines.unknown_keys_dropped += w.dropped_keys as usize;
                 let s = &mut self.log.sessions[i];
                 s.last_line = line;
                 if let EventKind::Window(w) = e.kind {

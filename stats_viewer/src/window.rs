@@ -169,6 +169,9 @@ pub struct Window {
     pub acc_per_draw: Option<Fixed2>,
     /// Every token in line order, the scalars included.
     pub fields: Vec<Field>,
+    /// Fields left out because their unknown name arrived after the process-wide table of
+    /// unknown names was full ([`UNKNOWN_NAMES_CAP`]): counted, so nothing is lost silently.
+    pub dropped_keys: u32,
 }
 
 /// Why a line that starts like a window line is not one.
@@ -273,18 +276,46 @@ const KNOWN: &[&str] = &[
     "mdt",
 ];
 
+/// Distinct unknown group or key names the process keeps (issue 16): names repeat across windows,
+/// so a real producer needs a handful; a corrupt or hostile log cannot grow the table past this.
+pub const UNKNOWN_NAMES_CAP: usize = 4_096;
+
 /// A group or key name, interned: known names index [`KNOWN`], others are leaked once per
-/// distinct name into a process-wide table (names repeat across windows, so that table stays small).
+/// distinct name into a process-wide table of at most [`UNKNOWN_NAMES_CAP`] names.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Sym(NonZeroU32);
 
 struct Extra {
-    index: HashMap<&'static str, u32>,
+    index: FnvMap<&'static str, u32>,
     names: Vec<&'static str>,
 }
 
-fn known_index() -> &'static HashMap<&'static str, u32> {
-    static INDEX: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
+/// FNV-1a: the names are a few bytes long and looked up once per field of every window, where
+/// SipHash's setup cost dominated the lookup (and no untrusted party chooses the table).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+pub(crate) type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+fn known_index() -> &'static FnvMap<&'static str, u32> {
+    static INDEX: OnceLock<FnvMap<&'static str, u32>> = OnceLock::new();
     INDEX.get_or_init(|| {
         (1u32..)
             .zip(KNOWN.iter().copied())
@@ -297,17 +328,18 @@ fn extra() -> &'static RwLock<Extra> {
     static EXTRA: OnceLock<RwLock<Extra>> = OnceLock::new();
     EXTRA.get_or_init(|| {
         RwLock::new(Extra {
-            index: HashMap::new(),
+            index: FnvMap::default(),
             names: Vec::new(),
         })
     })
 }
 
 impl Sym {
-    /// The symbol of `s`, interning it when it is new.
-    pub fn intern(s: &str) -> Sym {
+    /// The symbol of `s`, interning it when it is new; `None` when it is new and the table of
+    /// unknown names already holds [`UNKNOWN_NAMES_CAP`] names.
+    pub fn intern(s: &str) -> Option<Sym> {
         if let Some(&i) = known_index().get(s) {
-            return Sym::from_index(i);
+            return Some(Sym::from_index(i));
         }
         if let Some(&i) = extra()
             .read()
@@ -315,17 +347,34 @@ impl Sym {
             .index
             .get(s)
         {
-            return Sym::from_index(i);
+            return Some(Sym::from_index(i));
         }
         let mut x = extra().write().unwrap_or_else(|e| e.into_inner());
         if let Some(&i) = x.index.get(s) {
-            return Sym::from_index(i);
+            return Some(Sym::from_index(i));
+        }
+        if x.names.len() >= UNKNOWN_NAMES_CAP {
+            return None;
         }
         let name: &'static str = Box::leak(s.to_owned().into_boxed_str());
         let i = KNOWN.len() as u32 + 1 + x.names.len() as u32;
         x.names.push(name);
         x.index.insert(name, i);
-        Sym::from_index(i)
+        Some(Sym::from_index(i))
+    }
+
+    /// The symbol of `s` if it was ever interned (never adds a name): a window's field can only
+    /// carry an interned name, so a name without a symbol is on no window.
+    pub fn lookup(s: &str) -> Option<Sym> {
+        if let Some(&i) = known_index().get(s) {
+            return Some(Sym::from_index(i));
+        }
+        extra()
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .index
+            .get(s)
+            .map(|&i| Sym::from_index(i))
     }
 
     fn from_index(i: u32) -> Sym {
@@ -397,17 +446,67 @@ impl fmt::Display for Sym {
     }
 }
 
+thread_local! {
+    /// The names of the last window line parsed on this thread, in line order. Window lines repeat
+    /// their names, so a name is nearly always the one at the same position last time: one
+    /// comparison instead of a hash lookup per field.
+    static LAST_NAMES: std::cell::RefCell<Vec<(&'static str, Sym)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Interns names in line order against the previous line's names (see [`LAST_NAMES`]).
+struct NameCursor {
+    last: Vec<(&'static str, Sym)>,
+    pos: usize,
+}
+
+impl NameCursor {
+    fn take() -> NameCursor {
+        NameCursor {
+            last: LAST_NAMES.with(|l| std::mem::take(&mut *l.borrow_mut())),
+            pos: 0,
+        }
+    }
+
+    fn intern(&mut self, s: &str) -> Option<Sym> {
+        if let Some(&(name, sym)) = self.last.get(self.pos) {
+            if name == s {
+                self.pos += 1;
+                return Some(sym);
+            }
+        }
+        let sym = Sym::intern(s)?;
+        self.last.truncate(self.pos);
+        self.last.push((sym.as_str(), sym));
+        self.pos += 1;
+        Some(sym)
+    }
+
+    fn put_back(self) {
+        LAST_NAMES.with(|l| *l.borrow_mut() = self.last);
+    }
+}
+
 impl Window {
     /// Parses a message (envelope already removed). The caller checks [`WINDOW_PREFIX`] first.
     pub fn parse(msg: &str) -> Result<Window, WindowError> {
+        let mut names = NameCursor::take();
+        let w = Window::parse_with(msg, &mut names);
+        names.put_back();
+        w
+    }
+
+    fn parse_with(msg: &str, names: &mut NameCursor) -> Result<Window, WindowError> {
         let body = msg.strip_prefix("MGPipe stats: ").unwrap_or(msg);
         if !body.ends_with(']') {
             return Err(WindowError::CutShort);
         }
         let b = body.as_bytes();
         // Exact capacity: one `=` per field (no growth, no shrink copy).
-        let mut fields = Vec::with_capacity(b.iter().filter(|&&c| c == b'=').count());
-        let mut group: Option<Sym> = None;
+        let mut fields = Vec::with_capacity(memchr::memchr_iter(b'=', b).count());
+        // `Some(None)`: inside a group whose name could not be interned (its fields are dropped).
+        let mut group: Option<Option<Sym>> = None;
+        let mut dropped_keys = 0u32;
         let mut i = 0;
         // One pass over the bytes: `name[` opens a group, `]` closes it, `key=value` tokens
         // are separated by single spaces.
@@ -426,7 +525,7 @@ impl Window {
                     }
                     match b.get(i) {
                         Some(b'[') if group.is_none() => {
-                            group = Some(Sym::intern(&body[start..i]));
+                            group = Some(names.intern(&body[start..i]));
                             i += 1;
                         }
                         Some(b'[') => return Err(WindowError::CutShort),
@@ -440,11 +539,21 @@ impl Window {
                             if b.get(i) == Some(&b'[') {
                                 return Err(WindowError::CutShort);
                             }
-                            fields.push(Field {
-                                group,
-                                key: Sym::intern(key),
-                                value: Value::parse(&body[vstart..i]),
-                            });
+                            // A field of a dropped group, or whose new name finds the table
+                            // full, is counted instead of kept.
+                            let kept = match group {
+                                Some(None) => None,
+                                Some(Some(g)) => names.intern(key).map(|k| (Some(g), k)),
+                                None => names.intern(key).map(|k| (None, k)),
+                            };
+                            match kept {
+                                Some((group, key)) => fields.push(Field {
+                                    group,
+                                    key,
+                                    value: Value::parse(&body[vstart..i]),
+                                }),
+                                None => dropped_keys = dropped_keys.saturating_add(1),
+                            }
                         }
                         _ => {
                             return Err(WindowError::BadToken {
@@ -496,6 +605,7 @@ impl Window {
             draws_per_frame: ratio("draws/f")?,
             acc_per_draw: ratio("acc/draw")?,
             fields,
+            dropped_keys,
         })
     }
 
@@ -505,9 +615,15 @@ impl Window {
             Some((g, k)) => (Some(g), k),
             None => (None, name),
         };
+        // Symbols compare as integers (one symbol per distinct name), not as strings.
+        let key = Sym::lookup(key)?;
+        let group = match group {
+            Some(g) => Some(Sym::lookup(g)?),
+            None => None,
+        };
         self.fields
             .iter()
-            .find(|f| f.group.as_deref() == group && f.key == key)
+            .find(|f| f.group == group && f.key == key)
             .map(|f| &f.value)
     }
 
