@@ -1,7 +1,14 @@
-//! `cargo bench -p stats_viewer --features tui --bench watch [-- --rate LINES --seconds S --history N --json]`:
-//! the live view's benchmark (was `mgctl stats watch --bench`): a feeder appends log lines to a file at a fixed rate while the real
-//! follower thread, event loop and renderer run against a [`TestBackend`]; the CPU time of the
-//! viewer's own threads (not the feeder's) is read from the kernel's per-thread accounting.
+//! `cargo bench -p stats_viewer --features tui --bench watch [-- --rate LINES --seconds S --history N --prefill N --json]`:
+//! the live view's benchmark (was `mgctl stats watch --bench`): a feeder thread appends log lines
+//! to a file at a fixed rate (default 10,000 lines/s for 20 s) while the real follower thread,
+//! event loop and renderer (a headless [`TestBackend`] of 160x45, the same `run` loop and `render`
+//! as the terminal) run against it; the CPU time of the viewer's own threads (not the feeder's) is
+//! read from the kernel's per-thread accounting (`/proc/thread-self/schedstat`).
+//!
+//! Before the clock starts the ring is filled with `--prefill` windows (default: the history,
+//! 100,000) through the same `Live::ingest` the follower's batches go through, so the measured
+//! seconds are the steady state of a view holding a full history; the RSS growth over that fill,
+//! divided by the windows kept, is the memory per retained window.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -18,7 +25,7 @@ use ratatui::Terminal;
 
 use stats_viewer::tui::follow::Follower;
 use stats_viewer::tui::source::follow_loop;
-use stats_viewer::tui::{run, Error, Event, ViewState, TICK};
+use stats_viewer::tui::{run, Batch, Error, Event, ViewState, TICK};
 
 mod common;
 
@@ -29,6 +36,8 @@ struct BenchOptions {
     pub seconds: f64,
     /// Window ring size.
     pub history: usize,
+    /// Windows in the ring before the clock starts.
+    pub prefill: usize,
     pub width: u16,
     pub height: u16,
 }
@@ -55,6 +64,9 @@ struct BenchReport {
     pub history: usize,
     pub windows_held: usize,
     pub peak_rss_kib: Option<u64>,
+    /// Windows put in the ring before the clock started, and the resident-set growth doing so.
+    pub prefilled_windows: usize,
+    pub prefill_rss_kib: Option<u64>,
     pub width: u16,
     pub height: u16,
     pub optimized_build: bool,
@@ -78,6 +90,28 @@ fn line_for(i: u64, frames: &mut u64) -> String {
         "11-30 10:04:37.{:03}  1234  1301 D Adreno-GSL: <gsl_ldd_control:553>: ioctl fd 35 code 0xc040094a (IOCTL_KGSL_GPUOBJ_ALLOC) {i}\n",
         i % 1000
     )
+}
+
+/// Fills the ring with `n` windows of a generated capture (another pid than the feeder's, so the
+/// live feed is a second session), parsed and ingested as the follower would, in batches.
+fn prefill(state: &mut ViewState, n: usize, cap: usize) {
+    if n == 0 {
+        return;
+    }
+    let (bytes, _) = stats_viewer::synth::logcat(stats_viewer::synth::SynthSpec {
+        lines: n + 8,
+        window_every: 1,
+        ..Default::default()
+    });
+    let mut parser = stats_viewer::LogParser::new(stats_viewer::Role::Main);
+    for chunk in bytes.chunks(4 << 20) {
+        let mut batch = Batch::default();
+        parser.feed(chunk, &mut |e| batch.add(e));
+        state.live.ingest(batch, Duration::ZERO, cap);
+    }
+    let mut batch = Batch::default();
+    parser.finish(&mut |e| batch.add(e));
+    state.live.ingest(batch, Duration::ZERO, cap);
 }
 
 /// Runs the benchmark.
@@ -197,6 +231,14 @@ fn measure(
     drop(tx);
 
     let mut state = ViewState::new(format!("file {}", path.display()), o.history, None);
+    let rss0 = common::rss_kib();
+    prefill(&mut state, o.prefill, o.history);
+    let prefill_rss_kib = match (rss0, common::rss_kib()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
+    let prefilled_windows = state.live.windows.len();
+    let (prefill_lines, prefill_total) = (state.live.lines, state.live.windows_total);
     let mut term = Terminal::new(TestBackend::new(o.width, o.height))
         .map_err(|e| Error::Terminal { source: e })?;
     let p0 = common::process_cpu_ns();
@@ -224,9 +266,9 @@ fn measure(
         seconds: wall,
         lines_target_per_second: o.lines_per_second,
         lines_fed: fed.load(Ordering::Relaxed),
-        lines_read: state.live.lines,
+        lines_read: state.live.lines - prefill_lines,
         windows_fed: windows_fed.load(Ordering::Relaxed),
-        windows_seen: state.live.windows_total,
+        windows_seen: state.live.windows_total - prefill_total,
         draws: stats.draws,
         draws_per_second: stats.draws as f64 / wall,
         viewer_cpu_percent: pct(ingest + loop_ns),
@@ -241,6 +283,8 @@ fn measure(
         history: o.history,
         windows_held: state.live.windows.len(),
         peak_rss_kib: common::peak_rss_kib(),
+        prefilled_windows,
+        prefill_rss_kib,
         width: o.width,
         height: o.height,
         optimized_build: !cfg!(debug_assertions),
@@ -302,6 +346,14 @@ impl BenchReport {
                 |k| format!("{:.1} MiB", k as f64 / 1024.0)
             )
         ));
+        if let Some(k) = self.prefill_rss_kib.filter(|_| self.prefilled_windows > 0) {
+            t.push_str(&format!(
+                "  per window      {:.0} B resident ({} windows put in the ring before the clock: +{:.1} MiB RSS)\n",
+                k as f64 * 1024.0 / self.prefilled_windows as f64,
+                self.prefilled_windows,
+                k as f64 / 1024.0
+            ));
+        }
         t.push_str(&format!("  CPU source      {}\n", self.cpu_source));
         t
     }
@@ -311,11 +363,16 @@ fn main() {
     // `cargo bench` passes `--bench`; our own flags follow `--`.
     let o = BenchOptions {
         lines_per_second: common::arg("--rate", 10_000u64).max(1),
-        seconds: common::arg("--seconds", 5.0f64),
-        history: common::arg("--history", 600usize).max(1),
+        seconds: common::arg("--seconds", 20.0f64),
+        history: common::arg("--history", 100_000usize).max(1),
+        prefill: common::arg("--prefill", usize::MAX),
         // Wide enough for the counters and the charts side by side: the costliest layout.
         width: 160,
         height: 45,
+    };
+    let o = BenchOptions {
+        prefill: o.prefill.min(o.history),
+        ..o
     };
     match bench(o) {
         Ok(r) if common::flag("--json") => match serde_json::to_string_pretty(&r) {

@@ -29,6 +29,13 @@ pub fn peak_rss_kib() -> Option<u64> {
     l.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Current resident set (VmRSS) of this process in KiB.
+pub fn rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    l.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Runs `f`, returning (wall seconds, CPU seconds of this thread if known).
 pub fn timed(f: &mut dyn FnMut()) -> (f64, Option<f64>) {
     let c0 = thread_cpu_ns();

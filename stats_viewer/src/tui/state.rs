@@ -225,6 +225,8 @@ pub struct Live {
     pub notes: VecDeque<Note>,
     /// The source's latest word about itself.
     pub source_state: Option<SourceNote>,
+    /// Complete windows in the ring, kept with it so a frame never counts the history.
+    complete_in_ring: usize,
 }
 
 impl Live {
@@ -452,7 +454,12 @@ impl Live {
         self.windows_total += 1;
         self.last_window_at = Some(at);
         while self.windows.len() >= cap.max(1) {
-            self.windows.pop_front();
+            if self.windows.pop_front().is_some_and(|e| e.complete) {
+                self.complete_in_ring -= 1;
+            }
+        }
+        if complete {
+            self.complete_in_ring += 1;
         }
         self.windows.push_back(Entry {
             seq: self.next_seq,
@@ -474,6 +481,18 @@ impl Live {
     /// Complete windows in the ring, oldest first.
     pub fn complete(&self) -> impl DoubleEndedIterator<Item = &Entry> {
         self.windows.iter().filter(|e| e.complete)
+    }
+
+    /// How many windows of the ring are complete (kept as windows arrive and leave: O(1)).
+    pub fn complete_count(&self) -> usize {
+        self.complete_in_ring
+    }
+
+    /// The first complete window whose `seq` is at least `seq` (the ring is in `seq` order, so
+    /// the search starts at a binary-searched index, not at the oldest window).
+    pub fn complete_from(&self, seq: u64) -> Option<&Entry> {
+        let i = self.windows.partition_point(|e| e.seq < seq);
+        self.windows.range(i..).find(|e| e.complete)
     }
 
     /// The complete window before `seq` in the same session.
@@ -579,12 +598,12 @@ impl ViewState {
     /// The window on screen: the selected one while stepping, else the newest complete window.
     pub fn current(&self) -> Option<&Entry> {
         let live = self.shown();
+        // From the newest end: the live view (nothing selected) costs O(1), not O(history).
         match self.selected {
             Some(seq) => live
-                .complete()
-                .find(|e| e.seq >= seq)
-                .or_else(|| live.complete().last()),
-            None => live.complete().last(),
+                .complete_from(seq)
+                .or_else(|| live.complete().next_back()),
+            None => live.complete().next_back(),
         }
     }
 
@@ -600,11 +619,17 @@ impl ViewState {
     /// Position of the shown window among the ring's complete windows (1-based) and their count.
     pub fn position(&self) -> (usize, usize) {
         let live = self.shown();
-        let n = live.complete().count();
+        let n = live.complete_count();
+        // Counted back from the newest: O(distance from the live end).
         let pos = self
             .current()
-            .and_then(|c| live.complete().position(|e| e.seq == c.seq))
-            .map_or(0, |p| p + 1);
+            .and_then(|c| {
+                live.complete()
+                    .rev()
+                    .position(|e| e.seq == c.seq)
+                    .map(|after| n - after)
+            })
+            .unwrap_or(0);
         (pos, n)
     }
 }
@@ -669,5 +694,33 @@ mod tests {
         assert_eq!((s.windows, s.complete), (n, n));
         assert_eq!((s.draws_total, s.frames_total), (draws, frames));
         assert_eq!(live.sessions.len(), 1);
+    }
+
+    #[test]
+    fn complete_count_and_position_follow_the_ring_without_a_scan() {
+        let cap = 50;
+        let mut s = ViewState::new("t", cap, None);
+        let mut next = |m: u64| m / 2;
+        for k in 1..=200u64 {
+            let mut msg = String::new();
+            // Every third window is partial (window != period).
+            let period = if k % 3 == 0 { 30 } else { 60 };
+            crate::synth::window_message(&mut msg, k, period, &mut next);
+            let w = Window::parse(&msg).unwrap();
+            s.live
+                .window(Some(7), Role::Main, k as usize, w, Duration::ZERO, cap);
+            assert_eq!(s.live.complete_count(), s.live.complete().count());
+        }
+        let n = s.live.complete_count();
+        assert_eq!(s.position(), (n, n));
+        let seqs: Vec<u64> = s.live.complete().map(|e| e.seq).collect();
+        s.selected = Some(seqs[4]);
+        assert_eq!(s.current().map(|e| e.seq), Some(seqs[4]));
+        assert_eq!(s.position(), (5, n));
+        // A selection between complete windows shows the next complete one.
+        s.selected = Some(seqs[4] + 1);
+        assert_eq!(s.current().map(|e| e.seq), Some(seqs[5]));
+        s.selected = Some(u64::MAX);
+        assert_eq!(s.current().map(|e| e.seq), seqs.last().copied());
     }
 }

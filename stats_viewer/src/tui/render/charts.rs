@@ -148,18 +148,18 @@ impl Span2 {
 pub(crate) fn span(s: &ViewState, max: usize) -> Option<Span2> {
     let live = s.shown();
     let cur = s.current()?;
-    let all: Vec<(u64, &Entry)> = live
+    // Walked from the newest end and stopped after `max`: a frame costs the windows drawn, not
+    // the history (x counts down from the ring's complete-window count).
+    let n = live.complete_count() as u64;
+    let mut entries: Vec<(u64, Entry)> = live
         .complete()
-        .enumerate()
-        .map(|(i, e)| (i as u64 + 1, e))
-        .filter(|(_, e)| e.seq <= cur.seq)
+        .rev()
+        .zip((1..=n).rev())
+        .skip_while(|(e, _)| e.seq > cur.seq)
+        .take(max.max(2))
+        .map(|(e, x)| (x, e.clone()))
         .collect();
-    let skip = all.len().saturating_sub(max.max(2));
-    let entries: Vec<(u64, Entry)> = all
-        .into_iter()
-        .skip(skip)
-        .map(|(x, e)| (x, e.clone()))
-        .collect();
+    entries.reverse();
     let mut marks = Vec::new();
     for pair in entries.windows(2) {
         if pair[0].1.session != pair[1].1.session {
@@ -170,7 +170,9 @@ pub(crate) fn span(s: &ViewState, max: usize) -> Option<Span2> {
     // window's successor: a Fatal after the shown window belongs to later history).
     let next_line = live
         .complete()
-        .find(|e| e.seq > cur.seq)
+        .rev()
+        .take_while(|e| e.seq > cur.seq)
+        .last()
         .map_or(usize::MAX, |e| e.line);
     for a in &live.alerts {
         if let Alert::Fatal { line, .. } = a {
