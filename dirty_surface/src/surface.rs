@@ -371,13 +371,27 @@ fn differences(
         e.0 += 1;
         e.1 += u32::from(imm);
     }
+    // Per call, how many publish points list it: one pass over the points (a point listing a
+    // call twice counts once), not points x calls per call.
+    let mut points_of = vec![0u32; up.calls.len()];
+    let mut seen_in = vec![usize::MAX; up.calls.len()];
+    for (pi, p) in up.points.iter().enumerate() {
+        for &k in &p.calls {
+            if let (Some(n), Some(seen)) = (points_of.get_mut(k), seen_in.get_mut(k)) {
+                if *seen != pi {
+                    *seen = pi;
+                    *n += 1;
+                }
+            }
+        }
+    }
     let mut theirs: BTreeMap<Key, (u32, u32)> = BTreeMap::new();
     for (k, c) in up.calls.iter().enumerate() {
         let e = theirs
             .entry((c.offset as u32, c.mutator.clone(), c.note))
             .or_default();
         e.0 += 1;
-        e.1 += up.points.iter().filter(|p| p.calls.contains(&k)).count() as u32;
+        e.1 += points_of[k];
     }
     let keys: BTreeSet<&Key> = mine.keys().chain(theirs.keys()).collect();
     let lines = compat::Lines::new(&src.text);
