@@ -1,13 +1,71 @@
 //! `cargo bench -p stats_viewer --bench parse [-- --lines N --window-every K --repeat R]`: parser
 //! throughput on a generated `adb logcat -v threadtime` capture vs the 1,000,000 lines/s target
-//! (was `mgctl stats bench`; the same figures). The end-to-end command is timed by
-//! `cargo bench -p mgctl --bench scaling`, next to `grep -c`.
+//! (was `mgctl stats bench`; the same figures), then the library end to end from disk (what
+//! `mgctl stats summary` runs: `Log::open` streaming the file, then the summary report rendered)
+//! beside `grep -c 'MGPipe stats:'` on the same file, the I/O floor. The binary itself, process
+//! start included, is timed by `cargo bench -p mgctl --bench scaling` (also beside `grep -c`).
 
 use std::path::Path;
 
 use stats_viewer::{synth, Event, EventKind, LogBuilder, LogParser, Role};
 
 mod common;
+
+/// `Log::open` + the summary report on the generated log written to a temporary file, best of
+/// `repeat` by wall time, beside `grep -c` on the same file (its stdout piped: GNU grep stops at
+/// the first match when stdout is /dev/null).
+fn end_to_end(bytes: &[u8], repeat: usize) {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("parse bench: no temporary directory: {e}");
+            return;
+        }
+    };
+    let path = dir.path().join("synth.logcat.txt");
+    if let Err(e) = std::fs::write(&path, bytes) {
+        eprintln!("parse bench: cannot write {}: {e}", path.display());
+        return;
+    }
+    let mut best = f64::INFINITY;
+    for _ in 0..repeat {
+        let t = std::time::Instant::now();
+        let log = match stats_viewer::Log::open(&path) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("parse bench: {e}");
+                return;
+            }
+        };
+        let mut sink = std::io::sink();
+        if let Err(e) = stats_viewer::report::summary_text(&log, Default::default(), &mut sink) {
+            eprintln!("parse bench: {e}");
+            return;
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let mut grep = f64::INFINITY;
+    for _ in 0..repeat {
+        let t = std::time::Instant::now();
+        let ok = std::process::Command::new("grep")
+            .arg("-c")
+            .arg("MGPipe stats:")
+            .arg(&path)
+            .output()
+            .is_ok_and(|o| o.status.success() || o.status.code() == Some(1));
+        if !ok {
+            println!("end to end: grep not available, no I/O floor");
+            grep = f64::NAN;
+            break;
+        }
+        grep = grep.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "end to end from disk (Log::open + summary report, best of {repeat}): {best:.3} s wall, {:.2} M lines/s; grep -c 'MGPipe stats:' {grep:.3} s: {:.1}x the I/O floor (issue 16 bar: within 10x)",
+        bytes.iter().filter(|&&b| b == b'\n').count() as f64 / best / 1e6,
+        best / grep
+    );
+}
 
 fn main() {
     let lines: usize = common::arg("--lines", 2_000_000);
@@ -104,6 +162,7 @@ fn main() {
         dense_n as f64 / dense_best,
         dense.len() as f64 / dense_best / 1e6
     );
+    end_to_end(&bytes, repeat);
     let per_window = std::mem::size_of::<stats_viewer::Window>()
         + 56 * std::mem::size_of::<stats_viewer::Field>();
     println!(
