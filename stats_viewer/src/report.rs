@@ -606,15 +606,20 @@ pub fn session_json(s: &Session, steady: SteadyRange) -> Json {
 /// The JSON object of one log (the `logs[]` entries of `stats summary --json`).
 pub fn log_json(log: &Log, steady: SteadyRange) -> Json {
     let c = &log.lines;
+    let mut lines = json!({
+        "total": c.total, "crlf": c.crlf, "records": c.records, "ignored": c.ignored(), "markers": c.markers,
+        "foreign": c.foreign, "noise": c.noise, "cut": c.cut, "bad_windows": c.bad_windows, "not_utf8": c.not_utf8,
+        "overlong": c.overlong,
+    });
+    // Only when the table of unknown names overflowed (docs/performance.md, memory per window).
+    if c.unknown_keys_dropped > 0 {
+        lines["unknown_keys_dropped"] = json!(c.unknown_keys_dropped);
+    }
     json!({
         "path": log.path.display().to_string(),
         "bytes": log.bytes,
         "role": log.role,
-        "lines": {
-            "total": c.total, "crlf": c.crlf, "records": c.records, "ignored": c.ignored(), "markers": c.markers,
-            "foreign": c.foreign, "noise": c.noise, "cut": c.cut, "bad_windows": c.bad_windows, "not_utf8": c.not_utf8,
-            "overlong": c.overlong,
-        },
+        "lines": lines,
         "bad_windows": log.bad_windows.iter().map(|b| json!({"line": b.line, "error": b.item.to_string()})).collect::<Vec<_>>(),
         "sessions": log.sessions.iter().map(|s| session_json(s, steady)).collect::<Vec<_>>(),
         "reported_session": log.reported_session().map(|s| s.index),

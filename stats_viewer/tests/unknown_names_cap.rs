@@ -49,6 +49,8 @@ fn unknown_names_stop_at_the_cap_and_the_rest_is_counted() {
     let mut out = Vec::new();
     stats_viewer::report::summary_text(&log, Default::default(), &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
+    let json = stats_viewer::report::log_json(&log, Default::default());
+    assert_eq!(json["lines"]["unknown_keys_dropped"], 12);
     assert!(
         out.contains("unknown keys dropped: 12 (window fields whose name arrived after 4096 distinct unknown names were kept)"),
         "{out}"
