@@ -1039,3 +1039,31 @@ fn bench_frames_refuses_frame_counts_that_are_not_whole_numbers() {
     );
     mgctl(&["bench", "frames", "ok.json"], p).expect(0);
 }
+
+/// Issue 16: the process-wide table of unknown window names is bounded; what does not fit is
+/// counted in the summary (text and JSON), never dropped silently.
+#[test]
+fn issue16_unknown_keys_beyond_the_cap_are_counted_not_lost() {
+    let dir = scratch();
+    let mut log = String::from("[10:00:00] [Linux t/INFO]: MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 1 frames\n");
+    // 5,000 lines, each with a new unknown key: the first 4,096 names are kept.
+    for i in 1..=5_000u32 {
+        log.push_str(&format!("[10:00:01] [Linux t/INFO]: MGPipe stats: frames={i} window=1 draws=1 draws/f=1.00 acc=1 acc/draw=1.00 new{i}=7 gates[ers=1/1]\n"));
+    }
+    write_tree(dir.path(), &[("mobilegl.log", log.as_str())]);
+    let run = mgctl(&["stats", "summary", "mobilegl.log"], dir.path()).expect(0);
+    run.assert_stdout_has("unknown keys dropped: 904 (window fields whose name arrived after 4096 distinct unknown names were kept)");
+    let json = mgctl(&["stats", "summary", "--json", "mobilegl.log"], dir.path()).expect(0);
+    json.assert_stdout_has("\"unknown_keys_dropped\": 904");
+    // A log within the cap prints no such line.
+    let small = &log[..log
+        .find("[10:00:01] [Linux t/INFO]: MGPipe stats: frames=11 ")
+        .unwrap_or(log.len())];
+    write_tree(dir.path(), &[("small.log", small)]);
+    let run = mgctl(&["stats", "summary", "small.log"], dir.path()).expect(0);
+    assert!(
+        !run.stdout.contains("unknown keys dropped"),
+        "{}",
+        run.stdout
+    );
+}
