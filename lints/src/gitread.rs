@@ -72,6 +72,10 @@ impl std::fmt::Debug for GitWorkspace {
 impl GitWorkspace {
     /// The repository enclosing `root` (searching upwards).
     pub fn discover(root: &Path) -> Result<Self, GitError> {
+        // libgit2 re-hashes every object it reads (SHA-1 with collision detection): most of the
+        // time of a blame or a history walk. git itself trusts its object store on read; so does
+        // a read-only audit. Process-wide and idempotent.
+        git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(root).map_err(|e| GitError::NotARepo {
             path: root.to_path_buf(),
             msg: e.message().to_string(),

@@ -7,6 +7,8 @@
 //! Lives here rather than in stats_viewer because this crate already owns git2 and the
 //! workspace-prefix translation ([`GitWorkspace`]); stats_viewer decides the verdict from [`Pin`].
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 
 use git2::{BlameOptions, Oid, Sort};
@@ -61,119 +63,215 @@ fn shallow(desc: &str) -> Pin {
     ))
 }
 
-/// The oldest commit (reachable from HEAD) whose tree holds `repo_path`.
-fn first_added(ws: &GitWorkspace, repo_path: &str) -> Result<Option<Oid>, git2::Error> {
+/// The oldest commit (reachable from HEAD) whose tree holds each of `repo_paths`, in one walk of
+/// the history (oldest first, stopping once every path is found); None for a path never committed.
+fn first_added(
+    ws: &GitWorkspace,
+    repo_paths: &[String],
+) -> Result<HashMap<String, Option<Oid>>, git2::Error> {
     let repo = ws.repo();
+    let mut found: HashMap<String, Option<Oid>> =
+        repo_paths.iter().map(|p| (p.clone(), None)).collect();
+    let mut pending: Vec<&String> = repo_paths.iter().collect();
+    pending.sort();
+    pending.dedup();
     let mut walk = repo.revwalk()?;
     walk.push_head()?;
     walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)?;
     for id in walk {
+        if pending.is_empty() {
+            break;
+        }
         let id = id?;
         let tree = repo.find_commit(id)?.tree()?;
-        if tree.get_path(Path::new(repo_path)).is_ok() {
-            return Ok(Some(id));
-        }
+        // Inputs share directories (a run's logs and JSONs): each directory is looked up once
+        // per commit, and a commit without it is skipped for all of its files.
+        let mut dirs: HashMap<&str, Option<git2::Tree<'_>>> = HashMap::new();
+        pending.retain(|p| {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p.as_str()));
+            let sub = dirs.entry(dir).or_insert_with(|| {
+                if dir.is_empty() {
+                    Some(tree.clone())
+                } else {
+                    tree.get_path(Path::new(dir))
+                        .ok()
+                        .and_then(|e| e.to_object(repo).ok())
+                        .and_then(|o| o.into_tree().ok())
+                }
+            });
+            let here = sub.as_ref().is_some_and(|t| t.get_name(name).is_some());
+            if here {
+                found.insert((*p).clone(), Some(id));
+            }
+            !here
+        });
     }
-    Ok(None)
+    Ok(found)
 }
 
-/// Checks the pin of the budget at 1-based `lines` of `config` (workspace-relative), whose
-/// inputs are `inputs` (workspace-relative), in the repository enclosing `root`.
-pub fn check(root: &Path, config: &str, lines: (usize, usize), inputs: &[String]) -> Pin {
-    let ws = match GitWorkspace::discover(root) {
-        Ok(w) => w,
-        Err(e) => return Pin::NotChecked(format!("{e}")),
-    };
-    let fail = |what: &str, e: git2::Error| Pin::NotChecked(format!("{what}: {}", e.message()));
-    // The inputs' first-added commit: the oldest over all inputs (the budget must precede all data).
-    let mut first: Option<Oid> = None;
-    for rel in inputs {
-        match first_added(&ws, &ws.repo_path(rel)) {
-            Ok(Some(id)) => {
-                let older = match first {
-                    None => true,
-                    Some(f) => ws.repo().graph_descendant_of(f, id).unwrap_or(false),
-                };
-                if older {
-                    first = Some(id);
+/// The pins of every budget of one run: the repository is opened once, the history walked once
+/// per query for the inputs not seen before, the config blamed once (a run with several budgets
+/// over the same logs used to walk the history once per input and budget).
+pub struct Pinner {
+    root: std::path::PathBuf,
+    ws: Result<GitWorkspace, String>,
+    first: RefCell<HashMap<String, Option<Oid>>>,
+    /// Per config: each working-tree line's last-changing commit (zero: uncommitted), or None
+    /// when the config was never committed.
+    blame: RefCell<HashMap<String, Option<Vec<Oid>>>>,
+}
+
+impl Pinner {
+    pub fn new(root: &Path) -> Self {
+        Pinner {
+            root: root.to_path_buf(),
+            ws: GitWorkspace::discover(root).map_err(|e| e.to_string()),
+            first: RefCell::default(),
+            blame: RefCell::default(),
+        }
+    }
+
+    /// The oldest first-added commit over `inputs` (the budget must precede all its data).
+    fn inputs_first(
+        &self,
+        ws: &GitWorkspace,
+        inputs: &[String],
+    ) -> Result<Option<Oid>, git2::Error> {
+        let paths: Vec<String> = inputs.iter().map(|r| ws.repo_path(r)).collect();
+        let unseen: Vec<String> = {
+            let known = self.first.borrow();
+            paths
+                .iter()
+                .filter(|p| !known.contains_key(*p))
+                .cloned()
+                .collect()
+        };
+        if !unseen.is_empty() {
+            let found = first_added(ws, &unseen)?;
+            self.first.borrow_mut().extend(found);
+        }
+        let known = self.first.borrow();
+        let mut first: Option<Oid> = None;
+        for id in paths.iter().filter_map(|p| known.get(p).copied().flatten()) {
+            let older = match first {
+                None => true,
+                Some(f) => ws.repo().graph_descendant_of(f, id).unwrap_or(false),
+            };
+            if older {
+                first = Some(id);
+            }
+        }
+        Ok(first)
+    }
+
+    /// Each line's last-changing commit over the working-tree text of `config`.
+    fn line_commits(&self, ws: &GitWorkspace, config: &str) -> Result<Option<Vec<Oid>>, String> {
+        if let Some(b) = self.blame.borrow().get(config) {
+            return Ok(b.clone());
+        }
+        let text = std::fs::read(self.root.join(config))
+            .map_err(|e| format!("{config}: cannot read: {e}"))?;
+        let cfg_path = ws.repo_path(config);
+        let mut opts = BlameOptions::new();
+        let ids = match ws.repo().blame_file(Path::new(&cfg_path), Some(&mut opts)) {
+            // Never committed: the whole budget is newer than any commit.
+            Err(_) => None,
+            Ok(committed) => {
+                let blame = committed
+                    .blame_buffer(&text)
+                    .map_err(|e| format!("blaming the working-tree text: {}", e.message()))?;
+                let lines = text.split(|&b| b == b'\n').count();
+                Some(
+                    (1..=lines)
+                        .map_while(|l| blame.get_line(l).map(|h| h.final_commit_id()))
+                        .collect(),
+                )
+            }
+        };
+        self.blame
+            .borrow_mut()
+            .insert(config.to_string(), ids.clone());
+        Ok(ids)
+    }
+
+    /// Checks the pin of the budget at 1-based `lines` of `config` (workspace-relative), whose
+    /// inputs are `inputs` (workspace-relative).
+    pub fn check(&self, config: &str, lines: (usize, usize), inputs: &[String]) -> Pin {
+        let ws = match &self.ws {
+            Ok(w) => w,
+            Err(e) => return Pin::NotChecked(e.clone()),
+        };
+        let inputs_id = match self.inputs_first(ws, inputs) {
+            Ok(Some(id)) => id,
+            Ok(None) => {
+                return Pin::NotChecked(format!(
+                "none of its inputs is committed ({}{}), so there is no commit to be older than",
+                inputs.first().map_or("", String::as_str),
+                if inputs.len() > 1 {
+                    format!(" and {} more", inputs.len() - 1)
+                } else {
+                    String::new()
+                }
+            ))
+            }
+            Err(e) => return Pin::NotChecked(format!("listing history: {}", e.message())),
+        };
+        let inputs_desc = describe(ws, inputs_id);
+        if is_shallow_root(ws, inputs_id) {
+            return shallow(&inputs_desc);
+        }
+        let ids = match self.line_commits(ws, config) {
+            Ok(Some(ids)) => ids,
+            Ok(None) => {
+                return Pin::EditedAfter {
+                    budget: format!("uncommitted {config}"),
+                    inputs: inputs_desc,
                 }
             }
-            Ok(None) => {}
-            Err(e) => return fail("listing history", e),
-        }
-    }
-    let Some(inputs_id) = first else {
-        return Pin::NotChecked(format!(
-            "none of its inputs is committed ({}{}), so there is no commit to be older than",
-            inputs.first().map_or("", String::as_str),
-            if inputs.len() > 1 {
-                format!(" and {} more", inputs.len() - 1)
-            } else {
-                String::new()
-            }
-        ));
-    };
-    let inputs_desc = describe(&ws, inputs_id);
-    if is_shallow_root(&ws, inputs_id) {
-        return shallow(&inputs_desc);
-    }
-    let cfg_path = ws.repo_path(config);
-    let text = match std::fs::read(root.join(config)) {
-        Ok(t) => t,
-        Err(e) => return Pin::NotChecked(format!("{config}: cannot read: {e}")),
-    };
-    let mut opts = BlameOptions::new();
-    let committed = match ws.repo().blame_file(Path::new(&cfg_path), Some(&mut opts)) {
-        Ok(b) => b,
-        Err(_) => {
-            // Never committed: the whole budget is newer than any commit.
-            return Pin::EditedAfter {
-                budget: format!("uncommitted {config}"),
-                inputs: inputs_desc,
-            };
-        }
-    };
-    let blame = match committed.blame_buffer(&text) {
-        Ok(b) => b,
-        Err(e) => return fail("blaming the working-tree text", e),
-    };
-    let mut newest: Option<Oid> = None;
-    for line in lines.0..=lines.1 {
-        let Some(h) = blame.get_line(line) else {
-            continue;
+            Err(e) => return Pin::NotChecked(e),
         };
-        let id = h.final_commit_id();
-        if id.is_zero() {
-            return Pin::EditedAfter {
-                budget: format!("an uncommitted change to {config}:{line}"),
-                inputs: inputs_desc,
+        let mut newest: Option<Oid> = None;
+        for line in lines.0..=lines.1 {
+            let Some(&id) = line.checked_sub(1).and_then(|i| ids.get(i)) else {
+                continue;
             };
+            if id.is_zero() {
+                return Pin::EditedAfter {
+                    budget: format!("an uncommitted change to {config}:{line}"),
+                    inputs: inputs_desc,
+                };
+            }
+            if is_shallow_root(ws, id) {
+                return shallow(&describe(ws, id));
+            }
+            let pinned = id != inputs_id
+                && ws
+                    .repo()
+                    .graph_descendant_of(inputs_id, id)
+                    .unwrap_or(false);
+            if !pinned {
+                return Pin::EditedAfter {
+                    budget: describe(ws, id),
+                    inputs: inputs_desc,
+                };
+            }
+            if newest.is_none_or(|n| ws.repo().graph_descendant_of(id, n).unwrap_or(false)) {
+                newest = Some(id);
+            }
         }
-        if is_shallow_root(&ws, id) {
-            return shallow(&describe(&ws, id));
-        }
-        let pinned = id != inputs_id
-            && ws
-                .repo()
-                .graph_descendant_of(inputs_id, id)
-                .unwrap_or(false);
-        if !pinned {
-            return Pin::EditedAfter {
-                budget: describe(&ws, id),
+        match newest {
+            Some(id) => Pin::Pinned {
+                budget: describe(ws, id),
                 inputs: inputs_desc,
-            };
-        }
-        if newest.is_none_or(|n| ws.repo().graph_descendant_of(id, n).unwrap_or(false)) {
-            newest = Some(id);
+            },
+            None => Pin::NotChecked(format!("{config}:{}-{}: no such lines", lines.0, lines.1)),
         }
     }
-    match newest {
-        Some(id) => Pin::Pinned {
-            budget: describe(&ws, id),
-            inputs: inputs_desc,
-        },
-        None => Pin::NotChecked(format!("{config}:{}-{}: no such lines", lines.0, lines.1)),
-    }
+}
+
+/// [`Pinner::check`] for one budget.
+pub fn check(root: &Path, config: &str, lines: (usize, usize), inputs: &[String]) -> Pin {
+    Pinner::new(root).check(config, lines, inputs)
 }
 
 #[cfg(test)]

@@ -64,8 +64,8 @@ impl Gate for BudgetsGate {
             config_rel: config_rel.as_deref(),
             config_text: &ctx.config_text,
         };
-        let pin = |q: &PinQuery<'_>| match lints::pin::check(&ctx.root, q.config, q.lines, q.inputs)
-        {
+        let pinner = lints::pin::Pinner::new(&ctx.root);
+        let pin = |q: &PinQuery<'_>| match pinner.check(q.config, q.lines, q.inputs) {
             lints::pin::Pin::Pinned { budget, inputs } => Pin::Pinned { budget, inputs },
             lints::pin::Pin::EditedAfter { budget, inputs } => Pin::EditedAfter { budget, inputs },
             lints::pin::Pin::NotChecked(why) => Pin::NotChecked(why),
