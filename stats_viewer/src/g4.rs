@@ -270,7 +270,7 @@ pub fn check_overlay(
     let logs = paths
         .iter()
         .map(|p| {
-            let rel = rel(root, p);
+            let rel = crate::budget::inputs::rel(root, p);
             let log = match overlay.get(&rel) {
                 Some(bytes) => Log::parse(p, bytes),
                 None => read_log(p),
@@ -287,13 +287,6 @@ pub fn check_overlay(
     Ok(CheckOutcome { logs })
 }
 
-fn rel(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root)
-        .unwrap_or(p)
-        .to_string_lossy()
-        .replace('\\', "/")
-}
-
 fn matching_logs(root: &Path, globs: &[String]) -> Result<Vec<PathBuf>, CheckError> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
@@ -306,30 +299,10 @@ fn matching_logs(root: &Path, globs: &[String]) -> Result<Vec<PathBuf>, CheckErr
         glob: globs.join(", "),
         reason: e.to_string(),
     })?;
-    let list_err = |dir: &Path, e: std::io::Error| CheckError::List {
-        dir: dir.to_path_buf(),
+    crate::budget::inputs::walk(root, &set).map_err(|(dir, e)| CheckError::List {
+        dir,
         reason: e.to_string(),
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).map_err(|e| list_err(&dir, e))? {
-            let e = e.map_err(|e| list_err(&dir, e))?;
-            let p = e.path();
-            let name = e.file_name();
-            if p.is_dir() {
-                if name != ".git" && name != "target" {
-                    stack.push(p);
-                }
-                continue;
-            }
-            if set.is_match(rel(root, &p)) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    })
 }
 
 /// The live controls (issue 18 item 7), one per `[fatals] logs` glob (`live-<glob>`): a `Fatal{…}`
@@ -368,7 +341,7 @@ pub fn live_controls(
                 }
             },
         };
-        let target_rel = rel(root, &target);
+        let target_rel = crate::budget::inputs::rel(root, &target);
         let mut overlay = BTreeMap::new();
         let mut line = 0;
         if !neutered(&name) {

@@ -21,13 +21,21 @@ pub fn matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<PathBuf
         b.add(Glob::new(g).map_err(|e| format!("{what}: bad glob {g:?}: {e}"))?);
     }
     let set = b.build().map_err(|e| format!("{what}: {e}"))?;
+    walk(root, &set).map_err(|(dir, e)| format!("{}: cannot list: {e}", dir.display()))
+}
+
+/// Workspace files (skipping `.git` and `target`) whose relative path `set` matches, sorted; a
+/// directory that cannot be listed is the error, with its path.
+pub(crate) fn walk(
+    root: &Path,
+    set: &globset::GlobSet,
+) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| (dir.clone(), e))?;
         for e in entries {
-            let e = e.map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+            let e = e.map_err(|e| (dir.clone(), e))?;
             let p = e.path();
             let name = e.file_name();
             if p.is_dir() {
