@@ -121,30 +121,10 @@ fn profile_reason(reason: &str) -> String {
     }
 }
 
-/// Runs every selected gate's self-test. Independent of the workspace's configuration.
+/// Runs every selected gate's self-test: its canned controls, independent of any workspace,
+/// plus, given the audited workspace, its live controls on that workspace.
 pub fn run_self_tests(
-    gates: &[Box<dyn Gate>],
-    sel: &Selection,
-    neutered: &Neutered,
-) -> Vec<GateReport> {
-    let mut reports: Vec<GateReport> = gates
-        .par_iter()
-        .map(|gate| {
-            if let Some(reason) = sel.excluded(gate.name()) {
-                return GateReport::skipped(gate.name(), reason);
-            }
-            timed(gate.as_ref(), || {
-                self_test_report(gate.name(), gate.self_test(neutered))
-            })
-        })
-        .collect();
-    reports.sort_by(|a, b| a.gate.cmp(b.gate));
-    reports
-}
-
-/// [`run_self_tests`] plus each gate's live controls on the workspace of `ctx`.
-pub fn run_self_tests_live(
-    ctx: &CheckCtx,
+    live: Option<&CheckCtx>,
     gates: &[Box<dyn Gate>],
     sel: &Selection,
     neutered: &Neutered,
@@ -157,7 +137,9 @@ pub fn run_self_tests_live(
             }
             timed(gate.as_ref(), || {
                 let mut st = gate.self_test(neutered);
-                st.controls.extend(gate.live_controls(ctx, neutered));
+                if let Some(ctx) = live {
+                    st.controls.extend(gate.live_controls(ctx, neutered));
+                }
                 self_test_report(gate.name(), st)
             })
         })

@@ -46,13 +46,13 @@ pub fn run(
                 ctx.config_path
                     .as_ref()
                     .map_or_else(|| "-".to_string(), |p| p.display().to_string()),
-                check::run_self_tests_live(&ctx, &all, &sel, &neutered),
+                check::run_self_tests(Some(&ctx), &all, &sel, &neutered),
             ),
             Err(_) => (
                 Mode::SelfTest,
                 String::from("(canned controls)"),
                 String::from("-"),
-                check::run_self_tests(&all, &sel, &neutered),
+                check::run_self_tests(None, &all, &sel, &neutered),
             ),
         }
     } else {
