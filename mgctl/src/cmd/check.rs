@@ -48,6 +48,9 @@ pub fn run(
                     .map_or_else(|| "-".to_string(), |p| p.display().to_string()),
                 check::run_self_tests(Some(&ctx), &all, &sel, &neutered),
             ),
+            // A workspace whose mgctl.toml cannot be read is an error, not a quiet fall back to
+            // the canned controls; only a directory that is no workspace at all runs them alone.
+            Err(e) if args.root().join(crate::config::FILE_NAME).is_file() => return Err(e),
             Err(_) => (
                 Mode::SelfTest,
                 String::from("(canned controls)"),

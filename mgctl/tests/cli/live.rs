@@ -179,3 +179,13 @@ fn issue18_a_probe_log_or_root_that_matches_nothing_fails_the_self_test_with_tha
     }
     std::fs::write(&toml, &text).unwrap();
 }
+
+/// A workspace whose mgctl.toml is broken is an input error under `--self-test` too, not a quiet
+/// run of the canned controls alone.
+#[test]
+fn self_test_on_a_broken_config_is_exit_2_naming_it() {
+    let dir = crate::util::scratch();
+    crate::util::write_tree(dir.path(), &[("mgctl.toml", "[tokens\n")]);
+    let run = crate::util::mgctl(&["check", ".", "--self-test"], dir.path()).expect(2);
+    run.assert_stderr_has("mgctl.toml");
+}
