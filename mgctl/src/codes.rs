@@ -63,10 +63,13 @@ pub fn all() -> Vec<CodeInfo> {
 
 /// The registered meaning of a code, if it is one.
 pub fn summary(code: &str) -> Option<&'static str> {
-    all()
-        .into_iter()
-        .find(|c| c.code == code)
-        .map(|c| c.summary)
+    // Built once per process: SARIF asks once per rule.
+    static BY_CODE: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static str>> =
+        std::sync::OnceLock::new();
+    BY_CODE
+        .get_or_init(|| all().into_iter().map(|c| (c.code, c.summary)).collect())
+        .get(code)
+        .copied()
 }
 
 #[cfg(test)]
