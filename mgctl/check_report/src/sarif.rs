@@ -12,7 +12,7 @@ use crate::run::CheckRun;
 use crate::CodeSummary;
 
 /// The code table every rule's description and help come from.
-const CODES_MD: &str = include_str!("../../docs/codes.md");
+const CODES_MD: &str = include_str!("../../../docs/codes.md");
 
 /// `(gate, severity, meaning)` of a code, from its row in docs/codes.md.
 fn code_row(code: &str) -> Option<(String, String, String)> {
