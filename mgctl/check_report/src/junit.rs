@@ -6,23 +6,7 @@ use std::io::{self, Write};
 
 use crate::model::{Finding, Severity, Verdict};
 use crate::run::CheckRun;
-
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters even when escaped.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::text::markup as xml;
 
 fn finding_text(run: &CheckRun, f: &Finding) -> String {
     let loc = f

@@ -41,6 +41,26 @@ pub fn safe_line(text: &str) -> String {
     }
 }
 
+/// Input-derived text inside XML or HTML (element content and attribute values alike, so JUnit
+/// and the HTML pages share it): markup characters become entities; control characters other
+/// than tab and newline, which XML 1.0 forbids even escaped, become U+FFFD.
+pub fn markup(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,24 +8,7 @@ mod svg;
 pub use pages::{check_page, counters_page, frames_page, symbols_page};
 pub use pages::{CounterArm, FrameArm, FrameSeries};
 
-/// Escapes text for HTML and SVG (both element content and attribute values); control characters
-/// other than tab and newline become U+FFFD so no input byte can alter the page.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
-            c if c.is_control() => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use check_report::text::markup as esc;
 
 const CSS: &str = r#"
 :root { color-scheme: light dark; --bg:#ffffff; --fg:#1f2328; --muted:#59636e; --grid:#d8dee4;
