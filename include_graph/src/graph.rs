@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::lex::{self, IncludeKind};
-use crate::search::{candidates, normalize, SearchPath};
+use crate::search::{candidates_iter, normalize, SearchPath};
 
 pub type NodeId = usize;
 
@@ -232,7 +232,7 @@ impl Graph {
         }
         walked.sort();
         walked.dedup();
-        let known: HashSet<PathBuf> = walked.iter().cloned().collect();
+        let exists = Exists::new(walked.iter().cloned().collect());
         let units: HashMap<PathBuf, SearchPath> = opts
             .units
             .iter()
@@ -255,7 +255,7 @@ impl Graph {
                 .into_par_iter()
                 .map(|(n, p)| {
                     let sp = units.get(&p).unwrap_or(&search);
-                    (n, scan_file(&p, sp, &known, overlay.get(&p)))
+                    (n, scan_file(&p, sp, &exists, overlay.get(&p)))
                 })
                 .collect();
             pending.clear();
@@ -454,6 +454,26 @@ impl Graph {
         }
     }
 
+    /// Finds a file named on a command line: a path relative to `cwd` (the caller's current
+    /// directory) or absolute, inside the workspace; else as [`Graph::find`] names it.
+    pub fn find_named(&self, name: &str, cwd: Option<&Path>) -> Result<NodeId> {
+        let p = Path::new(name);
+        let on_disk = if p.is_absolute() {
+            Some(p.to_path_buf())
+        } else {
+            cwd.map(|c| c.join(p))
+        };
+        if let Some(rel) = on_disk
+            .and_then(|p| p.canonicalize().ok())
+            .and_then(|p| p.strip_prefix(&self.root).ok().map(Path::to_path_buf))
+        {
+            if let Some(n) = self.id(&rel) {
+                return Ok(n);
+            }
+        }
+        self.find(name)
+    }
+
     pub fn edge_count(&self) -> usize {
         self.out.iter().map(Vec::len).sum()
     }
@@ -477,10 +497,61 @@ fn absolute(p: &Path) -> PathBuf {
     }
 }
 
+/// Whether a candidate header exists: the walked files without a syscall, any other path by one
+/// `stat` per distinct path per build, and none at all when its directory does not exist. The same
+/// spelling from a hundred includers in one directory, or a standard header tried in every search
+/// directory, costs one `stat`, not one per include.
+struct Exists {
+    walked: HashSet<PathBuf>,
+    /// Paths already asked about: is it a file (`seen`), is it a directory (`dirs`).
+    seen: std::sync::RwLock<HashMap<PathBuf, bool>>,
+    dirs: std::sync::RwLock<HashMap<PathBuf, bool>>,
+}
+
+/// `map[p]`, else `probe(p)` remembered. A poisoned lock only means another scan panicked; the
+/// entries are still right.
+fn memo(
+    map: &std::sync::RwLock<HashMap<PathBuf, bool>>,
+    p: &Path,
+    probe: fn(&Path) -> bool,
+) -> bool {
+    use std::sync::PoisonError;
+    let hit = map
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(p)
+        .copied();
+    hit.unwrap_or_else(|| {
+        let is = probe(p);
+        map.write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(p.to_path_buf(), is);
+        is
+    })
+}
+
+impl Exists {
+    fn new(walked: HashSet<PathBuf>) -> Exists {
+        Exists {
+            walked,
+            seen: Default::default(),
+            dirs: Default::default(),
+        }
+    }
+
+    fn is_file(&self, p: &Path) -> bool {
+        if self.walked.contains(p) {
+            return true;
+        }
+        let dir_exists = p.parent().is_none_or(|d| memo(&self.dirs, d, Path::is_dir));
+        dir_exists && memo(&self.seen, p, Path::is_file)
+    }
+}
+
 fn scan_file(
     path: &Path,
     search: &SearchPath,
-    known: &HashSet<PathBuf>,
+    exists: &Exists,
     overlay: Option<&Vec<u8>>,
 ) -> FileResult {
     let read = match overlay {
@@ -505,9 +576,8 @@ fn scan_file(
         .map(|inc| match inc.kind {
             IncludeKind::Computed => Err(Unresolvable::Computed),
             IncludeKind::Next => Err(Unresolvable::IncludeNext),
-            kind => candidates(dir, kind, &inc.spelling, search)
-                .into_iter()
-                .find(|c| known.contains(c) || c.is_file())
+            kind => candidates_iter(dir, kind, &inc.spelling, search)
+                .find(|c| exists.is_file(c))
                 .ok_or(Unresolvable::NotFound),
         })
         .collect();

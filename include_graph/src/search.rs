@@ -113,18 +113,30 @@ pub fn candidates(
     name: &str,
     sp: &SearchPath,
 ) -> Vec<PathBuf> {
+    candidates_iter(includer_dir, kind, name, sp).collect()
+}
+
+/// [`candidates`], lazily: a resolution stops at the first that exists, so the rest are never
+/// joined and normalised.
+pub fn candidates_iter<'a>(
+    includer_dir: &'a Path,
+    kind: IncludeKind,
+    name: &'a str,
+    sp: &'a SearchPath,
+) -> impl Iterator<Item = PathBuf> + 'a {
     let name_path = Path::new(name);
-    if name_path.is_absolute() {
-        return vec![normalize(name_path)];
-    }
-    let mut v = Vec::new();
-    if kind == IncludeKind::Quoted {
-        v.push(normalize(&includer_dir.join(name_path)));
-    }
-    for d in sp.dirs(kind) {
-        v.push(normalize(&d.join(name_path)));
-    }
-    v
+    let absolute = name_path.is_absolute();
+    let own = (!absolute && kind == IncludeKind::Quoted).then_some(includer_dir);
+    let dirs = sp
+        .dirs(kind)
+        .filter(move |_| !absolute)
+        .map(PathBuf::as_path);
+    absolute
+        .then_some(Path::new(""))
+        .into_iter()
+        .chain(own)
+        .chain(dirs)
+        .map(move |d| normalize(&d.join(name_path)))
 }
 
 #[cfg(test)]
