@@ -224,9 +224,76 @@ pub struct CheckRun {
     pub inputs: Vec<String>,
 }
 
+/// How a [`Violation`] weighs (every check problem today is an error: it fails the gate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// One finding of a check run, typed: the gate maps it field for field.
+#[derive(Debug, Clone)]
+pub struct Violation {
+    pub code: crate::Code,
+    pub severity: Severity,
+    pub message: String,
+    /// Workspace-relative path, 1-based line and column, where known.
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    /// The checked unit (file or mutator) it belongs to.
+    pub unit: Option<String>,
+    pub detail: Option<serde_json::Value>,
+}
+
 impl CheckRun {
     pub fn passed(&self) -> bool {
         self.result.problems.is_empty() && self.issues.is_empty()
+    }
+
+    /// The run's findings: scan problems (DSF011) first, then the problems in upstream order.
+    /// An UNMAPPED mutator sits at its first call site, a row problem at its def line.
+    pub fn violations(&self) -> Vec<Violation> {
+        let mut out: Vec<Violation> = self
+            .issues
+            .iter()
+            .map(|i| Violation {
+                code: crate::Code::Dsf011,
+                severity: Severity::Error,
+                message: i.message.clone(),
+                path: Some(i.path.clone()),
+                line: Some(i.line),
+                column: Some(i.column),
+                unit: Some(i.path.clone()),
+                detail: None,
+            })
+            .collect();
+        for p in &self.result.problems {
+            let (path, line, column) = match (p.kind, p.def_line) {
+                (checker::ProblemKind::Unmapped, _) => match self.first_site.get(&p.mutator) {
+                    Some((f, l, c)) => (Some(f.clone()), Some(*l), Some(*c)),
+                    None => (None, None, None),
+                },
+                (_, Some(l)) => (
+                    Some(self.def_path.clone()),
+                    Some(u32::try_from(l).unwrap_or(u32::MAX)),
+                    None,
+                ),
+                _ => (Some(self.def_path.clone()), None, None),
+            };
+            out.push(Violation {
+                code: p.kind.code(),
+                severity: Severity::Error,
+                message: p.text.clone(),
+                path,
+                line,
+                column,
+                unit: Some(p.mutator.clone()),
+                detail: Some(serde_json::json!({ "kind": p.kind, "mutator": p.mutator })),
+            });
+        }
+        out
     }
 
     /// The headline figures (name, value) a gate reports.

@@ -12,6 +12,24 @@ use crate::surface::Mode;
 
 const NAME: &str = "live-dropped-row";
 
+/// [`live_controls`] from the gate's config section; a config the settings reject is a control
+/// that could not trip, saying why.
+pub fn live_controls_for(
+    root: &Path,
+    cfg: &crate::cfg::DirtySurfaceConfig,
+    neutered: &dyn Fn(&str) -> bool,
+) -> Vec<ControlResult> {
+    match cfg.settings() {
+        Ok(s) => live_controls(root, &s, neutered),
+        Err(detail) => vec![ControlResult {
+            name: NAME.into(),
+            expect_trip: true,
+            tripped: false,
+            detail,
+        }],
+    }
+}
+
 /// `neutered(name)` runs the control on the unmutated def, so it cannot trip.
 pub fn live_controls(
     root: &Path,

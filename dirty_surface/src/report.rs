@@ -257,6 +257,45 @@ pub fn json(
 }
 
 /// `--check` text: problems then the red line, or the green lines.
+/// A report run's output: the JSON document with `json`, else the text report.
+pub fn write_report(
+    r: &crate::audit::Report,
+    json: bool,
+    o: &TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match json {
+        true => self::json(&r.surface, &r.answers, out),
+        false => text(&r.surface, &r.answers, o, out),
+    }
+}
+
+/// A `--check` run's output: the JSON document with `json`, else upstream's lines.
+pub fn write_check(run: &CheckRun, json: bool, out: &mut dyn Write) -> io::Result<()> {
+    match json {
+        true => check_json(run, out),
+        false => check_text(run, out),
+    }
+}
+
+/// What a report run tells stderr: that the tree has no def (every mutator UNMAPPED), then
+/// each file the scan could not read cleanly.
+pub fn notes(r: &crate::audit::Report, def_path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if !r.mapped {
+        out.push(format!(
+            "mgctl: note: {def_path}: no DirtySurface.def mapping (a tree from before it); every mutator is UNMAPPED"
+        ));
+    }
+    for i in &r.surface.issues {
+        out.push(format!(
+            "mgctl: warning: {}:{}:{}: {}",
+            i.path, i.line, i.column, i.message
+        ));
+    }
+    out
+}
+
 pub fn check_text(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     for i in &run.issues {
         writeln!(out, "{P} {}:{}:{}: {}", i.path, i.line, i.column, i.message)?;

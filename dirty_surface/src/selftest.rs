@@ -956,6 +956,17 @@ impl Fixture {
     }
 }
 
+/// `dirty-surface --self-test`: every control, `neuter` naming the ones fed their clean twin
+/// (by label, or as `dirty-surface/LABEL`), and upstream's summary lines.
+pub fn self_test(neuter: &[String]) -> (bool, Vec<String>) {
+    let results = run_controls(&|label| {
+        neuter
+            .iter()
+            .any(|n| n == label || n.strip_prefix("dirty-surface/") == Some(label))
+    });
+    lines(&results)
+}
+
 /// Upstream's summary lines for a self-test run.
 pub fn lines(results: &[ControlResult]) -> (bool, Vec<String>) {
     let mut out = Vec::new();

@@ -377,6 +377,43 @@ impl ProbesOutcome {
     }
 }
 
+impl ProbesOutcome {
+    /// Every fact of an `include-probes` run: the probes', then the graph's input problems.
+    pub fn gate_diagnostics(&self, g: &Graph) -> Vec<Diag> {
+        let mut out = self.diagnostics();
+        out.extend(graph_diagnostics(g, false));
+        out
+    }
+
+    /// The gate's one-line summary.
+    pub fn summary(&self, g: &Graph) -> String {
+        format!(
+            "{} probes / {} ran / {} forbidden / {} files graphed",
+            self.selected(),
+            self.ran(),
+            self.forbidden(),
+            g.scanned_count()
+        )
+    }
+
+    /// The gate's headline figures, in report order.
+    pub fn figures(&self, g: &Graph) -> Vec<(&'static str, usize)> {
+        vec![
+            ("probes", self.selected()),
+            ("ran", self.ran()),
+            ("skipped", self.skipped()),
+            ("forbidden", self.forbidden()),
+            ("files", g.scanned_count()),
+            ("edges", g.edge_count()),
+        ]
+    }
+
+    /// The checked units: the selected probes' names.
+    pub fn units(&self) -> Vec<String> {
+        self.results.iter().map(|r| r.probe.name.clone()).collect()
+    }
+}
+
 /// The flags of the compiler runs: `[include] compiler_flags`, then the flags of the compile
 /// database's probe unit (defines, language, target and include flags, made absolute), else
 /// the graph's search path as flags.
@@ -512,9 +549,51 @@ pub struct LayeringOutcome {
     pub cycles: Vec<Cycle>,
     pub layers: usize,
     pub rules: usize,
+    /// The checked units: each layer's directory.
+    pub units: Vec<String>,
 }
 
 impl LayeringOutcome {
+    /// Every fact of an `include-layering` run: the rules' findings, then the graph's input
+    /// problems (with the includes it cannot follow), then the cycles.
+    pub fn gate_diagnostics(&self, g: &Graph) -> Vec<Diag> {
+        let mut out = self.diagnostics();
+        let cycles_at = out
+            .iter()
+            .position(|d| d.code == Code::Inc013)
+            .unwrap_or(out.len());
+        out.splice(cycles_at..cycles_at, graph_diagnostics(g, true));
+        out
+    }
+
+    /// The gate's one-line summary.
+    pub fn summary(&self) -> String {
+        let rep = &self.report;
+        format!(
+            "{} layers, {} rules / {} files checked / {} violations, {} temporary uses",
+            self.layers,
+            self.rules,
+            rep.files_checked,
+            rep.violations.len(),
+            rep.temporary.len()
+        )
+    }
+
+    /// The gate's headline figures, in report order.
+    pub fn figures(&self, g: &Graph) -> Vec<(&'static str, usize)> {
+        let rep = &self.report;
+        vec![
+            ("layers", self.layers),
+            ("rules", self.rules),
+            ("files_checked", rep.files_checked),
+            ("violations", rep.violations.len()),
+            ("temporary_uses", rep.temporary.len()),
+            ("stale", rep.stale.len()),
+            ("files", g.scanned_count()),
+            ("edges", g.edge_count()),
+        ]
+    }
+
     pub fn new_temporary(&self) -> usize {
         self.report.temporary.iter().filter(|t| !t.known).count()
     }
@@ -636,6 +715,7 @@ pub fn layering(g: &Graph, groups: &[RuleGroup]) -> LayeringOutcome {
         cycles: query::cycles(g),
         layers: groups.len(),
         rules: groups.iter().map(|g| g.rules.len()).sum(),
+        units: groups.iter().map(|g| g.dir.clone()).collect(),
     }
 }
 

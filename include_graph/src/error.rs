@@ -37,6 +37,10 @@ pub enum Error {
         compiler: String,
         source: std::io::Error,
     },
+    #[error("no {what} configured for {} (see docs/include.md)", .root.display())]
+    NotConfigured { what: &'static str, root: PathBuf },
+    #[error("{at}: invalid rule: {reason}")]
+    InvalidRule { at: String, reason: String },
     #[error("unknown probe(s): {names}")]
     UnknownProbes { names: String },
     #[error("{}: {source}", .path.display())]

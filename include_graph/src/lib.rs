@@ -23,6 +23,8 @@ pub mod query;
 pub mod report;
 pub mod rules;
 pub mod search;
+pub mod workspace;
 
 pub use error::{Error, Result};
 pub use graph::{Graph, GraphOptions, NodeId};
+pub use workspace::Workspace;

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::analysis::{CompilerSide, LayeringOutcome, Mode, ProbesOutcome};
@@ -459,4 +460,125 @@ pub fn cycle_lines(g: &Graph, cs: &[crate::query::Cycle]) -> Vec<String> {
         g.scanned_count()
     ));
     v
+}
+
+/// Pretty JSON of a report, keys sorted at every level (through `Value`), as every JSON output
+/// of `mgctl include` has always been.
+pub fn to_json<T: Serialize>(v: &T) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&serde_json::to_value(v)?)
+}
+
+/// `include why`: the shortest chain from one file to another.
+#[derive(Debug, Clone, Serialize)]
+struct Why<'a> {
+    pub from: &'a str,
+    pub hops: Vec<crate::query::Hop>,
+    pub reaches: bool,
+    pub schema: u32,
+    pub to: &'a str,
+}
+
+impl<'a> Why<'a> {
+    pub fn new(g: &'a Graph, from: NodeId, to: NodeId) -> Why<'a> {
+        let hops = crate::query::why(g, from, to);
+        Why {
+            from: g.rel(from),
+            reaches: !hops.is_empty(),
+            hops,
+            schema: 1,
+            to: g.rel(to),
+        }
+    }
+
+    /// One hop per line, indented, then the hop count; or the one "does not reach" line.
+    pub fn lines(&self) -> Vec<String> {
+        if self.hops.is_empty() {
+            return vec![format!("{} does not reach {}", self.from, self.to)];
+        }
+        let mut out: Vec<String> = self
+            .hops
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let arrow = if i == 0 { "" } else { "-> " };
+                format!("{}{arrow}{h}", "  ".repeat(i))
+            })
+            .collect();
+        out.push(format!("{} hop(s), shortest chain", self.hops.len() - 1));
+        out
+    }
+}
+
+/// `include cycles --format json`.
+#[derive(Debug, Clone, Serialize)]
+struct Cycles<'a> {
+    pub cycles: &'a [crate::query::Cycle],
+    pub schema: u32,
+}
+
+/// A query of `mgctl include` over the graph.
+#[derive(Debug, Clone, Copy)]
+pub enum Query<'a> {
+    /// The shortest chain from one file to another.
+    Why(NodeId, NodeId),
+    Closure(NodeId),
+    /// The graph as JSON (DOT is [`write_dot`]), optionally under a directory.
+    Graph(Option<&'a str>),
+    Cycles,
+}
+
+/// A query's verdict (a chain exists, no cycle) and its output lines: the JSON document as one
+/// "line" with `json`, else the text lines.
+pub fn query(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
+    Ok(match q {
+        Query::Why(from, to) => {
+            let why = Why::new(g, from, to);
+            match json {
+                true => (why.reaches, vec![to_json(&why)?]),
+                false => (why.reaches, why.lines()),
+            }
+        }
+        Query::Closure(n) if json => (true, vec![to_json(&closure_json(g, n))?]),
+        Query::Closure(n) => (true, closure_lines(g, n)),
+        Query::Graph(under) => (true, vec![to_json(&graph_json(g, under))?]),
+        Query::Cycles => {
+            let cycles = crate::query::cycles(g);
+            let lines = match json {
+                true => vec![to_json(&Cycles {
+                    cycles: &cycles,
+                    schema: 1,
+                })?],
+                false => cycle_lines(g, &cycles),
+            };
+            (cycles.is_empty(), lines)
+        }
+    })
+}
+
+/// `include probes`: the verdict and the lines (a note when `--compiler` was given to text
+/// mode, then the report proper), or with `json` the JSON document carrying them.
+pub fn probes_output(
+    o: &ProbesOutcome,
+    style: ErrorStyle,
+    unused_compiler: Option<&str>,
+    json: bool,
+) -> serde_json::Result<(bool, Vec<String>)> {
+    let mut lines: Vec<String> = unused_compiler
+        .map(|c| format!("{PREFIX}compiler {c} resolved but mode `text` does not use it"))
+        .into_iter()
+        .collect();
+    lines.extend(probes_lines(o, style));
+    if json {
+        lines = vec![to_json(&probes_json(o, &lines))?];
+    }
+    Ok((o.passed(), lines))
+}
+
+/// `include rules`: the verdict and the lines, or with `json` the JSON document.
+pub fn layering_output(o: &LayeringOutcome, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
+    let lines = match json {
+        true => vec![to_json(&layering_json(o))?],
+        false => layering_lines(o),
+    };
+    Ok((o.passed(), lines))
 }

@@ -50,6 +50,47 @@ library_controls!(
     stats_viewer::g4::ControlResult,
 );
 
+/// A library's typed violation as a [`Finding`] of `gate`, field for field. Each library reports
+/// its violations in a type of the same shape (code enum, severity, message, path/line/column,
+/// unit, detail), so one macro below maps all of them.
+pub trait IntoFinding {
+    fn into_finding(self, gate: &'static str) -> Finding;
+}
+
+macro_rules! library_findings {
+    ($($t:ty => $sev:path),* $(,)?) => {
+        $(impl IntoFinding for $t {
+            fn into_finding(self, gate: &'static str) -> Finding {
+                use $sev as S;
+                let severity = match self.severity {
+                    S::Error => Severity::Error,
+                    S::Warning => Severity::Warning,
+                    S::Note => Severity::Note,
+                };
+                let location = self.path.map(|path| Location {
+                    path,
+                    line: self.line,
+                    column: self.column,
+                });
+                Finding {
+                    gate,
+                    code: self.code.as_str(),
+                    severity,
+                    message: self.message,
+                    location,
+                    unit: self.unit,
+                    detail: self.detail,
+                }
+            }
+        })*
+    };
+}
+
+library_findings!(
+    include_graph::analysis::Diag => include_graph::analysis::Severity,
+    dirty_surface::audit::Violation => dirty_surface::audit::Severity,
+);
+
 /// The one way a gate turns its library's control results into a self-test: each library runs
 /// its controls through the same entry point as a real run.
 pub fn self_test<T: IntoControl>(controls: impl IntoIterator<Item = T>) -> SelfTest {

@@ -83,15 +83,8 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     if args.self_test {
-        let results = selftest::run_controls(&|label| {
-            args.neuter
-                .iter()
-                .any(|n| n == label || n == &format!("dirty-surface/{label}"))
-        });
-        let (pass, lines) = selftest::lines(&results);
-        for l in lines {
-            writeln!(out, "{l}")?;
-        }
+        let (pass, lines) = selftest::self_test(&args.neuter);
+        lines.iter().try_for_each(|l| writeln!(out, "{l}"))?;
         return Ok(Outcome::from_pass(pass));
     }
     let s = ds_settings(settings, &args.workspace)?;
@@ -110,37 +103,16 @@ pub fn run(
     let json = args.json || args.format == SurfaceFormat::Json;
     if args.check {
         let run = audit::check(&root, &s, mode)?;
-        if json {
-            report::check_json(&run, out)?;
-        } else {
-            report::check_text(&run, out)?;
-        }
+        report::write_check(&run, json, out)?;
         return Ok(Outcome::from_pass(run.passed()));
     }
     let r = audit::report(&root, &s, mode, args.call_graph)?;
-    if !r.mapped {
-        eprintln!(
-            "mgctl: note: {}: no DirtySurface.def mapping (a tree from before it); every mutator is UNMAPPED",
-            s.def
-        );
+    for l in report::notes(&r, &s.def) {
+        eprintln!("{l}");
     }
-    for i in &r.surface.issues {
-        eprintln!(
-            "mgctl: warning: {}:{}:{}: {}",
-            i.path, i.line, i.column, i.message
-        );
-    }
-    if json {
-        report::json(&r.surface, &r.answers, out)?;
-    } else {
-        report::text(
-            &r.surface,
-            &r.answers,
-            &report::TextOptions {
-                summary: args.summary,
-            },
-            out,
-        )?;
-    }
+    let opts = report::TextOptions {
+        summary: args.summary,
+    };
+    report::write_report(&r, json, &opts, out)?;
     Ok(Outcome::Pass)
 }

@@ -2,18 +2,18 @@
 //! `include-probes` / `include-layering` gates, compiler cross-checks and the benchmark.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 
-use include_graph::analysis::{self, ProbeOptions};
-use include_graph::cfg::{ConfigSource, Inputs};
-use include_graph::controls::{self, ControlResult};
-use include_graph::query;
+use include_graph::analysis;
+use include_graph::report::Query;
 use include_graph::report::{self, ErrorStyle};
-use include_graph::{Graph, NodeId};
+use include_graph::workspace::{pick_compiler, ProbeRequest};
+use include_graph::{controls, Graph, Workspace};
 
+use crate::cli::DataFormat;
 use crate::cmd::Outcome;
 use crate::gates::include::{self as gate, IncludeConfig};
 use crate::settings::Settings;
@@ -213,282 +213,116 @@ pub fn run(
             "give a subcommand (why, closure, graph, cycles, probes, rules) or --self-test (see mgctl include --help)"
         ),
     };
-    let ws = Workspace::load(args, settings)?;
+    let ws = workspace(args, settings)?;
     let g = ws.graph()?;
     for i in &g.issues {
         eprintln!("mgctl: warning: {i}");
     }
-    match command {
-        IncludeCommand::Why(a) => why(&g, a, out),
-        IncludeCommand::Closure(a) => closure(&g, a, out),
-        IncludeCommand::Graph(a) => {
-            match a.format {
-                GraphFormat::Dot => report::write_dot(&g, a.under.as_deref(), out)?,
-                GraphFormat::Json => writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&report::graph_json(&g, a.under.as_deref()))?
-                )?,
-            }
-            Ok(Outcome::Pass)
+    let cwd = std::env::current_dir().ok();
+    let find = |name: &str| g.find_named(name, cwd.as_deref());
+    let (pass, lines) = match command {
+        IncludeCommand::Why(a) => {
+            let q = Query::Why(find(&a.from)?, find(&a.to)?);
+            report::query(&g, q, a.format == DataFormat::Json)?
         }
-        IncludeCommand::Cycles(a) => cycles(&g, a, out),
-        IncludeCommand::Probes(a) => probes(&ws, &g, a, out),
-        IncludeCommand::Rules(a) => layering(&ws, &g, a, out),
-        IncludeCommand::SelfTest(_) => Ok(Outcome::Pass),
-    }
-}
-
-/// The workspace, its [include] config (or an empty one), where the config came from, and the
-/// analysis inputs (graph options, compile database) the library derives from it.
-struct Workspace {
-    root: PathBuf,
-    cfg: IncludeConfig,
-    config_path: Option<String>,
-    config_text: String,
-    inputs: Inputs,
-}
-
-impl Workspace {
-    fn load(args: &IncludeArgs, settings: &Settings) -> anyhow::Result<Workspace> {
-        let root = &args.workspace;
-        if !root.is_dir() {
-            bail!(
-                "{}: not a directory (mgctl include -C takes a workspace directory)",
-                root.display()
-            );
+        IncludeCommand::Closure(a) => {
+            let q = Query::Closure(find(&a.file)?);
+            report::query(&g, q, a.format == OutFormat::Json)?
         }
-        let has_config = root.join(crate::config::FILE_NAME).is_file()
-            || crate::config::MOBILEGL_MARKERS
-                .iter()
-                .any(|m| root.join(m).is_dir());
-        let (root, mut cfg, config_path, config_text) = if has_config {
-            let ctx = settings.workspace(root)?;
-            let cfg = ctx.config.include.clone().unwrap_or_default();
-            let cp = ctx.config_path.as_ref().map(|p| ctx.rel(p));
-            (ctx.root.clone(), cfg, cp, ctx.config_text.clone())
-        } else {
-            let r = root
-                .canonicalize()
-                .with_context(|| format!("{}: cannot resolve path", root.display()))?;
-            (r, IncludeConfig::default(), None, String::new())
-        };
-        cfg.dirs.extend(args.include_dirs.iter().cloned());
-        let inputs = Inputs::load(&root, &cfg, args.compile_commands.as_deref())?;
-        Ok(Workspace {
-            root,
-            cfg,
-            config_path,
-            config_text,
-            inputs,
-        })
-    }
-
-    fn graph(&self) -> anyhow::Result<Graph> {
-        Ok(Graph::build(&self.inputs.options)?)
-    }
-}
-
-/// A file named on the command line: a path relative to the current directory or absolute,
-/// inside the workspace, else as the graph names it (workspace-relative or a unique suffix).
-fn find(g: &Graph, name: &str) -> anyhow::Result<NodeId> {
-    let p = Path::new(name);
-    let on_disk = if p.is_absolute() {
-        Some(p.to_path_buf())
-    } else {
-        std::env::current_dir().ok().map(|c| c.join(p))
+        IncludeCommand::Graph(a) if a.format == GraphFormat::Dot => {
+            report::write_dot(&g, a.under.as_deref(), out)?;
+            (true, Vec::new())
+        }
+        IncludeCommand::Graph(a) => report::query(&g, Query::Graph(a.under.as_deref()), true)?,
+        IncludeCommand::Cycles(a) => {
+            report::query(&g, Query::Cycles, a.format == DataFormat::Json)?
+        }
+        IncludeCommand::Probes(a) => probes(&ws, &g, a)?,
+        IncludeCommand::Rules(a) => {
+            report::layering_output(&ws.rules(&g)?, a.format == OutFormat::Json)?
+        }
+        IncludeCommand::SelfTest(_) => (true, Vec::new()),
     };
-    if let Some(rel) = on_disk
-        .and_then(|p| p.canonicalize().ok())
-        .and_then(|p| p.strip_prefix(&g.root).ok().map(Path::to_path_buf))
-    {
-        if let Some(n) = g.id(&rel) {
-            return Ok(n);
-        }
-    }
-    Ok(g.find(name)?)
+    write_lines(out, &lines)?;
+    Ok(Outcome::from_pass(pass))
 }
 
-fn why(g: &Graph, a: &WhyArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let from = find(g, &a.from)?;
-    let to = find(g, &a.to)?;
-    let hops = query::why(g, from, to);
-    if a.format == crate::cli::DataFormat::Json {
-        let v = serde_json::json!({
-            "schema": 1, "from": g.rel(from), "to": g.rel(to),
-            "reaches": !hops.is_empty(), "hops": hops,
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        return Ok(Outcome::from_pass(!hops.is_empty()));
-    }
-    if hops.is_empty() {
-        writeln!(out, "{} does not reach {}", g.rel(from), g.rel(to))?;
-        return Ok(Outcome::Fail);
-    }
-    for (i, h) in hops.iter().enumerate() {
-        let arrow = if i == 0 { "" } else { "-> " };
-        writeln!(out, "{}{arrow}{h}", "  ".repeat(i))?;
-    }
-    writeln!(out, "{} hop(s), shortest chain", hops.len() - 1)?;
-    Ok(Outcome::Pass)
+fn write_lines(out: &mut dyn Write, lines: &[String]) -> std::io::Result<()> {
+    lines.iter().try_for_each(|l| writeln!(out, "{l}"))
 }
 
-fn closure(g: &Graph, a: &ClosureArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let n = find(g, &a.file)?;
-    if a.format == OutFormat::Json {
-        let v = report::closure_json(g, n);
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        for l in report::closure_lines(g, n) {
-            writeln!(out, "{l}")?;
-        }
-    }
-    Ok(Outcome::Pass)
-}
-
-fn cycles(g: &Graph, a: &CyclesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let cs = query::cycles(g);
-    if a.format == crate::cli::DataFormat::Json {
-        let v = serde_json::json!({ "schema": 1, "cycles": cs });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        for l in report::cycle_lines(g, &cs) {
-            writeln!(out, "{l}")?;
-        }
-    }
-    Ok(Outcome::from_pass(cs.is_empty()))
-}
-
-fn probes(
-    ws: &Workspace,
-    g: &Graph,
-    a: &ProbesArgs,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
-    let all = ws.cfg.probes();
-    if all.is_empty() {
+/// The workspace's [include] config (or an empty one when it has neither an mgctl.toml nor a
+/// MobileGL layout) with the command line's -I directories and compile database.
+fn workspace(args: &IncludeArgs, settings: &Settings) -> anyhow::Result<Workspace> {
+    let root = &args.workspace;
+    if !root.is_dir() {
         bail!(
-            "no [[include.probe]] configured for {} (see docs/include.md)",
-            ws.root.display()
+            "{}: not a directory (mgctl include -C takes a workspace directory)",
+            root.display()
         );
     }
+    let has_config = root.join(crate::config::FILE_NAME).is_file()
+        || crate::config::MOBILEGL_MARKERS
+            .iter()
+            .any(|m| root.join(m).is_dir());
+    let (root, cfg, config_path, config_text) = if has_config {
+        let ctx = settings.workspace(root)?;
+        let cfg = ctx.config.include.clone().unwrap_or_default();
+        let cp = ctx.config_path.as_ref().map(|p| ctx.rel(p));
+        (ctx.root.clone(), cfg, cp, ctx.config_text.clone())
+    } else {
+        let r = root
+            .canonicalize()
+            .with_context(|| format!("{}: cannot resolve path", root.display()))?;
+        (r, IncludeConfig::default(), None, String::new())
+    };
+    Ok(Workspace::load(
+        root,
+        cfg,
+        config_path,
+        config_text,
+        &args.include_dirs,
+        args.compile_commands.as_deref(),
+    )?)
+}
+
+fn probes(ws: &Workspace, g: &Graph, a: &ProbesArgs) -> anyhow::Result<(bool, Vec<String>)> {
     let mode = match a.mode {
         Mode::Text => analysis::Mode::Text,
         Mode::Compiler => analysis::Mode::Compiler,
         Mode::Both => analysis::Mode::Both,
     };
-    let cxx = if a.mode == Mode::Text {
-        None
-    } else {
-        Some(
-            gate::pick_compiler(a.compiler.as_deref())
+    let compiler = match a.mode {
+        Mode::Text => None,
+        _ => Some(
+            pick_compiler(a.compiler.as_deref(), &gate::compiler_env())
                 .context("no C++ preprocessor found (tried $CXX, c++, g++, clang++)")?,
-        )
+        ),
     };
-    let opts = ProbeOptions {
-        probes: &all,
-        only: &a.probes,
-        require_all: a.require_all || ws.cfg.require_all,
-        expect_probes: a.expect_probes.or(ws.cfg.expect_probes),
-        mode,
-        compiler: cxx.as_deref(),
-        compiler_flags: &ws.cfg.compiler_flags,
-        compile_db: ws.inputs.compile_db.as_ref(),
+    let req = ProbeRequest {
+        only: a.probes.clone(),
+        require_all: a.require_all,
+        expect_probes: a.expect_probes,
+        mode: Some(mode),
+        compiler,
     };
-    let o = analysis::probes(g, &opts)?;
-    let style = if a.format == OutFormat::Github {
-        ErrorStyle::Github
-    } else {
-        ErrorStyle::Plain
+    let o = ws.probes(g, &req)?;
+    let style = match a.format {
+        OutFormat::Github => ErrorStyle::Github,
+        _ => ErrorStyle::Plain,
     };
-    let mut lines = Vec::new();
-    if let (Mode::Text, Some(c)) = (a.mode, &a.compiler) {
-        lines.push(format!(
-            "{}compiler {c} resolved but mode `text` does not use it",
-            report::PREFIX
-        ));
-    }
-    lines.extend(report::probes_lines(&o, style));
-    if a.format == OutFormat::Json {
-        let v = report::probes_json(&o, &lines);
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        for l in &lines {
-            writeln!(out, "{l}")?;
-        }
-    }
-    Ok(Outcome::from_pass(o.passed()))
-}
-
-fn layering(
-    ws: &Workspace,
-    g: &Graph,
-    a: &RulesArgs,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
-    let src = ConfigSource {
-        path: ws.config_path.clone(),
-        text: &ws.config_text,
-    };
-    let groups = include_graph::cfg::rule_groups(&ws.cfg, &src)
-        .map_err(|(e, o)| anyhow::anyhow!("{o}: invalid rule: {e}"))?;
-    if groups.is_empty() {
-        bail!(
-            "no [[include.layer]] configured for {} (see docs/include.md)",
-            ws.root.display()
-        );
-    }
-    let o = analysis::layering(g, &groups);
-    if a.format == OutFormat::Json {
-        let v = report::layering_json(&o);
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        for l in report::layering_lines(&o) {
-            writeln!(out, "{l}")?;
-        }
-    }
-    Ok(Outcome::from_pass(o.passed()))
+    let unused = a.compiler.as_deref().filter(|_| a.mode == Mode::Text);
+    Ok(report::probes_output(
+        &o,
+        style,
+        unused,
+        a.format == OutFormat::Json,
+    )?)
 }
 
 fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let neutered = |gate: &str, c: &str| neuter.iter().any(|n| *n == format!("{gate}/{c}"));
-    let mut ok = true;
-    let runs: [(&str, Vec<ControlResult>); 2] = [
-        (
-            gate::PROBES,
-            controls::run_probe_controls(&|c| neutered(gate::PROBES, c)),
-        ),
-        (
-            gate::LAYERING,
-            controls::run_layering_controls(&|c| neutered(gate::LAYERING, c)),
-        ),
-    ];
-    for (name, cs) in runs {
-        for c in &cs {
-            let kind = if c.expect_trip {
-                "must trip"
-            } else {
-                "must stay clean"
-            };
-            let verdict = match (c.expect_trip, c.tripped) {
-                (true, true) => "tripped",
-                (true, false) => "DID NOT TRIP",
-                (false, false) => "clean",
-                (false, true) => "TRIPPED (false positive)",
-            };
-            writeln!(out, "{name}: {} ({kind}): {verdict} - {}", c.name, c.detail)?;
-        }
-        let trips = cs.iter().filter(|c| c.expect_trip && c.tripped).count();
-        let negatives = cs.iter().filter(|c| c.expect_trip).count();
-        let clean = cs.iter().filter(|c| !c.expect_trip && !c.tripped).count();
-        let passed = cs.iter().all(|c| c.expect_trip == c.tripped) && trips > 0;
-        writeln!(
-            out,
-            "{name}: self-test {}: {trips} of {negatives} negative controls tripped, {clean} of {} positive controls clean",
-            if passed { "OK" } else { "FAILED" },
-            cs.len() - negatives
-        )?;
-        ok &= passed;
-    }
+    let (ok, lines) = controls::self_test(&neutered);
+    write_lines(out, &lines)?;
     Ok(Outcome::from_pass(ok))
 }

@@ -1,45 +1,16 @@
 //! Gate `dirty-surface`: maps the library's `--check` outcome to findings (library:
 //! `dirty_surface`; upstream: `scripts/gen_pipe_dirty_surface.py --check`).
 
-use dirty_surface::audit::{self, CheckRun};
-use dirty_surface::check::ProblemKind;
+use dirty_surface::audit;
 use dirty_surface::selftest;
 use dirty_surface::surface::Mode;
 use dirty_surface::Code;
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, IntoFinding, Location, Neutered, SelfTest};
 
 pub use dirty_surface::cfg::{mobilegl_profile, DirtySurfaceConfig};
 
 const GATE: &str = "dirty-surface";
-
-/// Findings of a check run: scan problems (DSF011) first, then the problems in upstream order.
-fn findings(run: &CheckRun) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for i in &run.issues {
-        out.push(
-            Finding::error(GATE, Code::Dsf011.as_str(), i.message.clone())
-                .at(Location::at(i.path.clone(), i.line, Some(i.column)))
-                .in_unit(i.path.clone()),
-        );
-    }
-    for p in &run.result.problems {
-        let loc = match (p.kind, p.def_line) {
-            (ProblemKind::Unmapped, _) => run
-                .first_site
-                .get(&p.mutator)
-                .map(|(f, l, c)| Location::at(f.clone(), *l, Some(*c))),
-            (_, Some(l)) => Some(Location::at(run.def_path.clone(), l as u32, None)),
-            _ => Some(Location::file(run.def_path.clone())),
-        };
-        let mut f = Finding::error(GATE, p.kind.code().as_str(), p.text.clone())
-            .in_unit(p.mutator.clone())
-            .with_detail(serde_json::json!({ "kind": p.kind, "mutator": p.mutator }));
-        f.location = loc;
-        out.push(f);
-    }
-    out
-}
 
 pub struct DirtySurfaceGate;
 
@@ -80,7 +51,8 @@ impl Gate for DirtySurfaceGate {
                 return GateReport::could_not_run(GATE, Code::Dsf012.as_str(), e.to_string(), None)
             }
         };
-        let mut gr = GateReport::from_findings(GATE, findings(&run), run.summary.clone());
+        let findings = run.violations().into_iter().map(|v| v.into_finding(GATE));
+        let mut gr = GateReport::from_findings(GATE, findings.collect(), run.summary.clone());
         for (name, v) in run.figures() {
             gr = gr.figure(name, v);
         }
@@ -97,18 +69,7 @@ impl Gate for DirtySurfaceGate {
         let Some(cfg) = &ctx.config.dirty_surface else {
             return vec![Control::not_configured()];
         };
-        let settings = match cfg.settings() {
-            Ok(s) => s,
-            Err(e) => {
-                return vec![Control {
-                    name: "live-dropped-row".into(),
-                    expect_trip: true,
-                    tripped: false,
-                    detail: e,
-                }]
-            }
-        };
-        dirty_surface::live::live_controls(&ctx.root, &settings, &|c| neutered.contains(GATE, c))
+        dirty_surface::live::live_controls_for(&ctx.root, cfg, &|c| neutered.contains(GATE, c))
             .into_iter()
             .map(crate::gate::IntoControl::into_control)
             .collect()

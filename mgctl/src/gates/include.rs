@@ -1,86 +1,64 @@
 //! Gates `include-probes` (MobileGL's include-closure gate) and `include-layering` (checkdeps-style
-//! rules with witness chains). Both read the `[include]` section and share one graph per run; the
-//! analyses are `include_graph::analysis`, this file only maps their outcomes to findings.
+//! rules with witness chains). Both read the `[include]` section through
+//! `include_graph::Workspace` (as `mgctl include` does) and share one graph per run; the analyses
+//! are the library's, this file only maps their outcomes to findings.
 
 use std::sync::Arc;
 
-use include_graph::analysis::{self, Diag, Mode, ProbeOptions};
-use include_graph::cfg::{ConfigSource, Inputs};
+use include_graph::analysis::Diag;
 use include_graph::codes::Code;
-use include_graph::controls::{self};
-use include_graph::Graph;
+use include_graph::controls;
+use include_graph::workspace::CompilerEnv;
+use include_graph::{Graph, Workspace};
 
-pub use include_graph::cfg::{mobilegl_profile, IncludeConfig, ProbeMode};
+pub use include_graph::cfg::{mobilegl_profile, IncludeConfig};
 
-use crate::gate::{
-    CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity,
-};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, IntoFinding, Location, Neutered, SelfTest};
 
-pub const PROBES: &str = "include-probes";
-pub const LAYERING: &str = "include-layering";
+pub const PROBES: &str = controls::PROBES_GATE;
+pub const LAYERING: &str = controls::LAYERING_GATE;
 
-/// The compiler for compiler mode: an explicit one, else `$CXX`, else the first of `c++`,
-/// `g++`, `clang++` on PATH (the environment is read here, never in the library).
-pub fn pick_compiler(explicit: Option<&str>) -> Option<String> {
-    if let Some(c) = explicit {
-        return Some(c.to_string());
-    }
-    if let Ok(c) = std::env::var("CXX") {
-        if !c.trim().is_empty() {
-            return Some(c);
-        }
-    }
-    let path = std::env::var_os("PATH")?;
-    ["c++", "g++", "clang++"]
-        .into_iter()
-        .find(|name| std::env::split_paths(&path).any(|d| d.join(name).is_file()))
-        .map(str::to_string)
-}
-
-/// A library fact as a finding of `gate`.
-pub fn finding(gate: &'static str, d: Diag) -> Finding {
-    let sev = match d.severity {
-        analysis::Severity::Error => Severity::Error,
-        analysis::Severity::Warning => Severity::Warning,
-        analysis::Severity::Note => Severity::Note,
-    };
-    let mut f = Finding::new(gate, d.code.as_str(), sev, d.message);
-    f.location = d.path.map(|p| Location {
-        path: p,
-        line: d.line,
-        column: d.column,
-    });
-    f.unit = d.unit;
-    f.detail = d.detail;
-    f
-}
-
-/// The run's analysis inputs and include graph: built by whichever include gate asks first
-/// (the other waits for it), then shared.
-fn shared_graph(ctx: &CheckCtx, cfg: &IncludeConfig) -> Result<Arc<Graph>, String> {
-    ctx.include_graph
-        .get_or_init(|| {
-            let inputs = Inputs::load(&ctx.root, cfg, None).map_err(|e| e.to_string())?;
-            Ok(Arc::new(
-                Graph::build(&inputs.options).map_err(|e| e.to_string())?,
-            ))
-        })
-        .clone()
-}
-
-fn config_source(ctx: &CheckCtx) -> ConfigSource<'_> {
-    ConfigSource {
-        path: ctx.config_path.as_ref().map(|p| ctx.rel(p)),
-        text: &ctx.config_text,
+/// `$CXX` and `PATH`, for the library's compiler choice (the environment is read here, never in
+/// the library).
+pub fn compiler_env() -> CompilerEnv {
+    CompilerEnv {
+        cxx: std::env::var("CXX").ok(),
+        path: std::env::var_os("PATH"),
     }
 }
 
-/// The options a run of `include-probes` (and `include probes` without flags) uses.
-pub fn probe_mode(cfg: &IncludeConfig) -> Mode {
-    match cfg.mode {
-        ProbeMode::Text => Mode::Text,
-        ProbeMode::Both => Mode::Both,
+/// The gate's report: its findings, summary and figures, as the library gives them.
+fn report(
+    gate: &'static str,
+    diags: Vec<Diag>,
+    summary: String,
+    figures: Vec<(&'static str, usize)>,
+    units: Vec<String>,
+    ctx: &CheckCtx,
+) -> GateReport {
+    let fs = diags.into_iter().map(|d| d.into_finding(gate)).collect();
+    let mut rep = GateReport::from_findings(gate, fs, summary);
+    for (name, v) in figures {
+        rep = rep.figure(name, v);
     }
+    rep.units = units;
+    rep.inputs = vec![ctx.root.display().to_string()];
+    rep
+}
+
+/// The run's workspace inputs, as `mgctl include` assembles them (without command-line flags).
+fn workspace(ctx: &CheckCtx, cfg: &IncludeConfig) -> Result<Workspace, String> {
+    let config_path = ctx.config_path.as_ref().map(|p| ctx.rel(p));
+    let text = ctx.config_text.clone();
+    Workspace::load(ctx.root.clone(), cfg.clone(), config_path, text, &[], None)
+        .map_err(|e| e.to_string())
+}
+
+/// The run's include graph: built by whichever include gate asks first (the other waits for
+/// it), then shared.
+fn graph(ctx: &CheckCtx, ws: &Workspace) -> Result<Arc<Graph>, String> {
+    let build = || Ok(Arc::new(ws.graph().map_err(|e| e.to_string())?));
+    ctx.include_graph.get_or_init(build).clone()
 }
 
 pub struct IncludeProbesGate;
@@ -104,81 +82,24 @@ impl Gate for IncludeProbesGate {
         let Some(cfg) = &ctx.config.include else {
             return GateReport::skipped(PROBES, "no [include] section in mgctl.toml");
         };
-        let g = match shared_graph(ctx, cfg) {
-            Ok(g) => g,
-            Err(e) => return GateReport::could_not_run(PROBES, Code::Inc014.as_str(), e, None),
-        };
-        let g = &*g;
-        // The compile database again (the shared graph keeps only what it was built from);
-        // its flags are the compiler mode's, as for `include probes`.
-        let inputs = match Inputs::load(&ctx.root, cfg, None) {
-            Ok(i) => i,
-            Err(e) => {
-                return GateReport::could_not_run(
+        let could_not_run =
+            |e: String| GateReport::could_not_run(PROBES, Code::Inc014.as_str(), e, None);
+        workspace(ctx, cfg)
+            .and_then(|ws| {
+                let g = graph(ctx, &ws)?;
+                let req = ws.config_request(&compiler_env());
+                let o = ws.probes(&g, &req).map_err(|e| e.to_string())?;
+                let (diags, summary) = (o.gate_diagnostics(&g), o.summary(&g));
+                Ok(report(
                     PROBES,
-                    Code::Inc014.as_str(),
-                    e.to_string(),
-                    None,
-                )
-            }
-        };
-        let probes = cfg.probes();
-        let mode = probe_mode(cfg);
-        let cxx = match mode {
-            Mode::Text => None,
-            _ => pick_compiler(cfg.compiler.as_deref()),
-        };
-        let opts = ProbeOptions {
-            probes: &probes,
-            only: &[],
-            require_all: cfg.require_all,
-            expect_probes: cfg.expect_probes,
-            mode,
-            compiler: cxx.as_deref(),
-            compiler_flags: &cfg.compiler_flags,
-            compile_db: inputs.compile_db.as_ref(),
-        };
-        let o = match analysis::probes(g, &opts) {
-            Ok(o) => o,
-            Err(e) => {
-                return GateReport::could_not_run(
-                    PROBES,
-                    Code::Inc014.as_str(),
-                    e.to_string(),
-                    None,
-                )
-            }
-        };
-        let mut fs: Vec<Finding> = o
-            .diagnostics()
-            .into_iter()
-            .map(|d| finding(PROBES, d))
-            .collect();
-        fs.extend(
-            analysis::graph_diagnostics(g, false)
-                .into_iter()
-                .map(|d| finding(PROBES, d)),
-        );
-        let mut rep = GateReport::from_findings(
-            PROBES,
-            fs,
-            format!(
-                "{} probes / {} ran / {} forbidden / {} files graphed",
-                o.selected(),
-                o.ran(),
-                o.forbidden(),
-                g.scanned_count()
-            ),
-        )
-        .figure("probes", o.selected())
-        .figure("ran", o.ran())
-        .figure("skipped", o.skipped())
-        .figure("forbidden", o.forbidden())
-        .figure("files", g.scanned_count())
-        .figure("edges", g.edge_count());
-        rep.units = o.results.iter().map(|r| r.probe.name.clone()).collect();
-        rep.inputs = vec![ctx.root.display().to_string()];
-        rep
+                    diags,
+                    summary,
+                    o.figures(&g),
+                    o.units(),
+                    ctx,
+                ))
+            })
+            .unwrap_or_else(could_not_run)
     }
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
         crate::gate::self_test(controls::run_probe_controls(&|c| {
@@ -214,7 +135,13 @@ impl Gate for IncludeLayeringGate {
         let Some(cfg) = &ctx.config.include else {
             return GateReport::skipped(LAYERING, "no [include] section in mgctl.toml");
         };
-        let groups = match include_graph::cfg::rule_groups(cfg, &config_source(ctx)) {
+        let could_not_run =
+            |e: String| GateReport::could_not_run(LAYERING, Code::Inc014.as_str(), e, None);
+        let ws = match workspace(ctx, cfg) {
+            Ok(w) => w,
+            Err(e) => return could_not_run(e),
+        };
+        let groups = match ws.rule_groups() {
             Ok(g) => g,
             Err((e, o)) => {
                 return GateReport::could_not_run(
@@ -225,51 +152,20 @@ impl Gate for IncludeLayeringGate {
                 )
             }
         };
-        let g = match shared_graph(ctx, cfg) {
-            Ok(g) => g,
-            Err(e) => return GateReport::could_not_run(LAYERING, Code::Inc014.as_str(), e, None),
-        };
-        let g = &*g;
-        let o = analysis::layering(g, &groups);
-        let mut fs: Vec<Finding> = o
-            .diagnostics()
-            .into_iter()
-            .map(|d| finding(LAYERING, d))
-            .collect();
-        // Input problems first after the rules' own findings, then cycles (as before).
-        let cycles_at = fs
-            .iter()
-            .position(|f| f.code == Code::Inc013.as_str())
-            .unwrap_or(fs.len());
-        let inputs: Vec<Finding> = analysis::graph_diagnostics(g, true)
-            .into_iter()
-            .map(|d| finding(LAYERING, d))
-            .collect();
-        fs.splice(cycles_at..cycles_at, inputs);
-        let rep = &o.report;
-        let mut r = GateReport::from_findings(
-            LAYERING,
-            fs,
-            format!(
-                "{} layers, {} rules / {} files checked / {} violations, {} temporary uses",
-                o.layers,
-                o.rules,
-                rep.files_checked,
-                rep.violations.len(),
-                rep.temporary.len()
-            ),
-        )
-        .figure("layers", o.layers)
-        .figure("rules", o.rules)
-        .figure("files_checked", rep.files_checked)
-        .figure("violations", rep.violations.len())
-        .figure("temporary_uses", rep.temporary.len())
-        .figure("stale", rep.stale.len())
-        .figure("files", g.scanned_count())
-        .figure("edges", g.edge_count());
-        r.units = groups.iter().map(|g| g.dir.clone()).collect();
-        r.inputs = vec![ctx.root.display().to_string()];
-        r
+        graph(ctx, &ws)
+            .and_then(|g| {
+                let o = ws.layering(&g, &groups).map_err(|e| e.to_string())?;
+                let (diags, summary) = (o.gate_diagnostics(&g), o.summary());
+                Ok(report(
+                    LAYERING,
+                    diags,
+                    summary,
+                    o.figures(&g),
+                    o.units.clone(),
+                    ctx,
+                ))
+            })
+            .unwrap_or_else(could_not_run)
     }
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
         crate::gate::self_test(controls::run_layering_controls(&|c| {
