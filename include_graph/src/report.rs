@@ -4,7 +4,6 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::analysis::{CompilerSide, LayeringOutcome, Mode, ProbesOutcome};
 use crate::graph::{Graph, NodeId};
@@ -72,42 +71,107 @@ pub fn write_dot(g: &Graph, dir: Option<&str>, out: &mut dyn Write) -> io::Resul
     writeln!(out, "}}")
 }
 
+/// A graph node in the JSON documents.
+#[derive(Serialize)]
+struct FileJson<'a> {
+    path: &'a str,
+    external: bool,
+    scanned: bool,
+}
+
+#[derive(Serialize)]
+struct EdgeJson<'a> {
+    from: &'a str,
+    to: &'a str,
+    line: u32,
+    kind: crate::lex::IncludeKind,
+    conditional: bool,
+}
+
+/// An unresolved include (`conditional` only in the graph document) or, with `reason` and
+/// `conditional` both absent, an include skipped by `#if 0`.
+#[derive(Serialize)]
+struct UnresolvedJson<'a> {
+    from: &'a str,
+    line: u32,
+    spelling: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<crate::graph::Unresolvable>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conditional: Option<bool>,
+}
+
+/// `include graph --format json`.
+#[derive(Serialize)]
+struct GraphJson<'a> {
+    schema: u32,
+    root: String,
+    under: Option<&'a str>,
+    files: Vec<FileJson<'a>>,
+    edges: Vec<EdgeJson<'a>>,
+    unresolved: Vec<UnresolvedJson<'a>>,
+    skipped_if0: Vec<UnresolvedJson<'a>>,
+    issues: &'a [crate::graph::Issue],
+}
+
 /// JSON (`"schema": 1`): files, edges (by path), unresolved includes and input issues.
-pub fn graph_json(g: &Graph, dir: Option<&str>) -> Value {
+fn graph_json<'a>(g: &'a Graph, dir: Option<&'a str>) -> GraphJson<'a> {
     let (nodes, edges) = selection(g, dir);
-    let files: Vec<Value> = nodes
+    let files = nodes
         .iter()
-        .map(|&n| json!({"path": g.rel(n), "external": g.nodes[n].external, "scanned": g.nodes[n].scanned}))
+        .map(|&n| FileJson {
+            path: g.rel(n),
+            external: g.nodes[n].external,
+            scanned: g.nodes[n].scanned,
+        })
         .collect();
-    let edges: Vec<Value> = edges
+    let edges = edges
         .iter()
         .map(|&(n, i)| {
             let e = g.out[n][i];
-            json!({"from": g.rel(n), "to": g.rel(e.to), "line": e.line, "kind": e.kind, "conditional": e.conditional})
+            EdgeJson {
+                from: g.rel(n),
+                to: g.rel(e.to),
+                line: e.line,
+                kind: e.kind,
+                conditional: e.conditional,
+            }
         })
         .collect();
-    let unresolved: Vec<Value> = g
+    let unresolved = g
         .unresolved
         .iter()
         .filter(|u| under(g, u.from, dir))
-        .map(|u| json!({"from": g.rel(u.from), "line": u.line, "spelling": u.spelling, "reason": u.reason, "conditional": u.conditional}))
+        .map(|u| UnresolvedJson {
+            from: g.rel(u.from),
+            line: u.line,
+            spelling: &u.spelling,
+            reason: Some(u.reason),
+            conditional: Some(u.conditional),
+        })
         .collect();
-    let skipped: Vec<Value> = g
+    let skipped_if0 = g
         .skipped
         .iter()
         .filter(|s| under(g, s.0, dir))
-        .map(|(n, line, s)| json!({"from": g.rel(*n), "line": line, "spelling": s}))
+        .map(|(n, line, s)| UnresolvedJson {
+            from: g.rel(*n),
+            line: *line,
+            spelling: s,
+            reason: None,
+            conditional: None,
+        })
         .collect();
-    json!({
-        "schema": 1,
-        "root": g.root.display().to_string(),
-        "under": dir,
-        "files": files,
-        "edges": edges,
-        "unresolved": unresolved,
-        "skipped_if0": skipped,
-        "issues": g.issues,
-    })
+    GraphJson {
+        schema: 1,
+        root: g.root.display().to_string(),
+        under: dir,
+        files,
+        edges,
+        unresolved,
+        skipped_if0,
+        issues: &g.issues,
+    }
 }
 
 pub const PREFIX: &str = "include-closure: ";
@@ -282,21 +346,76 @@ pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle) -> Vec<String> {
     lines
 }
 
-fn result_json(r: &ProbeResult, mode: &str) -> Value {
-    json!({
-        "probe": r.probe, "mode": mode, "status": r.status, "headers": r.headers, "forbidden": r.violations.len(),
-        "violations": r.violations.iter().map(|v| &v.path).collect::<Vec<_>>(),
-        "chains": r.violations, "text_problems": r.text_problems, "allowed": r.allowed,
-    })
+/// One side of one probe in the probes document; a SKIP or a failed compiler run has only
+/// the counts.
+#[derive(Serialize)]
+struct ResultJson<'a> {
+    probe: &'a str,
+    mode: &'a str,
+    /// `OK`, `FORBIDDEN`, `SKIP`, or `ERROR` for a compiler run that failed.
+    status: String,
+    headers: usize,
+    forbidden: usize,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    ran: Option<RanJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct RanJson<'a> {
+    violations: Vec<&'a str>,
+    chains: &'a [crate::probe::ProbeViolation],
+    text_problems: &'a [String],
+    allowed: &'a [(String, String)],
+}
+
+fn result_json<'a>(r: &'a ProbeResult, mode: &'a str) -> ResultJson<'a> {
+    ResultJson {
+        probe: &r.probe,
+        mode,
+        status: r.status.to_string(),
+        headers: r.headers,
+        forbidden: r.violations.len(),
+        ran: Some(RanJson {
+            violations: r.violations.iter().map(|v| v.path.as_str()).collect(),
+            chains: &r.violations,
+            text_problems: &r.text_problems,
+            allowed: &r.allowed,
+        }),
+    }
+}
+
+/// `include probes --format json`.
+#[derive(Serialize)]
+struct ProbesJson<'a> {
+    schema: u32,
+    modes: &'static [&'static str],
+    results: Vec<ResultJson<'a>>,
+    skipped: usize,
+    ran: usize,
+    problems: usize,
+    require_all: bool,
+    expect_probes: Option<usize>,
+    compiler: Option<&'a str>,
+    flags: Option<&'a [String]>,
+    comparisons: Vec<&'a crate::compiler::Comparison>,
+    lines: &'a [String],
 }
 
 /// The `include probes --format json` document (`"schema": 1`), `lines` being the text report.
-pub fn probes_json(o: &ProbesOutcome, lines: &[String]) -> Value {
+fn probes_json<'a>(o: &'a ProbesOutcome, lines: &'a [String]) -> ProbesJson<'a> {
     let mut results = Vec::new();
+    let counts_only = |probe: &'a str, mode: &'a str, status: &str| ResultJson {
+        probe,
+        mode,
+        status: status.to_string(),
+        headers: 0,
+        forbidden: 0,
+        ran: None,
+    };
     for r in &o.results {
         let name = &r.probe.name;
         if r.text.status == Status::Skip {
-            results.push(json!({"probe": name, "mode": o.mode.name(), "status": "SKIP", "headers": 0, "forbidden": 0}));
+            results.push(counts_only(name, o.mode.name(), "SKIP"));
             continue;
         }
         if o.mode != Mode::Compiler {
@@ -305,28 +424,31 @@ pub fn probes_json(o: &ProbesOutcome, lines: &[String]) -> Value {
         match &r.compiler {
             None => {}
             Some(CompilerSide::Ran(cr)) => results.push(result_json(cr, "compiler")),
-            Some(_) => results.push(json!({"probe": name, "mode": "compiler", "status": "ERROR", "headers": 0, "forbidden": 0})),
+            Some(_) => results.push(counts_only(name, "compiler", "ERROR")),
         }
     }
-    let comparisons: Vec<_> = o
-        .results
-        .iter()
-        .filter_map(|r| r.comparison.as_ref())
-        .collect();
-    json!({
-        "schema": 1,
-        "modes": match o.mode { Mode::Text => vec!["text"], Mode::Compiler => vec!["compiler"], Mode::Both => vec!["text", "compiler"] },
-        "results": results,
-        "skipped": o.skipped(),
-        "ran": o.ran(),
-        "problems": o.problems(),
-        "require_all": o.require_all,
-        "expect_probes": o.expect_probes,
-        "compiler": o.compiler,
-        "flags": if o.compiler.is_some() { Some(&o.flags) } else { None },
-        "comparisons": comparisons,
-        "lines": lines,
-    })
+    ProbesJson {
+        schema: 1,
+        modes: match o.mode {
+            Mode::Text => &["text"],
+            Mode::Compiler => &["compiler"],
+            Mode::Both => &["text", "compiler"],
+        },
+        results,
+        skipped: o.skipped(),
+        ran: o.ran(),
+        problems: o.problems(),
+        require_all: o.require_all,
+        expect_probes: o.expect_probes,
+        compiler: o.compiler.as_deref(),
+        flags: o.compiler.is_some().then_some(o.flags.as_slice()),
+        comparisons: o
+            .results
+            .iter()
+            .filter_map(|r| r.comparison.as_ref())
+            .collect(),
+        lines,
+    }
 }
 
 /// The `include rules` report lines.
@@ -386,9 +508,12 @@ pub fn layering_lines(o: &LayeringOutcome) -> Vec<String> {
 }
 
 /// The `include rules --format json` document (`"schema": 1`).
-pub fn layering_json(o: &LayeringOutcome) -> Value {
-    let rep = &o.report;
-    json!({"schema": 1, "files_checked": rep.files_checked, "violations": rep.violations, "temporary": rep.temporary, "stale": rep.stale, "gone": rep.gone, "failed": !o.passed()})
+#[derive(Serialize)]
+struct LayeringJson<'a> {
+    schema: u32,
+    #[serde(flatten)]
+    report: &'a crate::rules::LayeringReport,
+    failed: bool,
 }
 
 /// The unresolved includes met on the way from `n`.
@@ -397,15 +522,33 @@ fn unresolved_from(g: &Graph, n: NodeId) -> Vec<&crate::graph::UnresolvedInclude
     g.unresolved.iter().filter(|u| r.reached(u.from)).collect()
 }
 
+/// `include closure --format json`.
+#[derive(Serialize)]
+struct ClosureJson<'a> {
+    schema: u32,
+    file: &'a str,
+    closure: Vec<crate::query::ClosureEntry>,
+    unresolved: Vec<UnresolvedJson<'a>>,
+}
+
 /// The `include closure --format json` document (`"schema": 1`).
-pub fn closure_json(g: &Graph, n: NodeId) -> Value {
-    let entries = crate::query::closure(g, n);
-    json!({
-        "schema": 1,
-        "file": g.rel(n),
-        "closure": entries,
-        "unresolved": unresolved_from(g, n).iter().map(|u| json!({"from": g.rel(u.from), "line": u.line, "spelling": u.spelling, "reason": u.reason})).collect::<Vec<_>>(),
-    })
+fn closure_json(g: &Graph, n: NodeId) -> ClosureJson<'_> {
+    let unresolved = unresolved_from(g, n)
+        .iter()
+        .map(|u| UnresolvedJson {
+            from: g.rel(u.from),
+            line: u.line,
+            spelling: &u.spelling,
+            reason: Some(u.reason),
+            conditional: None,
+        })
+        .collect();
+    ClosureJson {
+        schema: 1,
+        file: g.rel(n),
+        closure: crate::query::closure(g, n),
+        unresolved,
+    }
 }
 
 /// The `include closure` report: every reached file with its depth and tags, then the counts.
@@ -577,7 +720,11 @@ pub fn probes_output(
 /// `include rules`: the verdict and the lines, or with `json` the JSON document.
 pub fn layering_output(o: &LayeringOutcome, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
     let lines = match json {
-        true => vec![to_json(&layering_json(o))?],
+        true => vec![to_json(&LayeringJson {
+            schema: 1,
+            report: &o.report,
+            failed: !o.passed(),
+        })?],
         false => layering_lines(o),
     };
     Ok((o.passed(), lines))
