@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use serde::Serialize;
+
 use crate::audit::CheckRun;
 use crate::check::red_line;
 use crate::def::Def;
@@ -200,6 +202,64 @@ fn call_graph(
     Ok(())
 }
 
+/// Pretty JSON of a document, keys sorted at every level (through `Value`), as the reports have
+/// always been written, and a newline.
+fn write_json<T: Serialize>(doc: &T, out: &mut dyn Write) -> io::Result<()> {
+    let v = serde_json::to_value(doc).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &v)?;
+    writeln!(out)
+}
+
+/// A helper that reaches the backend for a call (`--call-graph`).
+#[derive(Serialize)]
+struct ViaHelper<'a> {
+    path: &'a [String],
+    backend: &'a [String],
+}
+
+/// One mutator call in the JSON report.
+#[derive(Serialize)]
+struct CallJson<'a> {
+    path: &'a str,
+    line: u32,
+    column: u32,
+    function: Option<&'a str>,
+    nested: Option<crate::scope::NestedKind>,
+    mutator: &'a str,
+    mechanism: crate::scan::Mechanism,
+    immediate: bool,
+    immediate_count: u32,
+    backend: &'a [String],
+    via_helper: Option<ViaHelper<'a>>,
+    answer: Option<&'a String>,
+}
+
+#[derive(Serialize)]
+struct MutatorJson<'a> {
+    mutator: &'a str,
+    calls: usize,
+    immediate: bool,
+    answer: Option<&'a String>,
+}
+
+/// The `dirty-surface --format json` document.
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    schema: u32,
+    kind: &'static str,
+    mode: Mode,
+    roots: &'a [String],
+    summary: String,
+    counts: crate::surface::Counts,
+    files: &'a [String],
+    calls: Vec<CallJson<'a>>,
+    publish_points: &'a [crate::surface::Point],
+    helper_points: &'a [crate::surface::HelperPoint],
+    mutators: Vec<MutatorJson<'a>>,
+    issues: &'a [crate::surface::FileIssue],
+    differences: &'a Option<Vec<crate::surface::Difference>>,
+}
+
 /// JSON report of the surface.
 pub fn json(
     s: &Surface,
@@ -216,47 +276,56 @@ pub fn json(
         .iter()
         .flat_map(|p| p.calls.iter().map(move |&c| (c, &p.backend)))
         .collect();
-    let calls: Vec<serde_json::Value> = s
+    let calls = s
         .sites
         .iter()
         .enumerate()
-        .map(|(k, c)| {
-            serde_json::json!({
-                "path": c.path, "line": c.line, "column": c.column,
-                "function": c.function, "nested": c.nested,
-                "mutator": c.mutator, "mechanism": c.mechanism,
-                "immediate": c.immediate > 0, "immediate_count": c.immediate,
-                "backend": backend_of.get(&k).map(|b| b.as_slice()).unwrap_or(&[]),
-                "via_helper": helper_of.get(&k).map(|h| serde_json::json!({"path": h.via, "backend": h.backend})),
-                "answer": answers.get(&c.mutator),
-            })
+        .map(|(k, c)| CallJson {
+            path: &c.path,
+            line: c.line,
+            column: c.column,
+            function: c.function.as_deref(),
+            nested: c.nested,
+            mutator: &c.mutator,
+            mechanism: c.mechanism,
+            immediate: c.immediate > 0,
+            immediate_count: c.immediate,
+            backend: backend_of.get(&k).map(|b| b.as_slice()).unwrap_or(&[]),
+            via_helper: helper_of.get(&k).map(|h| ViaHelper {
+                path: &h.via,
+                backend: &h.backend,
+            }),
+            answer: answers.get(&c.mutator),
         })
         .collect();
-    let mutators: Vec<serde_json::Value> = s
-        .mutators()
+    let rows = s.mutators();
+    let mutators = rows
         .iter()
-        .map(|r| serde_json::json!({"mutator": r.mutator, "calls": r.calls, "immediate": r.immediate, "answer": answers.get(&r.mutator)}))
+        .map(|r| MutatorJson {
+            mutator: &r.mutator,
+            calls: r.calls,
+            immediate: r.immediate,
+            answer: answers.get(&r.mutator),
+        })
         .collect();
-    let v = serde_json::json!({
-        "schema": 1,
-        "kind": "dirty-surface-report",
-        "mode": s.mode,
-        "roots": s.roots,
-        "summary": summary_line(s),
-        "counts": s.counts(),
-        "files": s.files,
-        "calls": calls,
-        "publish_points": s.points,
-        "helper_points": s.helper_points,
-        "mutators": mutators,
-        "issues": s.issues,
-        "differences": s.differences,
-    });
-    serde_json::to_writer_pretty(&mut *out, &v)?;
-    writeln!(out)
+    let doc = ReportJson {
+        schema: 1,
+        kind: "dirty-surface-report",
+        mode: s.mode,
+        roots: &s.roots,
+        summary: summary_line(s),
+        counts: s.counts(),
+        files: &s.files,
+        calls,
+        publish_points: &s.points,
+        helper_points: &s.helper_points,
+        mutators,
+        issues: &s.issues,
+        differences: &s.differences,
+    };
+    write_json(&doc, out)
 }
 
-/// `--check` text: problems then the red line, or the green lines.
 /// A report run's output: the JSON document with `json`, else the text report.
 pub fn write_report(
     r: &crate::audit::Report,
@@ -296,6 +365,7 @@ pub fn notes(r: &crate::audit::Report, def_path: &str) -> Vec<String> {
     out
 }
 
+/// `--check` text: problems then the red line, or the green lines.
 pub fn check_text(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     for i in &run.issues {
         writeln!(out, "{P} {}:{}:{}: {}", i.path, i.line, i.column, i.message)?;
@@ -314,19 +384,50 @@ pub fn check_text(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// One (mutator, bit) verdict of the check document.
+#[derive(Serialize)]
+struct VerdictJson<'a> {
+    mutator: &'a str,
+    bit: &'a str,
+    verdict: &'a crate::nonrender::Verdict,
+}
+
+/// The `dirty-surface --check --format json` document.
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    schema: u32,
+    kind: &'static str,
+    pass: bool,
+    mode: Mode,
+    mutators: usize,
+    issues: &'a [crate::surface::FileIssue],
+    problems: &'a [crate::check::Problem],
+    green: &'a [String],
+    verdicts: Vec<VerdictJson<'a>>,
+    stats: &'a crate::nonrender::Stats,
+}
+
 pub fn check_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
-    let v = serde_json::json!({
-        "schema": 1,
-        "kind": "dirty-surface-check",
-        "pass": run.passed(),
-        "mode": run.mode,
-        "mutators": run.mutators,
-        "issues": run.issues,
-        "problems": run.result.problems,
-        "green": run.result.green,
-        "verdicts": run.verdicts.pairs.iter().map(|((m, b), v)| serde_json::json!({"mutator": m, "bit": b, "verdict": v})).collect::<Vec<_>>(),
-        "stats": run.verdicts.stats,
-    });
-    serde_json::to_writer_pretty(&mut *out, &v)?;
-    writeln!(out)
+    let doc = CheckJson {
+        schema: 1,
+        kind: "dirty-surface-check",
+        pass: run.passed(),
+        mode: run.mode,
+        mutators: run.mutators,
+        issues: &run.issues,
+        problems: &run.result.problems,
+        green: &run.result.green,
+        verdicts: run
+            .verdicts
+            .pairs
+            .iter()
+            .map(|((m, b), verdict)| VerdictJson {
+                mutator: m,
+                bit: b,
+                verdict,
+            })
+            .collect(),
+        stats: &run.verdicts.stats,
+    };
+    write_json(&doc, out)
 }
