@@ -4,6 +4,14 @@
 //! trivially. Blame (git2, in process) gives each line's last-changing commit, over the working
 //! tree's text, so an uncommitted edit counts as the newest change of all.
 //!
+//! Passing is the common case and needs no blame (issue 16): when the budget's lines, as the
+//! working tree has them, already stand verbatim in the config at a parent of that first-added
+//! commit, they predate the data and the budget is pinned. Only otherwise does the blame run, to
+//! name the commit that changed them. The two differ only where the text is older than its
+//! blame: lines removed and re-added identically (or a table moved) after the data, committed or
+//! not, pass; the bound a reader sees is the one set before the run, which is what the pin
+//! guards. A shallow clone always takes the blame, which knows its oldest commit.
+//!
 //! Lives here rather than in stats_viewer because this crate already owns git2 and the
 //! workspace-prefix translation ([`GitWorkspace`]); stats_viewer decides the verdict from [`Pin`].
 
@@ -63,6 +71,36 @@ fn shallow(desc: &str) -> Pin {
     ))
 }
 
+/// Whether the tree `tree` holds the path `rest` (slash-separated), memoised by tree id: trees
+/// are content-addressed, and consecutive commits share every subtree they did not touch, so a
+/// commit that left a path's directories alone costs one root-tree lookup, not a descent.
+fn holds(
+    repo: &git2::Repository,
+    tree: Oid,
+    rest: &str,
+    memo: &mut HashMap<(Oid, String), bool>,
+) -> Result<bool, git2::Error> {
+    if let Some(&known) = memo.get(&(tree, rest.to_string())) {
+        return Ok(known);
+    }
+    let (name, below) = match rest.split_once('/') {
+        Some((n, b)) => (n, Some(b)),
+        None => (rest, None),
+    };
+    let entry = repo
+        .find_tree(tree)?
+        .get_name(name)
+        .map(|e| (e.id(), e.kind()));
+    let here = match (entry, below) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some((id, Some(git2::ObjectType::Tree))), Some(b)) => holds(repo, id, b, memo)?,
+        (Some(_), Some(_)) => false,
+    };
+    memo.insert((tree, rest.to_string()), here);
+    Ok(here)
+}
+
 /// The oldest commit (reachable from HEAD) whose tree holds each of `repo_paths`, in one walk of
 /// the history (oldest first, stopping once every path is found); None for a path never committed.
 fn first_added(
@@ -78,36 +116,35 @@ fn first_added(
     let mut walk = repo.revwalk()?;
     walk.push_head()?;
     walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)?;
+    let mut memo = HashMap::new();
     for id in walk {
         if pending.is_empty() {
             break;
         }
         let id = id?;
-        let tree = repo.find_commit(id)?.tree()?;
-        // Inputs share directories (a run's logs and JSONs): each directory is looked up once
-        // per commit, and a commit without it is skipped for all of its files.
-        let mut dirs: HashMap<&str, Option<git2::Tree<'_>>> = HashMap::new();
-        pending.retain(|p| {
-            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p.as_str()));
-            let sub = dirs.entry(dir).or_insert_with(|| {
-                if dir.is_empty() {
-                    Some(tree.clone())
-                } else {
-                    tree.get_path(Path::new(dir))
-                        .ok()
-                        .and_then(|e| e.to_object(repo).ok())
-                        .and_then(|o| o.into_tree().ok())
-                }
-            });
-            let here = sub.as_ref().is_some_and(|t| t.get_name(name).is_some());
-            if here {
-                found.insert((*p).clone(), Some(id));
+        let tree = repo.find_commit(id)?.tree_id();
+        let mut still = Vec::with_capacity(pending.len());
+        for p in pending {
+            if holds(repo, tree, p, &mut memo)? {
+                found.insert(p.clone(), Some(id));
+            } else {
+                still.push(p);
             }
-            !here
-        });
+        }
+        pending = still;
     }
     Ok(found)
 }
+
+/// The 1-based `lines` of `text` (without their newlines); None when the range is not all there.
+fn block(text: &[u8], lines: (usize, usize)) -> Option<Vec<&[u8]>> {
+    let all: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    let from = lines.0.checked_sub(1)?;
+    (lines.0 <= lines.1 && lines.1 <= all.len()).then(|| all[from..lines.1].to_vec())
+}
+
+/// A file's bytes in one commit, None when the commit does not hold it.
+type Blob = Option<Vec<u8>>;
 
 /// The pins of every budget of one run: the repository is opened once, the history walked once
 /// per query for the inputs not seen before, the config blamed once (a run with several budgets
@@ -119,6 +156,10 @@ pub struct Pinner {
     /// Per config: each working-tree line's last-changing commit (zero: uncommitted), or None
     /// when the config was never committed.
     blame: RefCell<HashMap<String, Option<Vec<Oid>>>>,
+    /// Per config: its working-tree bytes.
+    text: RefCell<HashMap<String, Vec<u8>>>,
+    /// Per config and commit: the config's bytes in that commit (None: not there).
+    blobs: RefCell<HashMap<(String, Oid), Blob>>,
 }
 
 impl Pinner {
@@ -128,6 +169,8 @@ impl Pinner {
             ws: GitWorkspace::discover(root).map_err(|e| e.to_string()),
             first: RefCell::default(),
             blame: RefCell::default(),
+            text: RefCell::default(),
+            blobs: RefCell::default(),
         }
     }
 
@@ -164,13 +207,80 @@ impl Pinner {
         Ok(first)
     }
 
+    /// The working-tree bytes of `config`, read once per run.
+    fn text(&self, config: &str) -> Result<Vec<u8>, String> {
+        if let Some(t) = self.text.borrow().get(config) {
+            return Ok(t.clone());
+        }
+        let text = std::fs::read(self.root.join(config))
+            .map_err(|e| format!("{config}: cannot read: {e}"))?;
+        self.text
+            .borrow_mut()
+            .insert(config.to_string(), text.clone());
+        Ok(text)
+    }
+
+    /// The bytes of `config` in commit `at`, None when it is not there.
+    fn blob_at(&self, ws: &GitWorkspace, config: &str, at: Oid) -> Blob {
+        let key = (config.to_string(), at);
+        if let Some(b) = self.blobs.borrow().get(&key) {
+            return b.clone();
+        }
+        let repo = ws.repo();
+        let bytes = repo
+            .find_commit(at)
+            .and_then(|c| c.tree())
+            .and_then(|t| t.get_path(Path::new(&ws.repo_path(config))))
+            .and_then(|e| repo.find_blob(e.id()))
+            .ok()
+            .map(|b| b.content().to_vec());
+        self.blobs.borrow_mut().insert(key, bytes.clone());
+        bytes
+    }
+
+    /// The common, passing case without a blame: the budget's lines, as the working tree has
+    /// them, already stood verbatim (in one run of lines) in `config` at a parent of `inputs_id`,
+    /// and `config` is committed at HEAD. None when that cannot be shown, so the caller blames
+    /// and names the commit that changed the budget (and in a shallow clone). Unlike blame, a line removed and re-added
+    /// identically after the data (or a budget table moved) still passes here: what is pinned is
+    /// the budget's text, and that text predates the data.
+    fn present_before(
+        &self,
+        ws: &GitWorkspace,
+        config: &str,
+        lines: (usize, usize),
+        inputs_id: Oid,
+    ) -> Option<Pin> {
+        let repo = ws.repo();
+        // A shallow clone dates lines to its oldest commit, and the blame says what that means.
+        if repo.is_shallow() {
+            return None;
+        }
+        let head = repo.head().ok()?.peel_to_commit().ok()?.id();
+        self.blob_at(ws, config, head)?;
+        let text = self.text(config).ok()?;
+        let want = block(&text, lines)?;
+        for parent in repo.find_commit(inputs_id).ok()?.parent_ids() {
+            let Some(old) = self.blob_at(ws, config, parent) else {
+                continue;
+            };
+            let old: Vec<&[u8]> = old.split(|&b| b == b'\n').collect();
+            if old.windows(want.len()).any(|w| w == want.as_slice()) {
+                return Some(Pin::Pinned {
+                    budget: format!("its text, already in {}", describe(ws, parent)),
+                    inputs: describe(ws, inputs_id),
+                });
+            }
+        }
+        None
+    }
+
     /// Each line's last-changing commit over the working-tree text of `config`.
     fn line_commits(&self, ws: &GitWorkspace, config: &str) -> Result<Option<Vec<Oid>>, String> {
         if let Some(b) = self.blame.borrow().get(config) {
             return Ok(b.clone());
         }
-        let text = std::fs::read(self.root.join(config))
-            .map_err(|e| format!("{config}: cannot read: {e}"))?;
+        let text = self.text(config)?;
         let cfg_path = ws.repo_path(config);
         let mut opts = BlameOptions::new();
         let ids = match ws.repo().blame_file(Path::new(&cfg_path), Some(&mut opts)) {
@@ -219,6 +329,9 @@ impl Pinner {
         let inputs_desc = describe(ws, inputs_id);
         if is_shallow_root(ws, inputs_id) {
             return shallow(&inputs_desc);
+        }
+        if let Some(pinned) = self.present_before(ws, config, lines, inputs_id) {
+            return pinned;
         }
         let ids = match self.line_commits(ws, config) {
             Ok(Some(ids)) => ids,
@@ -322,6 +435,31 @@ mod tests {
             check(&root, "mgctl.toml", (3, 5), &inputs),
             Pin::EditedAfter { .. }
         ));
+    }
+
+    #[test]
+    fn text_that_predates_the_data_is_pinned_even_if_re_added() {
+        let dir = fixture::temp_repo(&[
+            (&[("mgctl.toml", TOML)], "[Feat] (ws): budget"),
+            (&[("runs/a.json", "{}")], "[Feat] (ws): data"),
+            (&[("mgctl.toml", "[workspace]\n")], "[Fix] (ws): drop it"),
+            (&[("mgctl.toml", TOML)], "[Fix] (ws): restore it"),
+        ])
+        .unwrap();
+        let inputs = vec!["runs/a.json".to_string()];
+        let p = check(dir.path(), "mgctl.toml", (3, 5), &inputs);
+        assert!(matches!(p, Pin::Pinned { .. }), "{p:?}");
+        // Text that never stood before the data still names the commit that wrote it.
+        let id = fixture::commit_files(
+            dir.path(),
+            &[("mgctl.toml", &TOML.replace("max = 1", "max = 2"))],
+            "[Fix] (ws): loosen",
+        )
+        .unwrap();
+        match check(dir.path(), "mgctl.toml", (5, 5), &inputs) {
+            Pin::EditedAfter { budget, .. } => assert!(budget.contains(&id[..10]), "{budget}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
