@@ -114,7 +114,7 @@ impl Outcome {
 
 /// One self-test control, run through the same entry point as a real run. A neutered negative
 /// control is fed its clean twin, so it cannot trip.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ControlResult {
     pub name: String,
     /// true: a negative control, the analysis must go red on it.
@@ -125,6 +125,11 @@ pub struct ControlResult {
 }
 
 impl ControlResult {
+    /// The control behaved: a negative control tripped, a positive one stayed clean.
+    pub fn ok(&self) -> bool {
+        self.expect_trip == self.tripped
+    }
+
     /// A control from the diagnostics its input produced: a negative control trips only on an
     /// error with its own code; a positive control trips on any error.
     pub fn from_diags(name: &str, expect_trip: bool, want: &str, diags: &[Diag]) -> Self {
@@ -137,5 +142,95 @@ impl ControlResult {
             tripped: first.is_some(),
             detail: first.map_or_else(|| "no finding".to_string(), |d| d.message.clone()),
         }
+    }
+}
+
+/// A self-test passes when every control behaves and at least one negative control tripped (a
+/// self-test that trips nothing is itself a failure).
+pub fn self_test_passed(controls: &[ControlResult]) -> bool {
+    controls.iter().all(ControlResult::ok) && controls.iter().any(|c| c.expect_trip && c.tripped)
+}
+
+/// `value` as indented JSON with its object keys sorted, as every `--format json` of this crate
+/// prints (a `serde_json::Value` keeps its keys sorted).
+pub fn pretty_json(value: &impl serde::Serialize) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&serde_json::to_value(value)?)
+}
+
+#[derive(serde::Serialize)]
+struct SelfTestJson<'a> {
+    schema: u32,
+    gate: &'a str,
+    passed: bool,
+    controls: &'a [ControlResult],
+}
+
+/// A lint's `--self-test` report: one line per control and a summary, or the JSON document
+/// (`schema`, `gate`, `passed`, `controls`). Returns whether the self-test passed.
+pub fn write_self_test(
+    gate: &str,
+    controls: &[ControlResult],
+    json: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<bool> {
+    let passed = self_test_passed(controls);
+    if json {
+        let doc = SelfTestJson {
+            schema: 1,
+            gate,
+            passed,
+            controls,
+        };
+        writeln!(out, "{}", pretty_json(&doc)?)?;
+        return Ok(passed);
+    }
+    for c in controls {
+        let kind = if c.expect_trip {
+            "negative"
+        } else {
+            "positive"
+        };
+        let verdict = match (c.expect_trip, c.ok()) {
+            (true, true) => "tripped",
+            (false, true) => "clean",
+            (true, false) => "NEGATIVE CONTROL DID NOT TRIP",
+            (false, false) => "POSITIVE CONTROL FAILED",
+        };
+        writeln!(out, "{kind} control {}: {verdict}: {}", c.name, c.detail)?;
+    }
+    let neg = controls.iter().filter(|c| c.expect_trip).count();
+    let pos = controls.len() - neg;
+    if passed {
+        writeln!(
+            out,
+            "self-test passed: {neg} negative controls tripped, {pos} positive controls clean"
+        )?;
+    } else {
+        let bad = controls.iter().filter(|c| !c.ok()).count();
+        writeln!(
+            out,
+            "SELF-TEST FAILED: {bad} of {} controls misbehaved",
+            controls.len()
+        )?;
+    }
+    Ok(passed)
+}
+
+/// A lint's `mgctl.toml` section, as its gate sees it: present or not, and whether it asks
+/// for anything to be checked.
+pub trait Section {
+    /// The section as mgctl.toml spells it, e.g. `[tokens]`.
+    const NAME: &'static str;
+    /// Why a present section checks nothing (no rules, no documents); None when it checks.
+    fn nothing_to_check(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Why the gate over `section` is skipped: the section is absent, or checks nothing.
+pub fn skip_reason<S: Section>(section: Option<&S>) -> Option<String> {
+    match section {
+        None => Some(format!("no {} section in mgctl.toml", S::NAME)),
+        Some(s) => s.nothing_to_check(),
     }
 }

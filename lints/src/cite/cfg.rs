@@ -1,6 +1,10 @@
 //! `[cite]` of mgctl.toml and the MobileGL profile.
 
+use std::path::{Path, PathBuf};
+
 use serde::Deserialize;
+
+use super::Error;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +25,13 @@ pub struct CiteConfig {
     pub rev: Option<String>,
 }
 
+impl crate::diag::Section for CiteConfig {
+    const NAME: &'static str = "[cite]";
+    fn nothing_to_check(&self) -> Option<String> {
+        (self.docs.is_empty()).then(|| "[cite] lists no documents".to_string())
+    }
+}
+
 fn default_strict() -> bool {
     true
 }
@@ -34,4 +45,49 @@ pub fn mobilegl_profile() -> Option<CiteConfig> {
         strict: true,
         rev: Some("HEAD".into()),
     })
+}
+
+/// What one `mgctl cite` run checks: the command line's documents, excludes, revision and slack
+/// over the `[cite]` section (documents and excludes add up; a flag wins over its key).
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub docs: Vec<PathBuf>,
+    pub exclude: Vec<String>,
+    pub rev: Option<String>,
+    pub slack: Option<u64>,
+}
+
+impl Request {
+    /// The request with `cfg` (the section of the file named `config` in workspace `root`)
+    /// filled in: without documents on the command line, the section's globs expand under `root`.
+    pub fn resolve(
+        mut self,
+        root: &Path,
+        config: &'static str,
+        cfg: Option<&CiteConfig>,
+    ) -> Result<Request, Error> {
+        if self.docs.is_empty() {
+            let Some(c) = cfg else {
+                return Err(Error::NoDocuments {
+                    root: root.to_path_buf(),
+                    config,
+                });
+            };
+            self.docs = super::expand_docs(root, &c.docs)?;
+        }
+        let mut exclude = cfg.map(|c| c.exclude.clone()).unwrap_or_default();
+        exclude.append(&mut self.exclude);
+        Ok(Request {
+            docs: self.docs,
+            exclude,
+            rev: self.rev.or_else(|| cfg.and_then(|c| c.rev.clone())),
+            slack: Some(self.slack.or(cfg.map(|c| c.slack)).unwrap_or(0)),
+        })
+    }
+
+    /// The check of the resolved request.
+    pub fn check(&self, root: &Path) -> Result<super::CiteReport, Error> {
+        let slack = self.slack.unwrap_or(0);
+        super::run_check(root, &self.docs, &self.exclude, self.rev.as_deref(), slack)
+    }
 }

@@ -84,6 +84,64 @@ pub fn apply(text: &str, edits: &[Edit]) -> (String, Vec<Edit>) {
     (out, dropped)
 }
 
+/// What `--fix` does to the documents of a report: the new texts to write and what changed.
+#[derive(Debug, Clone, Default)]
+pub struct FixRun {
+    /// Each changed document and its new text, for the caller to write.
+    pub rewrites: Vec<(std::path::PathBuf, String)>,
+    /// Citations rewritten.
+    pub total: usize,
+    /// One line per rewritten or skipped citation (indented two spaces).
+    pub lines: Vec<String>,
+}
+
+/// Plans and applies the certain moves of `report` (whose documents are `docs`, in order),
+/// re-reading each document so an edit the document no longer matches is skipped, not forced.
+pub fn fix_docs(report: &CiteReport, docs: &[std::path::PathBuf]) -> Result<FixRun, super::Error> {
+    let mut run = FixRun::default();
+    for (d, path) in docs.iter().enumerate() {
+        let edits = plan(report, d);
+        if edits.is_empty() {
+            continue;
+        }
+        let text = super::read_doc(path)?;
+        let (new, dropped) = apply(&text, &edits);
+        for e in &dropped {
+            run.lines.push(format!(
+                "  skipped {}:{}: `{}` (the document changed under us)",
+                e.doc, e.line, e.from
+            ));
+        }
+        if new != text {
+            run.rewrites.push((path.clone(), new));
+        }
+        for e in edits.iter().filter(|e| !dropped.contains(e)) {
+            run.total += 1;
+            run.lines.push(format!(
+                "  {}:{}: `{}` -> `{}`",
+                e.doc, e.line, e.from, e.to
+            ));
+        }
+    }
+    Ok(run)
+}
+
+impl FixRun {
+    /// `cite --fix: rewrote N citation(s) in D document(s)`, the lines, then a blank line.
+    pub fn write_human(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "cite --fix: rewrote {} citation(s) in {} document(s)",
+            self.total,
+            self.rewrites.len()
+        )?;
+        for l in &self.lines {
+            writeln!(out, "{l}")?;
+        }
+        writeln!(out)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -71,6 +71,23 @@ pub struct CommitsConfig {
     pub forbidden_trailers: Vec<String>,
 }
 
+/// The rules and the configured range of a `[commits]` section, the default rules without one.
+pub fn rules_and_range(cfg: Option<&CommitsConfig>) -> (StyleRules, Option<String>) {
+    cfg.map_or_else(
+        || (StyleRules::default(), None),
+        |c| (c.rules(), c.range.clone()),
+    )
+}
+
+impl crate::diag::Section for CommitsConfig {
+    const NAME: &'static str = "[commits]";
+    fn nothing_to_check(&self) -> Option<String> {
+        (self.range.is_none()).then(|| {
+            "[commits] has no range (check one with `mgctl lint commits RANGE`)".to_string()
+        })
+    }
+}
+
 impl CommitsConfig {
     pub fn rules(&self) -> StyleRules {
         StyleRules {

@@ -5,6 +5,7 @@
 //! [`check_message`] (pure, over one message); report: [`Violation`]'s `Display`.
 
 pub mod gate;
+pub mod report;
 
 use serde::{Deserialize, Serialize};
 

@@ -29,6 +29,10 @@ pub struct FatalSitesConfig {
     pub funnel_window: usize,
 }
 
+impl crate::diag::Section for FatalSitesConfig {
+    const NAME: &'static str = "[fatal_sites]";
+}
+
 fn default_root() -> String {
     "MobileGL/MG_Remote".into()
 }

@@ -10,6 +10,7 @@
 //! parse (`load`, [`parse_baseline`]) → analyse ([`analyse`], pure) → outcome ([`Census`]).
 
 pub mod cfg;
+pub mod report;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -68,6 +69,14 @@ pub enum Error {
         line: usize,
         column: usize,
         message: String,
+    },
+    #[error("{}: exists and is not a regular file; not replaced", .path.display())]
+    NotAFile { path: PathBuf },
+    #[error("{}: cannot {what}: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        what: &'static str,
+        source: std::io::Error,
     },
     #[error("{}: no .{} file under the census root (a census of nothing is not a pass)", .path.display(), .extensions)]
     NoFiles { path: PathBuf, extensions: String },
@@ -390,6 +399,17 @@ pub struct ControlResult {
     pub expect_trip: bool,
     pub tripped: bool,
     pub detail: String,
+}
+
+impl From<ControlResult> for crate::diag::ControlResult {
+    fn from(c: ControlResult) -> Self {
+        crate::diag::ControlResult {
+            name: c.name,
+            expect_trip: c.expect_trip,
+            tripped: c.tripped,
+            detail: c.detail,
+        }
+    }
 }
 
 /// The live control (issue 18 item 7), `live-unmarked-abort`: an unmarked `std::abort()` appended

@@ -76,6 +76,14 @@ pub struct PreprocConfig {
     pub banned: Vec<BannedRule>,
 }
 
+impl crate::diag::Section for PreprocConfig {
+    const NAME: &'static str = "[preproc]";
+    fn nothing_to_check(&self) -> Option<String> {
+        (self.retired.is_empty() && self.banned.is_empty())
+            .then(|| "[preproc] has no rules".to_string())
+    }
+}
+
 fn default_extensions() -> Vec<String> {
     super::DEFAULT_EXTENSIONS
         .iter()

@@ -14,6 +14,13 @@ pub struct RegionsConfig {
     pub regions: Vec<RegionSpec>,
 }
 
+impl crate::diag::Section for RegionsConfig {
+    const NAME: &'static str = "[regions]";
+    fn nothing_to_check(&self) -> Option<String> {
+        (self.regions.is_empty()).then(|| "[regions] lists no region".to_string())
+    }
+}
+
 fn row(name: &str, kind: RegionKind, file: &str, pin: Option<&str>) -> RegionSpec {
     RegionSpec {
         name: name.to_string(),

@@ -36,6 +36,17 @@ pub enum Dialect {
     Upstream,
 }
 
+impl Dialect {
+    /// [`Dialect::Upstream`] when `upstream_compat` (the `--upstream-compat` switch).
+    pub fn new(upstream_compat: bool) -> Self {
+        if upstream_compat {
+            Dialect::Upstream
+        } else {
+            Dialect::Mgctl
+        }
+    }
+}
+
 /// One definition found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {

@@ -136,7 +136,30 @@ pub enum Side<'a> {
     Source(&'a dyn crate::source::Source),
 }
 
-impl Side<'_> {
+impl<'a> Side<'a> {
+    /// The commit `rev` names.
+    pub fn commit_at(ws: &'a GitWorkspace, rev: &str) -> Result<Self, GitError> {
+        Ok(Side::Commit {
+            at: ws.resolve(rev)?,
+            ws,
+        })
+    }
+
+    /// The subject side: the commit `rev` names, or the working tree under `root` when there is
+    /// none or it is `WORKTREE`.
+    pub fn subject_at(
+        ws: &'a GitWorkspace,
+        root: &Path,
+        rev: Option<&str>,
+    ) -> Result<Self, GitError> {
+        match rev {
+            Some(rev) if rev != "WORKTREE" => Self::commit_at(ws, rev),
+            _ => Ok(Side::WorkTree {
+                root: root.to_path_buf(),
+            }),
+        }
+    }
+
     pub fn label(&self) -> String {
         match self {
             Side::WorkTree { .. } | Side::Source(_) => "working tree".to_string(),
@@ -389,6 +412,11 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// Nothing moved, but some rows could not be checked: the comparison could not run.
+    pub fn could_not_run(&self) -> bool {
+        self.movers().next().is_none() && !self.problems.is_empty()
+    }
+
     /// Moved rows in configured order: the first is the "first mover".
     pub fn movers(&self) -> impl Iterator<Item = &RowOutcome> {
         self.rows.iter().filter(|r| r.moved())

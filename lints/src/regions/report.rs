@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use super::{Comparison, RowOutcome};
+use super::{Comparison, RowOutcome, Side};
 
 /// `<64 hex>  <name>` lines.
 pub fn write_list(rows: &[(String, String)], out: &mut dyn Write) -> io::Result<()> {
@@ -14,6 +14,54 @@ pub fn write_list(rows: &[(String, String)], out: &mut dyn Write) -> io::Result<
         writeln!(out, "{sha}  {name}")?;
     }
     Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct ListJson<'a> {
+    schema: u32,
+    #[serde(rename = "ref")]
+    rev: &'a str,
+    commit: Option<&'a str>,
+    regions: Vec<ListRow<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct ListRow<'a> {
+    name: &'a str,
+    sha256: &'a str,
+}
+
+/// `--list REF`: the list as text, or as JSON (`schema`, `ref`, `commit`, `regions`).
+pub fn write_list_as(
+    rev: &str,
+    side: &Side<'_>,
+    rows: &[(String, String)],
+    json: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if !json {
+        return write_list(rows, out);
+    }
+    let regions = rows
+        .iter()
+        .map(|(sha, name)| ListRow { name, sha256: sha })
+        .collect();
+    let doc = ListJson {
+        schema: 1,
+        rev,
+        commit: side.commit(),
+        regions,
+    };
+    writeln!(out, "{}", crate::diag::pretty_json(&doc)?)
+}
+
+/// A comparison as text or as JSON ([`to_json`]).
+pub fn write(c: &Comparison, json: bool, out: &mut dyn Write) -> io::Result<()> {
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&to_json(c))?)
+    } else {
+        write_human(c, out)
+    }
 }
 
 /// The unified diff of a moved row's text, when the baseline text is known.

@@ -52,6 +52,15 @@ pub struct TestNamesConfig {
     pub same_as: Vec<String>,
 }
 
+impl crate::diag::Section for TestNamesConfig {
+    const NAME: &'static str = "[test_names]";
+    fn nothing_to_check(&self) -> Option<String> {
+        (self.baseline.is_none() && self.same_as.is_empty()).then(|| {
+            "[test_names] has neither a baseline nor same_as lists to compare with".to_string()
+        })
+    }
+}
+
 /// Upstream keeps no list under version control (the lists are build outputs), so a MobileGL
 /// checkout configures this gate explicitly; see docs/lint.md.
 pub fn mobilegl_profile() -> Option<TestNamesConfig> {

@@ -102,6 +102,26 @@ pub fn write_human(
     Ok(())
 }
 
+/// The comparison as text or as JSON ([`to_json`]).
+pub fn write(
+    mode: Mode,
+    a: &TestList,
+    b: &TestList,
+    d: &Delta,
+    json: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&to_json(mode, a, b, d))?
+        )
+    } else {
+        write_human(mode, a, b, d, out)
+    }
+}
+
 pub fn to_json(mode: Mode, a: &TestList, b: &TestList, d: &Delta) -> serde_json::Value {
     let side = |t: &TestList| json!({ "path": t.path.display().to_string(), "format": t.format, "count": t.names.len() });
     let groups = |names: &[String]| {

@@ -11,6 +11,13 @@ pub struct TokensConfig {
     pub rules: Vec<TokenRuleConfig>,
 }
 
+impl crate::diag::Section for TokensConfig {
+    const NAME: &'static str = "[tokens]";
+    fn nothing_to_check(&self) -> Option<String> {
+        (self.rules.is_empty()).then(|| "[tokens] has no rules".to_string())
+    }
+}
+
 /// One `[[tokens.rule]]` table.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -2,13 +2,14 @@
 //! `mgctl cite --self-test` (the benchmark is `cargo bench -p lints --bench cite`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
-use lints::cite::{self, controls, expand_docs, fix, report, run_check};
+use lints::cite::{cfg::Request, controls, fix, report};
 
 use super::Outcome;
+use crate::cli::DataFormat;
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]
@@ -55,21 +56,13 @@ pub struct CiteArgs {
     /// Also list uncheckable citations (home, absolute or outside paths).
     #[arg(long, short)]
     pub verbose: bool,
-    #[arg(long, value_enum, default_value_t = CiteFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: CiteFormat,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: DataFormat,
     #[arg(long, help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: feed this negative control its clean document (proves the self-test can fail).
     #[arg(long, hide = true, value_name = "CONTROL")]
     pub neuter: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CiteFormat {
-    /// Text for people (colour on a terminal).
-    Human,
-    /// Versioned JSON (`"schema": 1`), documented in docs/.
-    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,48 +96,6 @@ pub fn run(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
     }
 }
 
-/// Resolved inputs: documents, excludes, revision, slack, strictness (flags over [cite]).
-struct Inputs {
-    docs: Vec<PathBuf>,
-    exclude: Vec<String>,
-    rev: Option<String>,
-    slack: u64,
-    strict: bool,
-}
-
-fn inputs(args: &CiteArgs, settings: &Settings, root: &Path) -> anyhow::Result<Inputs> {
-    let cfg = if root.join(crate::config::FILE_NAME).is_file() {
-        settings.config(root)?.cite.clone()
-    } else {
-        None
-    };
-    let docs = if !args.docs.is_empty() {
-        args.docs.clone()
-    } else {
-        match &cfg {
-            Some(c) => expand_docs(root, &c.docs)?,
-            None => anyhow::bail!(
-                "{}: no documents given and no [cite] section in {}/{}",
-                root.display(),
-                root.display(),
-                crate::config::FILE_NAME
-            ),
-        }
-    };
-    let mut exclude = cfg.as_ref().map(|c| c.exclude.clone()).unwrap_or_default();
-    exclude.extend(args.exclude.iter().cloned());
-    Ok(Inputs {
-        docs,
-        exclude,
-        rev: args
-            .rev
-            .clone()
-            .or_else(|| cfg.as_ref().and_then(|c| c.rev.clone())),
-        slack: args.slack.or(cfg.as_ref().map(|c| c.slack)).unwrap_or(0),
-        strict: args.strict,
-    })
-}
-
 fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let root = &args.root;
     if !root.is_dir() {
@@ -153,93 +104,43 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
             root.display()
         );
     }
-    let inp = inputs(args, settings, root)?;
-    let mut report = run_check(root, &inp.docs, &inp.exclude, inp.rev.as_deref(), inp.slack)?;
+    let cfg = if root.join(crate::config::FILE_NAME).is_file() {
+        settings.config(root)?.cite.clone()
+    } else {
+        None
+    };
+    let request = Request {
+        docs: args.docs.clone(),
+        exclude: args.exclude.clone(),
+        rev: args.rev.clone(),
+        slack: args.slack,
+    }
+    .resolve(root, crate::config::FILE_NAME, cfg.as_ref())?;
+    let mut report = request.check(root)?;
     if args.fix {
-        let mut total = 0;
-        let mut touched = 0;
-        let mut lines = Vec::new();
-        for (d, path) in inp.docs.iter().enumerate() {
-            let edits = fix::plan(&report, d);
-            if edits.is_empty() {
-                continue;
-            }
-            let text = cite::read_doc(path)?;
-            let (new, dropped) = fix::apply(&text, &edits);
-            for e in &dropped {
-                lines.push(format!(
-                    "  skipped {}:{}: `{}` (the document changed under us)",
-                    e.doc, e.line, e.from
-                ));
-            }
-            if new != text {
-                crate::output::write_file(path, new.as_bytes())?;
-                touched += 1;
-            }
-            for e in edits.iter().filter(|e| !dropped.contains(e)) {
-                total += 1;
-                lines.push(format!(
-                    "  {}:{}: `{}` -> `{}`",
-                    e.doc, e.line, e.from, e.to
-                ));
-            }
+        let run = fix::fix_docs(&report, &request.docs)?;
+        for (path, text) in &run.rewrites {
+            crate::output::write_file(path, text.as_bytes())?;
         }
-        if args.format == CiteFormat::Human {
-            writeln!(
-                out,
-                "cite --fix: rewrote {total} citation(s) in {touched} document(s)"
-            )?;
-            for l in &lines {
-                writeln!(out, "{l}")?;
-            }
-            writeln!(out)?;
+        if args.format == DataFormat::Human {
+            run.write_human(out)?;
         } else {
-            for l in &lines {
+            for l in &run.lines {
                 eprintln!("cite --fix:{l}");
             }
         }
-        if total > 0 {
-            report = run_check(root, &inp.docs, &inp.exclude, inp.rev.as_deref(), inp.slack)?;
+        if run.total > 0 {
+            report = request.check(root)?;
         }
     }
     match args.format {
-        CiteFormat::Human => report::write_human(&report, args.verbose, out)?,
-        CiteFormat::Json => report::write_json(&report, out)?,
+        DataFormat::Human => report::write_human(&report, args.verbose, out)?,
+        DataFormat::Json => report::write_json(&report, out)?,
     }
-    let errors = report.count_level(cite::Level::Error);
-    let warnings = report.count_level(cite::Level::Warning);
-    Ok(Outcome::from_pass(
-        errors == 0 && (!inp.strict || warnings == 0),
-    ))
+    Ok(Outcome::from_pass(report.passed(args.strict)))
 }
 
 fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let all = controls::controls();
-    for n in neuter {
-        if !all.iter().any(|c| c.name == n) {
-            anyhow::bail!("--neuter {n}: no such control");
-        }
-    }
-    let mut ok = true;
-    let mut trips = 0;
-    for c in &all {
-        let o = controls::run(c, neuter.iter().any(|n| n == c.name));
-        let kind = if o.expect_trip {
-            "negative"
-        } else {
-            "positive"
-        };
-        let verdict = if o.ok() { "ok  " } else { "FAIL" };
-        let what = if o.tripped { "tripped" } else { "clean" };
-        writeln!(out, "{verdict} {kind} {:<32} {what}: {}", o.name, o.detail)?;
-        ok &= o.ok();
-        trips += usize::from(o.expect_trip && o.tripped);
-    }
-    let negatives = all.iter().filter(|c| c.expect.is_some()).count();
-    writeln!(
-        out,
-        "cite self-test: {trips} of {negatives} negative controls tripped, {} positive control(s) clean",
-        all.len() - negatives
-    )?;
-    Ok(Outcome::from_pass(ok && trips > 0))
+    controls::check_neuter(neuter)?;
+    Ok(Outcome::from_pass(controls::write_self_test(neuter, out)?))
 }

@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
 use clap::Args;
 
 use lints::fatal_sites;
@@ -42,20 +41,6 @@ pub struct FatalSitesArgs {
     pub neuter: Vec<String>,
 }
 
-/// Control characters from paths are shown escaped, never raw.
-fn printable(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let v: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            v
-        })
-        .collect()
-}
-
 pub fn run(
     args: &FatalSitesArgs,
     settings: &Settings,
@@ -63,51 +48,19 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     let ctx = settings.workspace(&args.workspace)?;
     let cfg = ctx.config.fatal_sites.clone().unwrap_or_default();
-    let root = &ctx.root;
-    let census = fatal_sites::census(root, &cfg, !args.write_baseline)?;
+    let census = fatal_sites::census(&ctx.root, &cfg, !args.write_baseline)?;
     if args.write_baseline {
-        let path = root.join(&cfg.baseline);
-        if path.exists() && !path.is_file() {
-            bail!(
-                "{}: exists and is not a regular file; not replaced",
-                path.display()
-            );
-        }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("{}: cannot create", dir.display()))?;
-        }
-        // Write beside the target, then rename: a reader never sees half a baseline.
-        let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
-        std::fs::write(&tmp, census.baseline_json())
-            .with_context(|| format!("{}: cannot write", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .with_context(|| format!("{}: cannot replace", path.display()))?;
-        writeln!(
-            out,
-            "fatal census baseline written: {} abort sites, {} families ({})",
-            census.abort_sites.len(),
-            census.families.len(),
-            printable(&cfg.baseline)
-        )?;
+        let done = fatal_sites::report::write_baseline(&ctx.root, &cfg, &census)?;
+        writeln!(out, "{done}")?;
         return Ok(Outcome::Pass);
     }
     if args.format == crate::cli::DataFormat::Json {
-        let v = serde_json::json!({
-            "schema": 1, "headline": census.headline(), "passed": census.passed(), "census": census,
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        fatal_sites::report::write_json(&census, out)?;
         return Ok(Outcome::from_pass(census.passed()));
     }
     writeln!(out, "{}", census.headline())?;
-    for p in &census.problems {
-        eprintln!(
-            "::error::{}:{}: {} [{}]",
-            printable(&p.path),
-            p.line,
-            printable(&p.message),
-            p.code.as_str()
-        );
+    for line in census.error_lines() {
+        eprintln!("{line}");
     }
     Ok(Outcome::from_pass(census.passed()))
 }

@@ -5,16 +5,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
-
-use lints::commits::StyleRules;
+use clap::{Args, Subcommand};
+use lints::commits::{self, StyleRules};
 use lints::regions::{self, Dialect, Side};
 use lints::test_names::{self, report::Mode};
 
 use super::Outcome;
-use crate::check;
-use crate::gate::Gate;
+use crate::cli::DataFormat;
 use crate::gates;
 use crate::settings::Settings;
 
@@ -38,14 +35,6 @@ pub enum LintCommand {
     TestNames(TestNamesArgs),
     Commits(CommitsArgs),
     FatalSites(super::fatal_sites::FatalSitesArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LintFormat {
-    /// Text for people (colour on a terminal).
-    Human,
-    /// Versioned JSON (`"schema": 1`), documented in docs/.
-    Json,
 }
 
 #[derive(Debug, Args)]
@@ -77,8 +66,8 @@ pub struct RegionsArgs {
     /// Upstream's masker and recognition rules (parity checks; misses the forms upstream misses).
     #[arg(long)]
     pub upstream_compat: bool,
-    #[arg(long, value_enum, default_value_t = LintFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: LintFormat,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: DataFormat,
     /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
@@ -103,8 +92,8 @@ pub struct TestNamesArgs {
     pub ratchet: Option<Vec<PathBuf>>,
     #[arg(long, conflicts_with_all = ["same", "ratchet"], help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = LintFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: LintFormat,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: DataFormat,
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
 }
@@ -127,8 +116,8 @@ pub struct CommitsArgs {
     pub workspace: PathBuf,
     #[arg(long, conflicts_with = "range", help = crate::cli::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = LintFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: LintFormat,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    pub format: DataFormat,
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
 }
@@ -138,63 +127,30 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         LintCommand::Regions(a) => run_regions(a, settings, out),
         LintCommand::TestNames(a) => run_test_names(a, out),
         LintCommand::Commits(a) => run_commits(a, settings, out),
-        LintCommand::FatalSites(a) if a.self_test => self_test(
-            &gates::fatal_sites::FatalSitesGate,
-            &a.neuter,
-            match a.format {
-                crate::cli::DataFormat::Human => LintFormat::Human,
-                crate::cli::DataFormat::Json => LintFormat::Json,
-            },
-            out,
-        ),
+        LintCommand::FatalSites(a) if a.self_test => {
+            let json = a.format == DataFormat::Json;
+            let gate = gates::fatal_sites::GATE;
+            let controls = lints::fatal_sites::run_controls(&neutered(gate, &a.neuter));
+            self_test(gate, controls, json, out)
+        }
         LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),
     }
 }
 
-/// Prints a gate's self-test, one line per control; Fail when any control misbehaves.
-fn self_test(
-    gate: &dyn Gate,
-    neuter: &[String],
-    format: LintFormat,
+/// The `--neuter GATE/CONTROL` test hook as the libraries' control filter.
+fn neutered<'a>(gate: &'a str, neuter: &'a [String]) -> impl Fn(&str) -> bool + 'a {
+    move |c| neuter.iter().any(|n| *n == format!("{gate}/{c}"))
+}
+
+/// Prints a lint's self-test (the same controls the gate runs); Fail when any misbehaves.
+fn self_test<C: Into<lints::diag::ControlResult>>(
+    gate: &str,
+    controls: Vec<C>,
+    json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let st = gate.self_test(&check::neutered(neuter));
-    let passed = st.passed();
-    if format == LintFormat::Json {
-        let v =
-            json!({ "schema": 1, "gate": gate.name(), "passed": passed, "controls": st.controls });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        return Ok(Outcome::from_pass(passed));
-    }
-    for c in &st.controls {
-        let kind = if c.expect_trip {
-            "negative"
-        } else {
-            "positive"
-        };
-        let verdict = match (c.expect_trip, c.ok()) {
-            (true, true) => "tripped",
-            (false, true) => "clean",
-            (true, false) => "NEGATIVE CONTROL DID NOT TRIP",
-            (false, false) => "POSITIVE CONTROL FAILED",
-        };
-        writeln!(out, "{kind} control {}: {verdict}: {}", c.name, c.detail)?;
-    }
-    let neg = st.controls.iter().filter(|c| c.expect_trip).count();
-    let pos = st.controls.len() - neg;
-    if passed {
-        writeln!(
-            out,
-            "self-test passed: {neg} negative controls tripped, {pos} positive controls clean"
-        )?;
-    } else {
-        let bad = st.controls.iter().filter(|c| !c.ok()).count();
-        writeln!(
-            out,
-            "SELF-TEST FAILED: {bad} of {} controls misbehaved",
-            st.controls.len()
-        )?;
-    }
+    let controls: Vec<_> = controls.into_iter().map(Into::into).collect();
+    let passed = lints::diag::write_self_test(gate, &controls, json, out)?;
     Ok(Outcome::from_pass(passed))
 }
 
@@ -203,8 +159,11 @@ fn run_regions(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    let json = args.format == DataFormat::Json;
     if args.self_test {
-        return self_test(&gates::regions::RegionsGate, &args.neuter, args.format, out);
+        let gate = gates::regions::GATE;
+        let controls = regions::check::run_controls(&neutered(gate, &args.neuter));
+        return self_test(gate, controls, json, out);
     }
     let ctx = settings.workspace(&args.workspace)?;
     let config = ctx.config_path.as_ref().map_or_else(
@@ -219,75 +178,37 @@ fn run_regions(
     else {
         bail!("{config}: no [[regions.region]] rows: nothing to compare");
     };
-    let dialect = if args.upstream_compat {
-        Dialect::Upstream
-    } else {
-        Dialect::Mgctl
-    };
+    let dialect = Dialect::new(args.upstream_compat);
     let repo = regions::open_repo(&ctx.root)?;
     let could_not_run =
         |e: regions::Error| anyhow::anyhow!("{e}").context(format!("regions of {config}"));
     if let Some(rev) = &args.list {
-        let side = Side::Commit {
-            at: repo.resolve(rev)?,
-            ws: &repo,
-        };
+        let side = Side::commit_at(&repo, rev)?;
         let rows = regions::baseline_list(&side, &cfg.regions, dialect).map_err(could_not_run)?;
-        match args.format {
-            LintFormat::Human => regions::report::write_list(&rows, out)?,
-            LintFormat::Json => {
-                let v = json!({
-                    "schema": 1,
-                    "ref": rev,
-                    "commit": side.commit(),
-                    "regions": rows.iter().map(|(sha, name)| json!({ "name": name, "sha256": sha })).collect::<Vec<_>>(),
-                });
-                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-            }
-        }
+        regions::report::write_list_as(rev, &side, &rows, json, out)?;
         return Ok(Outcome::Pass);
     }
     let Some(base_rev) = &args.base else {
         bail!("give BASE [HEAD], --list REF or --self-test (see mgctl lint regions --help)");
     };
-    let base = Side::Commit {
-        at: repo.resolve(base_rev)?,
-        ws: &repo,
-    };
-    let head = match &args.head {
-        Some(rev) if rev != "WORKTREE" => Side::Commit {
-            at: repo.resolve(rev)?,
-            ws: &repo,
-        },
-        _ => Side::WorkTree {
-            root: ctx.root.clone(),
-        },
-    };
+    let base = Side::commit_at(&repo, base_rev)?;
+    let head = Side::subject_at(&repo, &ctx.root, args.head.as_deref())?;
     let c = regions::compare(Some(&base), &head, &cfg.regions, dialect).map_err(could_not_run)?;
-    match args.format {
-        LintFormat::Human => regions::report::write_human(&c, out)?,
-        LintFormat::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&regions::report::to_json(&c))?
-        )?,
-    }
+    regions::report::write(&c, json, out)?;
     // every comparable row was verified and printed; rows that could not be are "could not
     // run" (exit 2) unless a region really moved (exit 1)
-    if c.movers().next().is_none() && !c.problems.is_empty() {
+    if c.could_not_run() {
         return Err(could_not_run(regions::Error::CouldNotRun(c.problems)));
     }
     Ok(Outcome::from_pass(c.passed()))
 }
 
 fn run_test_names(args: &TestNamesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let json = args.format == DataFormat::Json;
     if args.self_test {
-        return self_test(
-            &gates::test_names::TestNamesGate,
-            &args.neuter,
-            args.format,
-            out,
-        );
+        let gate = gates::test_names::GATE;
+        let controls = test_names::gate::run_controls(&neutered(gate, &args.neuter));
+        return self_test(gate, controls, json, out);
     }
     let (mode, pair) = match (&args.same, &args.ratchet) {
         (Some(p), None) => (Mode::Same, p),
@@ -311,27 +232,17 @@ fn run_test_names(args: &TestNamesArgs, out: &mut dyn Write) -> anyhow::Result<O
     let la = read(a)?;
     let lb = read(b)?;
     let d = test_names::delta(&la, &lb);
-    match args.format {
-        LintFormat::Human => test_names::report::write_human(mode, &la, &lb, &d, out)?,
-        LintFormat::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&test_names::report::to_json(mode, &la, &lb, &d))?
-        )?,
-    }
+    test_names::report::write(mode, &la, &lb, &d, json, out)?;
     Ok(Outcome::from_pass(mode.passed(&d)))
 }
 
 /// [commits] of the workspace's mgctl.toml when there is one, else the default rules.
 fn commit_config(settings: &Settings, root: &Path) -> anyhow::Result<(StyleRules, Option<String>)> {
     if !root.join(crate::config::FILE_NAME).is_file() {
-        return Ok((StyleRules::default(), None));
+        return Ok(commits::gate::rules_and_range(None));
     }
     let ctx = settings.workspace(root)?;
-    Ok(match &ctx.config.commits {
-        Some(c) => (c.rules(), c.range.clone()),
-        None => (StyleRules::default(), None),
-    })
+    Ok(commits::gate::rules_and_range(ctx.config.commits.as_ref()))
 }
 
 fn run_commits(
@@ -339,56 +250,18 @@ fn run_commits(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    let json = args.format == DataFormat::Json;
     if args.self_test {
-        return self_test(&gates::commits::CommitsGate, &args.neuter, args.format, out);
+        let gate = gates::commits::GATE;
+        let controls = commits::gate::run_controls(&neutered(gate, &args.neuter));
+        return self_test(gate, controls, json, out);
     }
     let (rules, configured) = commit_config(settings, &args.workspace)?;
     let Some(range) = args.range.clone().or(configured) else {
         bail!("give a RANGE such as HEAD~5..HEAD (or set `range` in [commits] of mgctl.toml)");
     };
-    let lints::commits::gate::RangeCheck {
-        commits: list,
-        diags,
-    } = lints::commits::gate::check_range(&args.workspace, &range, &rules)
+    let checked = commits::gate::check_range(&args.workspace, &range, &rules)
         .with_context(|| format!("reading commits {range}"))?;
-    let off: std::collections::BTreeSet<&str> =
-        diags.iter().filter_map(|d| d.unit.as_deref()).collect();
-    let passed = !diags
-        .iter()
-        .any(|d| d.severity == lints::diag::Severity::Error);
-    match args.format {
-        LintFormat::Json => {
-            let commits: Vec<_> = list
-                .iter()
-                .map(|c| {
-                    let v = lints::commits::check_message(&c.message, &rules);
-                    json!({ "id": c.id, "subject": c.message.lines().next().unwrap_or(""), "violations": v })
-                })
-                .collect();
-            let v = json!({ "schema": 1, "range": range, "commits": commits, "off_style": off.len(), "passed": passed });
-            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        }
-        LintFormat::Human => {
-            for c in &list {
-                let short = &c.id[..c.id.len().min(10)];
-                let subject = c.message.lines().next().unwrap_or("");
-                let vs = lints::commits::check_message(&c.message, &rules);
-                writeln!(
-                    out,
-                    "{short} {} {subject}",
-                    if vs.is_empty() { "ok  " } else { "FAIL" }
-                )?;
-                for v in vs {
-                    writeln!(out, "           {}: {v}", v.rule())?;
-                }
-            }
-            writeln!(
-                out,
-                "commits: {} in {range}, {} off-style",
-                list.len(),
-                off.len()
-            )?;
-        }
-    }
-    Ok(Outcome::from_pass(passed))
+    checked.write(&range, &rules, json, out)?;
+    Ok(Outcome::from_pass(checked.passed()))
 }

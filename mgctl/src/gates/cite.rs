@@ -20,18 +20,13 @@ impl Gate for CiteGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.cite {
-            None => Some("no [cite] section in mgctl.toml".into()),
-            Some(c) if c.docs.is_empty() => Some("[cite] lists no documents".into()),
-            Some(_) => None,
-        }
+        lints::diag::skip_reason(ctx.config.cite.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.cite else {
-            return GateReport::skipped(GATE, "no [cite] section in mgctl.toml");
-        };
-        lint_map::report(GATE, ctx, lints::cite::outcome(&ctx.root, cfg))
+        lint_map::run(GATE, ctx, ctx.config.cite.as_ref(), |cfg| {
+            lints::cite::outcome(&ctx.root, cfg)
+        })
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {

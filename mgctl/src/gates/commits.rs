@@ -20,13 +20,7 @@ impl Gate for CommitsGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.commits {
-            None => Some("no [commits] section in mgctl.toml".into()),
-            Some(c) if c.range.is_none() => {
-                Some("[commits] has no range (check one with `mgctl lint commits RANGE`)".into())
-            }
-            Some(_) => None,
-        }
+        lints::diag::skip_reason(ctx.config.commits.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {

@@ -1,25 +1,14 @@
 //! Gate `fatal-sites`: maps the fatal census (library: `lints::fatal_sites`; upstream:
 //! `scripts/ci/fatal_census.py`) to findings.
 
-use lints::fatal_sites::{self, Census, Code};
+use lints::fatal_sites;
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use super::lint_map;
+use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 
 pub use lints::fatal_sites::cfg::{mobilegl_profile, FatalSitesConfig};
 
-const GATE: &str = "fatal-sites";
-
-/// One error finding per unmarked abort, unnamed funnel call and unrecorded family.
-fn findings(c: &Census) -> Vec<Finding> {
-    c.problems
-        .iter()
-        .map(|p| {
-            Finding::error(GATE, p.code.as_str(), p.message.clone())
-                .at(Location::at(p.path.clone(), p.line as u32, None))
-                .in_unit(p.path.clone())
-        })
-        .collect()
-}
+pub const GATE: &str = "fatal-sites";
 
 pub struct FatalSitesGate;
 
@@ -33,30 +22,13 @@ impl Gate for FatalSitesGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        ctx.config
-            .fatal_sites
-            .is_none()
-            .then(|| "no [fatal_sites] section in mgctl.toml".to_string())
+        lints::diag::skip_reason(ctx.config.fatal_sites.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.fatal_sites else {
-            return GateReport::skipped(GATE, "no [fatal_sites] section in mgctl.toml");
-        };
-        let c = match fatal_sites::census(&ctx.root, cfg, true) {
-            Ok(c) => c,
-            Err(e) => {
-                return GateReport::could_not_run(GATE, Code::Fsi004.as_str(), e.to_string(), None)
-            }
-        };
-        let mut gr = GateReport::from_findings(GATE, findings(&c), c.headline())
-            .figure("files", c.files)
-            .figure("abort_sites", c.abort_sites.len())
-            .figure("families", c.families.len())
-            .figure("unmarked", c.unmarked);
-        gr.units = c.inputs.clone();
-        gr.inputs = c.inputs;
-        gr
+        lint_map::run(GATE, ctx, ctx.config.fatal_sites.as_ref(), |cfg| {
+            fatal_sites::report::outcome(&ctx.root, cfg)
+        })
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
@@ -64,15 +36,9 @@ impl Gate for FatalSitesGate {
     }
 
     fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
-        let Some(cfg) = &ctx.config.fatal_sites else {
-            return vec![Control::not_configured()];
-        };
-        let src = lints::source::Disk {
-            root: ctx.root.clone(),
-        };
-        fatal_sites::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
-            .into_iter()
-            .map(crate::gate::IntoControl::into_control)
-            .collect()
+        lint_map::live(ctx.config.fatal_sites.as_ref(), |cfg| {
+            let src = lint_map::disk(ctx);
+            fatal_sites::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
+        })
     }
 }

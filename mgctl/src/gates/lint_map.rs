@@ -1,9 +1,10 @@
 //! Maps the `lints` library's diagnostics, outcomes and controls to the gate vocabulary; every
 //! lint gate uses it, so none of them builds a finding by hand.
 
-use lints::diag::{Diag, Outcome, Severity as LintSeverity};
+use lints::diag::{Diag, Outcome, Section, Severity as LintSeverity};
+use lints::source::Disk;
 
-use crate::gate::{CheckCtx, Finding, GateReport, Location, Severity};
+use crate::gate::{CheckCtx, Control, Finding, GateReport, IntoControl, Location, Severity};
 
 /// One diagnostic as a finding; a diagnostic about the configuration points into mgctl.toml.
 pub fn finding(gate: &'static str, ctx: Option<&CheckCtx>, d: Diag) -> Finding {
@@ -38,4 +39,39 @@ pub fn report(gate: &'static str, ctx: &CheckCtx, o: Outcome) -> GateReport {
     r.units = o.units;
     r.inputs = o.inputs;
     r
+}
+
+/// A gate's run over its section: skipped without one (saying so), else the analysis's report.
+pub fn run<S: Section>(
+    gate: &'static str,
+    ctx: &CheckCtx,
+    section: Option<&S>,
+    analyse: impl FnOnce(&S) -> Outcome,
+) -> GateReport {
+    match section {
+        None => GateReport::skipped(gate, format!("no {} section in mgctl.toml", S::NAME)),
+        Some(cfg) => report(gate, ctx, analyse(cfg)),
+    }
+}
+
+/// A gate's live controls over its section, or the one passing "not configured" control when
+/// the section is absent or checks nothing.
+pub fn live<S: Section, T: IntoControl>(
+    section: Option<&S>,
+    controls: impl FnOnce(&S) -> Vec<T>,
+) -> Vec<Control> {
+    match section.filter(|s| s.nothing_to_check().is_none()) {
+        None => vec![Control::not_configured()],
+        Some(cfg) => controls(cfg)
+            .into_iter()
+            .map(IntoControl::into_control)
+            .collect(),
+    }
+}
+
+/// The workspace on disk, as the libraries read it.
+pub fn disk(ctx: &CheckCtx) -> Disk {
+    Disk {
+        root: ctx.root.clone(),
+    }
 }

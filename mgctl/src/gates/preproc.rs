@@ -21,20 +21,13 @@ impl Gate for PreprocGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.preproc {
-            None => Some("no [preproc] section in mgctl.toml".into()),
-            Some(c) if c.retired.is_empty() && c.banned.is_empty() => {
-                Some("[preproc] has no rules".into())
-            }
-            Some(_) => None,
-        }
+        lints::diag::skip_reason(ctx.config.preproc.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.preproc else {
-            return GateReport::skipped(GATE, "no [preproc] section in mgctl.toml");
-        };
-        lint_map::report(GATE, ctx, lints::preproc::gate::outcome(&ctx.root, cfg))
+        lint_map::run(GATE, ctx, ctx.config.preproc.as_ref(), |cfg| {
+            lints::preproc::gate::outcome(&ctx.root, cfg)
+        })
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {

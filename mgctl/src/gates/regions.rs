@@ -5,7 +5,6 @@
 
 pub use lints::regions::cfg::{mobilegl_profile, RegionsConfig};
 use lints::regions::check as regions;
-use lints::source::Disk;
 
 use super::lint_map;
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
@@ -24,21 +23,13 @@ impl Gate for RegionsGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.regions {
-            None => Some("no [regions] section in mgctl.toml".into()),
-            Some(c) if c.regions.is_empty() => Some("[regions] lists no region".into()),
-            Some(_) => None,
-        }
+        lints::diag::skip_reason(ctx.config.regions.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.regions else {
-            return GateReport::skipped(GATE, "no [regions] section in mgctl.toml");
-        };
-        let src = Disk {
-            root: ctx.root.clone(),
-        };
-        lint_map::report(GATE, ctx, regions::check(&src, cfg, &ctx.config_text))
+        lint_map::run(GATE, ctx, ctx.config.regions.as_ref(), |cfg| {
+            regions::check(&lint_map::disk(ctx), cfg, &ctx.config_text)
+        })
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
@@ -46,20 +37,9 @@ impl Gate for RegionsGate {
     }
 
     fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
-        let Some(cfg) = ctx
-            .config
-            .regions
-            .as_ref()
-            .filter(|c| !c.regions.is_empty())
-        else {
-            return vec![Control::not_configured()];
-        };
-        let src = Disk {
-            root: ctx.root.clone(),
-        };
-        regions::live_controls(&src, cfg, &ctx.config_text, &|c| neutered.contains(GATE, c))
-            .into_iter()
-            .map(crate::gate::IntoControl::into_control)
-            .collect()
+        lint_map::live(ctx.config.regions.as_ref(), |cfg| {
+            let src = lint_map::disk(ctx);
+            regions::live_controls(&src, cfg, &ctx.config_text, &|c| neutered.contains(GATE, c))
+        })
     }
 }

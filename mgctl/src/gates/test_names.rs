@@ -21,20 +21,13 @@ impl Gate for TestNamesGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.test_names {
-            None => Some("no [test_names] section in mgctl.toml".into()),
-            Some(c) if c.baseline.is_none() && c.same_as.is_empty() => {
-                Some("[test_names] has neither a baseline nor same_as lists to compare with".into())
-            }
-            Some(_) => None,
-        }
+        lints::diag::skip_reason(ctx.config.test_names.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.test_names else {
-            return GateReport::skipped(GATE, "no [test_names] section in mgctl.toml");
-        };
-        lint_map::report(GATE, ctx, lints::test_names::gate::outcome(&ctx.root, cfg))
+        lint_map::run(GATE, ctx, ctx.config.test_names.as_ref(), |cfg| {
+            lints::test_names::gate::outcome(&ctx.root, cfg)
+        })
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {

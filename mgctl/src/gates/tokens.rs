@@ -20,18 +20,13 @@ impl Gate for TokensGate {
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.tokens {
-            None => Some("no [tokens] section in mgctl.toml".into()),
-            Some(c) if c.rules.is_empty() => Some("[tokens] has no rules".into()),
-            Some(_) => None,
-        }
+        lints::diag::skip_reason(ctx.config.tokens.as_ref())
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.tokens else {
-            return GateReport::skipped(GATE, "no [tokens] section in mgctl.toml");
-        };
-        lint_map::report(GATE, ctx, lints::tokens::check(&ctx.root, cfg))
+        lint_map::run(GATE, ctx, ctx.config.tokens.as_ref(), |cfg| {
+            lints::tokens::check(&ctx.root, cfg)
+        })
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
@@ -41,15 +36,9 @@ impl Gate for TokensGate {
     }
 
     fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
-        let Some(cfg) = ctx.config.tokens.as_ref().filter(|c| !c.rules.is_empty()) else {
-            return vec![Control::not_configured()];
-        };
-        let src = lints::source::Disk {
-            root: ctx.root.clone(),
-        };
-        lints::tokens::live::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
-            .into_iter()
-            .map(crate::gate::IntoControl::into_control)
-            .collect()
+        lint_map::live(ctx.config.tokens.as_ref(), |cfg| {
+            let src = lint_map::disk(ctx);
+            lints::tokens::live::live_controls(&src, cfg, &|c| neutered.contains(GATE, c))
+        })
     }
 }
