@@ -252,7 +252,26 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
     let mut skipped = Vec::new();
     // per rule, which of its `paths` globs matched a file the rule applies to
     let mut used: Vec<Vec<bool>> = rules.iter().map(|r| vec![false; r.globs.len()]).collect();
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+    // A directory that no `paths` glob's literal lead can reach holds no file a rule applies
+    // to: it is not read (a workspace's build output is most of its directories).
+    let leads: Vec<&str> = rules
+        .iter()
+        .flat_map(|r| r.globs.iter().map(|g| literal_lead(g)))
+        .collect();
+    let reachable = |e: &walkdir::DirEntry| {
+        let Ok(rel) = e.path().strip_prefix(root) else {
+            return true;
+        };
+        if e.depth() == 0 || !e.file_type().is_dir() {
+            return true;
+        }
+        let dir = format!("{}/", rel.to_string_lossy().replace('\\', "/"));
+        leads
+            .iter()
+            .any(|l| l.starts_with(dir.as_str()) || dir.starts_with(l))
+    };
+    let walk = walkdir::WalkDir::new(root).sort_by_file_name();
+    for entry in walk.into_iter().filter_entry(reachable) {
         let entry = entry.map_err(|e| Error::Walk {
             path: e.path().unwrap_or(root).to_path_buf(),
             reason: e.to_string(),
@@ -305,6 +324,11 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
         }
     }
     Ok(report)
+}
+
+/// The part of a glob before its first special character: every path it matches starts so.
+fn literal_lead(glob: &str) -> &str {
+    &glob[..glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len())]
 }
 
 /// Pure analysis over `(workspace-relative path, text)` pairs: hits, stale allow entries, files.
@@ -431,6 +455,43 @@ mod tests {
         );
         let r = Rule::compile(&spec(&["src/**"])).unwrap();
         assert!(run(dir.path(), &[r]).unwrap().vacuous.is_empty());
+    }
+
+    #[test]
+    fn directories_no_glob_can_reach_are_not_walked_and_the_rest_are() {
+        assert_eq!(
+            literal_lead("MobileGL/MG_Backend/**"),
+            "MobileGL/MG_Backend/"
+        );
+        assert_eq!(literal_lead("src/a?.cpp"), "src/a");
+        assert_eq!(literal_lead("**/*.cpp"), "");
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["src/deep/a.cpp", "srcx/b.cpp", "build/c.cpp", "src.cpp"] {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "int x;\n").unwrap();
+        }
+        let files = |paths: &[&str]| {
+            let r = Rule::compile(&RuleSpec {
+                name: "r".into(),
+                pattern: None,
+                ident: Some("x".into()),
+                paths: paths.iter().map(|s| s.to_string()).collect(),
+                exclude: vec![],
+                mask: Mask::None,
+                allow: vec![],
+                message: None,
+            })
+            .unwrap();
+            run(dir.path(), &[r]).unwrap().files
+        };
+        assert_eq!(files(&["src/**"]), vec!["src/deep/a.cpp"]);
+        // `*` crosses `/` in these globs: a lead that ends inside a name keeps its siblings.
+        assert_eq!(
+            files(&["src*"]),
+            vec!["src/deep/a.cpp", "src.cpp", "srcx/b.cpp"]
+        );
+        assert_eq!(files(&["**/c.cpp"]), vec!["build/c.cpp"]);
     }
 
     #[test]
