@@ -11,6 +11,7 @@ mod markdown;
 mod model;
 mod run;
 mod sarif;
+pub mod sink;
 pub mod text;
 
 use std::io::{self, Write};

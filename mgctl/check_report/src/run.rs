@@ -48,6 +48,33 @@ impl Default for View {
 }
 
 impl CheckRun {
+    /// Why every gate was skipped, in a few words: the distinct reasons with their counts.
+    pub fn skip_causes(&self) -> String {
+        let mut causes: Vec<(String, usize)> = Vec::new();
+        for r in &self.gates {
+            if let Verdict::Skipped { reason } = &r.verdict {
+                let cause = if reason.starts_with("skipped by --skip")
+                    || reason.starts_with("not selected by --only")
+                {
+                    "by --only/--skip".to_string()
+                } else if reason.ends_with("not built: --no-build given") {
+                    "by --no-build".to_string()
+                } else {
+                    "not configured".to_string()
+                };
+                match causes.iter_mut().find(|(c, _)| *c == cause) {
+                    Some((_, n)) => *n += 1,
+                    None => causes.push((cause, 1)),
+                }
+            }
+        }
+        causes
+            .iter()
+            .map(|(c, n)| format!("{n} {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// A finding's path as CI and code scanning resolve it: from the repository top level.
     pub fn repo_path(&self, workspace_path: &str) -> String {
         format!("{}{workspace_path}", self.view.repo_prefix)

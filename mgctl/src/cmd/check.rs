@@ -120,7 +120,7 @@ pub fn run(
         anyhow::bail!(
             "no gate ran: all {} gates were skipped ({}); a check that checks nothing cannot pass",
             run.gates.len(),
-            skip_causes(&run)
+            run.skip_causes()
         );
     }
     Ok(Outcome::from_pass(run.passed))
@@ -151,33 +151,6 @@ fn prepare_build(
     } else {
         plan.run(&ctx.root, missing, &mut |line| eprintln!("mgctl: {line}"))
     }))
-}
-
-/// Why every gate was skipped, in a few words: the distinct reasons with their counts.
-fn skip_causes(run: &CheckRun) -> String {
-    let mut causes: Vec<(String, usize)> = Vec::new();
-    for r in &run.gates {
-        if let Verdict::Skipped { reason } = &r.verdict {
-            let cause = if reason.starts_with("skipped by --skip")
-                || reason.starts_with("not selected by --only")
-            {
-                "by --only/--skip".to_string()
-            } else if reason.ends_with("not built: --no-build given") {
-                "by --no-build".to_string()
-            } else {
-                "not configured".to_string()
-            };
-            match causes.iter_mut().find(|(c, _)| *c == cause) {
-                Some((_, n)) => *n += 1,
-                None => causes.push((cause, 1)),
-            }
-        }
-    }
-    causes
-        .iter()
-        .map(|(c, n)| format!("{n} {c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The workspace's path from the repository top level, with a trailing `/` (empty at the top).
