@@ -48,6 +48,7 @@ pub mod error;
 pub mod fatal;
 pub mod fixed;
 pub mod g4;
+mod halves;
 pub mod parser;
 pub mod report;
 pub mod session;

@@ -193,41 +193,13 @@ impl Log {
         let mut parser = LogParser::new(role);
         let mut b = LogBuilder::new(path, role);
         let binary = std::cell::Cell::new(None);
-        let mut total: u64 = 0;
-        let mut buf = vec![0u8; 64 * 1024];
         let mut sink = |e: Event| {
             if e.kind == EventKind::Ignored(Ignored::Binary) && binary.get().is_none() {
                 binary.set(Some(e.line));
             }
             b.push(e);
         };
-        loop {
-            let n = match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    return Err(Error::Read {
-                        path: path.to_path_buf(),
-                        line: parser.lines() + 1,
-                        reason: e.to_string(),
-                    })
-                }
-            };
-            total += n as u64;
-            // Any NUL refuses the file: stop at the first one (`/dev/zero` must not read forever).
-            if let Some(z) = memchr::memchr(0, &buf[..n]) {
-                parser.feed(&buf[..z], &mut sink);
-                if binary.get().is_none() {
-                    binary.set(Some(parser.lines() + 1));
-                }
-                break;
-            }
-            parser.feed(&buf[..n], &mut sink);
-            if binary.get().is_some() {
-                break;
-            }
-        }
+        let total = pump(path, &mut reader, &mut parser, &binary, &mut sink)?;
         parser.finish(&mut sink);
         if let Some(line) = binary.get() {
             return Err(Error::Binary {
@@ -257,6 +229,13 @@ impl Log {
                 path: path.to_path_buf(),
                 reason: "is a directory, not a log file".into(),
             });
+        }
+        // A large regular file is parsed on two cores, its halves merged in order; whatever that
+        // path cannot do exactly (a NUL, a read error, a name new to the process) is done here.
+        if meta.is_file() && meta.len() >= crate::halves::PARALLEL_MIN {
+            if let Some(log) = crate::halves::open(path, meta.len()) {
+                return Ok(log);
+            }
         }
         let f = std::fs::File::open(path).map_err(not_open)?;
         Log::from_reader(path, f)
@@ -308,6 +287,47 @@ impl Log {
     pub fn armed(&self) -> Vec<&At<VerifyArmed>> {
         self.sessions.iter().flat_map(|s| s.armed.iter()).collect()
     }
+}
+
+/// Feeds `reader` to `parser` in 64 KiB chunks up to its end, or up to its first NUL byte (whose
+/// line goes to `binary`: `/dev/zero` must not read forever); returns the bytes read. Read errors
+/// name the file and the line being read.
+pub(crate) fn pump(
+    path: &Path,
+    reader: &mut impl std::io::Read,
+    parser: &mut LogParser,
+    binary: &std::cell::Cell<Option<usize>>,
+    sink: &mut dyn FnMut(Event),
+) -> Result<u64, Error> {
+    let mut total: u64 = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Error::Read {
+                    path: path.to_path_buf(),
+                    line: parser.lines() + 1,
+                    reason: e.to_string(),
+                })
+            }
+        };
+        total += n as u64;
+        if let Some(z) = memchr::memchr(0, &buf[..n]) {
+            parser.feed(&buf[..z], sink);
+            if binary.get().is_none() {
+                binary.set(Some(parser.lines() + 1));
+            }
+            break;
+        }
+        parser.feed(&buf[..n], sink);
+        if binary.get().is_some() {
+            break;
+        }
+    }
+    Ok(total)
 }
 
 /// Builds a [`Log`] from events; usable incrementally (the live view keeps one per source).

@@ -349,6 +349,10 @@ impl Sym {
         {
             return Some(Sym::from_index(i));
         }
+        if LOOKUP_ONLY.get() {
+            MET_NEW.set(true);
+            return None;
+        }
         let mut x = extra().write().unwrap_or_else(|e| e.into_inner());
         if let Some(&i) = x.index.get(s) {
             return Some(Sym::from_index(i));
@@ -452,6 +456,37 @@ thread_local! {
     /// comparison instead of a hash lookup per field.
     static LAST_NAMES: std::cell::RefCell<Vec<(&'static str, Sym)>> =
         const { std::cell::RefCell::new(Vec::new()) };
+}
+
+thread_local! {
+    /// Set while this thread parses a later part of a log ahead of its turn
+    /// ([`crate::halves`]): a name new to the process table must be interned in file order (the
+    /// table is capped, so the order decides which names are kept), so it is only looked up.
+    static LOOKUP_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// A name was missing from the table while [`LOOKUP_ONLY`] was set.
+    static MET_NEW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While alive, [`Sym::intern`] on this thread adds no name; it records that it met one.
+pub(crate) struct LookupOnly;
+
+impl LookupOnly {
+    pub(crate) fn on() -> LookupOnly {
+        LOOKUP_ONLY.set(true);
+        MET_NEW.set(false);
+        LookupOnly
+    }
+
+    /// A name missing from the table was met since [`LookupOnly::on`].
+    pub(crate) fn met_new_name() -> bool {
+        MET_NEW.get()
+    }
+}
+
+impl Drop for LookupOnly {
+    fn drop(&mut self) {
+        LOOKUP_ONLY.set(false);
+    }
 }
 
 /// Interns names in line order against the previous line's names (see [`LAST_NAMES`]).
