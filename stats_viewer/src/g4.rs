@@ -10,6 +10,7 @@ use globset::{Glob, GlobSetBuilder};
 
 use crate::fatal::TranscriptVerify;
 use crate::session::{FatalLine, Log};
+use crate::violation::{GateCode, Severity, Violation};
 
 /// `[fatals]` in mgctl.toml.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -73,6 +74,12 @@ impl Code {
             Code::Fat004 => "the retrace runner failed a case with MGPipe Fatals under verify",
             Code::Fat005 => "no file matches [fatals] logs: nothing was checked",
         }
+    }
+}
+
+impl GateCode for Code {
+    fn as_str(self) -> &'static str {
+        Code::as_str(self)
     }
 }
 
@@ -230,6 +237,34 @@ impl CheckOutcome {
 
     pub fn armed(&self) -> usize {
         self.sum(|v| usize::from(v.armed))
+    }
+
+    /// The logs' workspace-relative paths, in order.
+    pub fn rels(&self) -> Vec<String> {
+        self.logs.iter().map(|l| l.rel.clone()).collect()
+    }
+
+    /// Every problem of every log as a gate violation (its unit and path the log's relative path),
+    /// a log that could not be read as FAT003.
+    pub fn violations(&self) -> Vec<Violation<Code>> {
+        let mut out = Vec::new();
+        for l in &self.logs {
+            let at = |code: Code, message: String, line: Option<usize>| {
+                Violation::new(code, Severity::Error, &l.rel, message).at(Some(l.rel.clone()), line)
+            };
+            match &l.verdict {
+                Ok(v) => out.extend(v.problems.iter().map(|p| {
+                    let mut v = at(p.code(), p.message(), p.line());
+                    if let Problem::Fatal(fl) = p {
+                        let x = &fl.fatal;
+                        v.detail = Some(serde_json::json!({"kind": x.kind, "detail": x.detail, "extras": x.extras, "tail": x.tail, "verify_kind": x.is_verify_kind()}));
+                    }
+                    v
+                })),
+                Err(e) => out.push(at(Code::Fat003, e.clone(), None)),
+            }
+        }
+        out
     }
 
     /// The headline: `N logs / W windows / F Fatal lines / armed A/N`.

@@ -55,6 +55,7 @@ pub mod session;
 pub mod synth;
 #[cfg(feature = "tui")]
 pub mod tui;
+pub mod violation;
 pub mod window;
 
 pub use analysis::{Aggregate, Ending, Period, PeriodSource, Totals};

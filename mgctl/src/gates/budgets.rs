@@ -2,9 +2,10 @@
 //! (issue 20). Evaluation lives in `stats_viewer::budget`, the git facts in `lints::pin`; this
 //! file maps the outcome to findings.
 
-use stats_viewer::budget::{self, Code, Pin, PinQuery, Workspace};
+use stats_viewer::budget::{self, Pin, PinQuery, Workspace};
+use stats_viewer::violation::{self, GateCode, Violation};
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity};
 
 pub use stats_viewer::budget::BudgetConfig;
 
@@ -16,26 +17,25 @@ pub fn mobilegl_profile() -> Vec<BudgetConfig> {
     Vec::new()
 }
 
-/// A library finding as a gate finding (shared with the counters gate).
-pub(crate) fn finding(
-    gate: &'static str,
-    code: &'static str,
-    error: bool,
-    message: String,
-    unit: &str,
-    path: Option<&str>,
-    line: Option<usize>,
-) -> Finding {
-    let f = if error {
-        Finding::error(gate, code, message)
-    } else {
-        Finding::note(gate, code, message)
+/// A stats gate's violation as a finding, field for field (shared by the budgets, counters and
+/// fatals gates).
+pub(crate) fn finding<C: GateCode>(gate: &'static str, v: Violation<C>) -> Finding {
+    let severity = match v.severity {
+        violation::Severity::Error => Severity::Error,
+        violation::Severity::Note => Severity::Note,
     };
-    let f = f.in_unit(unit);
-    match (path, line) {
-        (Some(p), Some(l)) => f.at(Location::at(p, u32::try_from(l).unwrap_or(u32::MAX), None)),
-        (Some(p), None) => f.at(Location::file(p)),
-        _ => f,
+    let location = v.path.map(|p| match v.line {
+        Some(l) => Location::at(p, u32::try_from(l).unwrap_or(u32::MAX), None),
+        None => Location::file(p),
+    });
+    Finding {
+        gate,
+        code: v.code.as_str(),
+        severity,
+        message: v.message,
+        location,
+        unit: Some(v.unit),
+        detail: v.detail,
     }
 }
 
@@ -71,43 +71,14 @@ impl Gate for BudgetsGate {
             lints::pin::Pin::NotChecked(why) => Pin::NotChecked(why),
         };
         let o = budget::run(&ws, &ctx.config.budget, &pin);
-        let findings: Vec<Finding> = o
-            .findings
-            .into_iter()
-            .map(|f| {
-                finding(
-                    GATE,
-                    f.code.as_str(),
-                    f.code.is_error(),
-                    f.message,
-                    &f.budget,
-                    f.path.as_deref(),
-                    f.line,
-                )
-            })
-            .collect();
-        let measured: usize = o.verdicts.iter().map(|v| v.measured.len()).sum();
-        let failed = findings
-            .iter()
-            .filter(|f| f.code == Code::Bud001.as_str())
-            .count();
-        let mut r = GateReport::from_findings(
-            GATE,
-            findings,
-            format!(
-                "{} budgets / {measured} measurements / {failed} exceeded",
-                ctx.config.budget.len()
-            ),
-        )
-        .figure("budgets", ctx.config.budget.len())
-        .figure("measurements", measured)
-        .figure("exceeded", failed);
-        r.units = ctx
-            .config
-            .budget
-            .iter()
-            .map(|b| b.name().to_string())
-            .collect();
+        let n = ctx.config.budget.len();
+        let (headline, measured, exceeded) = (o.headline(n), o.measurements(), o.exceeded());
+        let findings = o.findings.into_iter().map(|v| finding(GATE, v)).collect();
+        let mut r = GateReport::from_findings(GATE, findings, headline)
+            .figure("budgets", n)
+            .figure("measurements", measured)
+            .figure("exceeded", exceeded);
+        r.units = o.names;
         r.inputs = o.inputs;
         r
     }

@@ -1,7 +1,7 @@
 //! Gate `counters`: every `[[counters.expect]]` contract over its logs (issue 20). Evaluation
 //! lives in `stats_viewer::counters`; this file maps the outcome to findings.
 
-use stats_viewer::counters::{self, Code};
+use stats_viewer::counters;
 
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
@@ -38,38 +38,13 @@ impl Gate for CountersGate {
             return GateReport::skipped(GATE, "no [counters] section in mgctl.toml");
         };
         let o = counters::run(&ctx.root, cfg);
-        let findings: Vec<_> = o
-            .findings
-            .into_iter()
-            .map(|f| {
-                super::budgets::finding(
-                    GATE,
-                    f.code.as_str(),
-                    true,
-                    f.message,
-                    &f.contract,
-                    f.path.as_deref(),
-                    f.line,
-                )
-            })
-            .collect();
-        let broken = findings
-            .iter()
-            .filter(|f| f.code == Code::Cnt001.as_str())
-            .count();
-        let mut r = GateReport::from_findings(
-            GATE,
-            findings,
-            format!(
-                "{} contracts / {} logs / {} checks / {broken} broken",
-                o.contracts,
-                o.logs.len(),
-                o.checks
-            ),
-        )
-        .figure("contracts", o.contracts)
-        .figure("checks", o.checks)
-        .figure("broken", broken);
+        let (headline, broken) = (o.headline(), o.broken());
+        let findings = o.findings.into_iter();
+        let findings = findings.map(|v| super::budgets::finding(GATE, v)).collect();
+        let mut r = GateReport::from_findings(GATE, findings, headline)
+            .figure("contracts", o.contracts)
+            .figure("checks", o.checks)
+            .figure("broken", broken);
         r.units = cfg.expect.iter().map(|c| c.name.clone()).collect();
         r.inputs = o.logs;
         r

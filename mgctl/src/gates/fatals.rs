@@ -2,36 +2,15 @@
 //! `stats_viewer::g4` (the same verdict `mgctl stats fatals --verify` prints); this file only maps
 //! it to findings.
 
-use serde_json::json;
+use stats_viewer::g4;
 
-use stats_viewer::g4::{self, Code, Problem};
-
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 
 pub use stats_viewer::g4::{mobilegl_profile, FatalsConfig};
 
 const GATE: &str = "fatals";
 
 pub struct FatalsGate;
-
-fn finding(p: &Problem, rel: &str) -> Finding {
-    let f = Finding::error(GATE, p.code().as_str(), p.message()).in_unit(rel);
-    let f = match p.line() {
-        Some(l) => f.at(Location::at(
-            rel,
-            u32::try_from(l).unwrap_or(u32::MAX),
-            None,
-        )),
-        None => f.at(Location::file(rel)),
-    };
-    match p {
-        Problem::Fatal(fl) => {
-            let x = &fl.fatal;
-            f.with_detail(json!({"kind": x.kind, "detail": x.detail, "extras": x.extras, "tail": x.tail, "verify_kind": x.is_verify_kind()}))
-        }
-        _ => f,
-    }
-}
 
 impl Gate for FatalsGate {
     fn name(&self) -> &'static str {
@@ -59,25 +38,17 @@ impl Gate for FatalsGate {
                 return GateReport::could_not_run(GATE, e.code().as_str(), e.to_string(), None)
             }
         };
-        let mut findings = Vec::new();
-        for l in &run.logs {
-            match &l.verdict {
-                Ok(v) => findings.extend(v.problems.iter().map(|p| finding(p, &l.rel))),
-                Err(e) => findings.push(
-                    Finding::error(GATE, Code::Fat003.as_str(), e.clone())
-                        .at(Location::file(&l.rel))
-                        .in_unit(&l.rel),
-                ),
-            }
-        }
-        let units: Vec<String> = run.logs.iter().map(|l| l.rel.clone()).collect();
+        let violations = run.violations().into_iter();
+        let findings = violations
+            .map(|v| super::budgets::finding(GATE, v))
+            .collect();
         let mut r = GateReport::from_findings(GATE, findings, run.headline())
             .figure("logs", run.logs.len())
             .figure("windows", run.windows())
             .figure("fatal_lines", run.fatal_lines())
             .figure("armed", run.armed());
-        r.units = units.clone();
-        r.inputs = units;
+        r.units = run.rels();
+        r.inputs = run.rels();
         r
     }
 

@@ -22,6 +22,7 @@ use crate::counters::{steady_value, window_value, WindowSel};
 use crate::driverbench::{arm_name, BenchOutput};
 use crate::report::SteadyRange;
 use crate::session::Log;
+use crate::violation::{GateCode, Severity, Violation};
 
 pub use controls::run_controls;
 use inputs::InputFile;
@@ -284,15 +285,29 @@ pub struct PinQuery<'a> {
 
 pub type PinCheck<'a> = &'a dyn Fn(&PinQuery<'_>) -> Pin;
 
-/// One finding of a budget.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    pub code: Code,
-    pub budget: String,
-    pub message: String,
-    /// Where it points: a workspace-relative path (mgctl.toml or an input) and a 1-based line.
-    pub path: Option<String>,
-    pub line: Option<usize>,
+/// One finding of a budget (its unit is the budget's name; it points into mgctl.toml or an input).
+pub type Finding = Violation<Code>;
+
+impl GateCode for Code {
+    fn as_str(self) -> &'static str {
+        Code::as_str(self)
+    }
+}
+
+/// A finding of budget `budget`; notes (BUD007, BUD008) do not fail the gate.
+fn finding(
+    code: Code,
+    budget: &str,
+    message: String,
+    path: Option<String>,
+    line: Option<usize>,
+) -> Finding {
+    let severity = if code.is_error() {
+        Severity::Error
+    } else {
+        Severity::Note
+    };
+    Violation::new(code, severity, budget, message).at(path, line)
 }
 
 /// One measured value of a budget (per run directory, DriverBench directory or log session).
@@ -322,6 +337,32 @@ pub struct Outcome {
     pub findings: Vec<Finding>,
     pub verdicts: Vec<Verdict>,
     pub inputs: Vec<String>,
+    /// Every budget's name, in config order (the gate's units).
+    pub names: Vec<String>,
+}
+
+impl Outcome {
+    /// Values measured over every budget.
+    pub fn measurements(&self) -> usize {
+        self.verdicts.iter().map(|v| v.measured.len()).sum()
+    }
+
+    /// Budgets exceeded (BUD001 findings).
+    pub fn exceeded(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.code == Code::Bud001)
+            .count()
+    }
+
+    /// The gate's headline: `B budgets / M measurements / E exceeded`.
+    pub fn headline(&self, budgets: usize) -> String {
+        format!(
+            "{budgets} budgets / {} measurements / {} exceeded",
+            self.measurements(),
+            self.exceeded()
+        )
+    }
 }
 
 /// Where the budgets come from: the workspace root and the config file (None: built-in profile).
@@ -674,12 +715,9 @@ pub fn evaluate(
 ) -> (Verdict, Vec<Finding>) {
     let name = b.name().to_string();
     let mut findings = Vec::new();
-    let at_budget = |code: Code, message: String| Finding {
-        code,
-        budget: name.clone(),
-        message,
-        path: config.map(str::to_string),
-        line: config.map(|_| lines.0),
+    let at_budget = |code: Code, message: String| {
+        let line = config.map(|_| lines.0);
+        finding(code, &name, message, config.map(str::to_string), line)
     };
     let mut v = Verdict {
         name: name.clone(),
@@ -756,13 +794,13 @@ pub fn evaluate(
                     ok: !over && !under,
                 });
             }
-            Err((code, msg, path)) => findings.push(Finding {
+            Err((code, msg, path)) => findings.push(finding(
                 code,
-                budget: name.clone(),
-                message: format!("budget {name}: {msg}"),
-                line: None,
-                path: path.or_else(|| config.map(str::to_string)),
-            }),
+                &name,
+                format!("budget {name}: {msg}"),
+                path.or_else(|| config.map(str::to_string)),
+                None,
+            )),
         }
     }
     let rels: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
@@ -794,7 +832,10 @@ pub fn evaluate(
 
 /// The gate's entry point: every budget over the workspace.
 pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> Outcome {
-    let mut o = Outcome::default();
+    let mut o = Outcome {
+        names: budgets.iter().map(|b| b.name().to_string()).collect(),
+        ..Outcome::default()
+    };
     for b in budgets {
         let lines = budget_lines(ws.config_text, b.name.span().start);
         let files =
@@ -802,13 +843,10 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
             {
                 Ok(f) => f,
                 Err(m) => {
-                    o.findings.push(Finding {
-                        code: Code::Bud004,
-                        budget: b.name().to_string(),
-                        message: m,
-                        path: ws.config_rel.map(str::to_string),
-                        line: ws.config_rel.map(|_| lines.0),
-                    });
+                    let line = ws.config_rel.map(|_| lines.0);
+                    let path = ws.config_rel.map(str::to_string);
+                    o.findings
+                        .push(finding(Code::Bud004, b.name(), m, path, line));
                     continue;
                 }
             };

@@ -12,6 +12,7 @@ use crate::budget::inputs::{self, InputFile};
 use crate::budget::ControlResult;
 use crate::report::SteadyRange;
 use crate::session::{Log, Session};
+use crate::violation::{GateCode, Severity, Violation};
 use crate::window::{FieldKind, Value, Window};
 
 /// Finding codes of the `counters` gate (docs/codes.md).
@@ -283,15 +284,17 @@ pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, String> {
     })
 }
 
-/// One finding of a contract.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    pub code: Code,
-    pub contract: String,
-    pub message: String,
-    /// Workspace-relative log path and 1-based line, when the finding points into a log.
-    pub path: Option<String>,
-    pub line: Option<usize>,
+/// One finding of a contract (an error; its unit is the contract's name; it points into a log).
+pub type Finding = Violation<Code>;
+
+impl GateCode for Code {
+    fn as_str(self) -> &'static str {
+        Code::as_str(self)
+    }
+}
+
+fn finding(code: Code, contract: &str, message: String) -> Finding {
+    Violation::new(code, Severity::Error, contract, message)
 }
 
 /// What one run of every contract found.
@@ -302,6 +305,27 @@ pub struct Outcome {
     /// Expect lines evaluated (per log, session and window).
     pub checks: usize,
     pub logs: Vec<String>,
+}
+
+impl Outcome {
+    /// Contracts broken (CNT001 findings).
+    pub fn broken(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.code == Code::Cnt001)
+            .count()
+    }
+
+    /// The gate's headline: `C contracts / L logs / K checks / B broken`.
+    pub fn headline(&self) -> String {
+        format!(
+            "{} contracts / {} logs / {} checks / {} broken",
+            self.contracts,
+            self.logs.len(),
+            self.checks,
+            self.broken()
+        )
+    }
 }
 
 fn fmt_num(v: f64) -> String {
@@ -369,12 +393,8 @@ fn targets<'a>(
 pub fn evaluate(c: &Contract, logs: &[(String, Log)]) -> (Vec<Finding>, usize) {
     let mut out = Vec::new();
     let mut checks = 0;
-    let finding = |code: Code, message: String, path: Option<&str>, line: Option<usize>| Finding {
-        code,
-        contract: c.name.clone(),
-        message,
-        path: path.map(str::to_string),
-        line,
+    let finding = |code: Code, message: String, path: Option<&str>, line: Option<usize>| {
+        finding(code, &c.name, message).at(path.map(str::to_string), line)
     };
     let why = if c.why.is_empty() {
         String::new()
@@ -519,13 +539,7 @@ pub fn run(root: &Path, cfg: &CountersConfig) -> Outcome {
         {
             Ok(f) => f,
             Err(m) => {
-                o.findings.push(Finding {
-                    code: Code::Cnt004,
-                    contract: c.name.clone(),
-                    message: m,
-                    path: None,
-                    line: None,
-                });
+                o.findings.push(finding(Code::Cnt004, &c.name, m));
                 continue;
             }
         };
@@ -549,13 +563,14 @@ fn evaluate_files(
         seen.push(f.rel.clone());
         match Log::parse(Path::new(&f.rel), &f.bytes) {
             Ok(l) => logs.push((f.rel.clone(), l)),
-            Err(e) => bad.push(Finding {
-                code: Code::Cnt004,
-                contract: c.name.clone(),
-                message: format!("contract {}: unreadable log: {e}", c.name),
-                path: Some(f.rel.clone()),
-                line: None,
-            }),
+            Err(e) => bad.push(
+                finding(
+                    Code::Cnt004,
+                    &c.name,
+                    format!("contract {}: unreadable log: {e}", c.name),
+                )
+                .at(Some(f.rel.clone()), None),
+            ),
         }
     }
     if logs.is_empty() && !bad.is_empty() {
