@@ -1,11 +1,13 @@
 //! Renderers for `bench frames` (benchmark.json) and `bench driver` (DriverBench) results.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value as Json};
 
 use crate::benchmark::{best_of, run_number, BenchmarkFile, SeriesStats};
-use crate::driverbench::{BenchOutput, CaseStats};
+use crate::driverbench::{arm_name, BenchOutput, CaseStats};
+use crate::error::Error;
 
 /// Which frame-time series a report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -557,4 +559,173 @@ pub fn frames_markdown(groups: &[RunGroup], out: &mut dyn Write) -> io::Result<(
         )?;
     }
     Ok(())
+}
+
+impl RunGroup {
+    /// The benchmark files of one input: a directory's `benchmark-run<i>.json` in run order (else
+    /// its `benchmark.json`), or the file itself (`-` included).
+    pub fn files(input: &Path) -> Result<Vec<PathBuf>, Error> {
+        if input.as_os_str() == "-" || !input.is_dir() {
+            return Ok(vec![input.to_path_buf()]);
+        }
+        let listed = std::fs::read_dir(input).map_err(|e| Error::Empty {
+            path: input.to_path_buf(),
+            reason: format!("cannot list: {e}"),
+        })?;
+        let mut runs: Vec<(u32, PathBuf)> = listed
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter_map(|p| run_number(&p).map(|n| (n, p)))
+            .collect();
+        runs.sort();
+        if !runs.is_empty() {
+            return Ok(runs.into_iter().map(|(_, p)| p).collect());
+        }
+        let single = input.join("benchmark.json");
+        if single.is_file() {
+            return Ok(vec![single]);
+        }
+        Err(Error::Empty {
+            path: input.to_path_buf(),
+            reason: "no benchmark-run<i>.json or benchmark.json in this directory".into(),
+        })
+    }
+
+    /// The repeat group of `inputs` (files or result directories). `read` gives a file's bytes
+    /// (the caller reads: `-` is stdin); `name` how a path is named in reports.
+    pub fn load<E: From<Error>>(
+        label: String,
+        inputs: &[PathBuf],
+        tail: Option<usize>,
+        read: &dyn Fn(&Path) -> Result<Vec<u8>, E>,
+        name: &dyn Fn(&Path) -> &Path,
+    ) -> Result<RunGroup, E> {
+        let mut runs = Vec::new();
+        for i in inputs {
+            for p in RunGroup::files(i)? {
+                let f = BenchmarkFile::parse(name(&p), &read(&p)?)?;
+                if f.wall.is_empty() {
+                    return Err(Error::Empty {
+                        path: p,
+                        reason: "frameTimesMs is empty: no frame was timed, nothing to summarise"
+                            .into(),
+                    }
+                    .into());
+                }
+                runs.push(f);
+            }
+        }
+        Ok(RunGroup { label, runs, tail })
+    }
+}
+
+/// `bench frames --format json`. Fields in alphabetical order, the order the output has always
+/// had (serde_json objects sort their keys).
+#[derive(Debug, serde::Serialize)]
+pub struct FramesJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Json>,
+    pub groups: Vec<Json>,
+    pub method: &'static str,
+    pub schema: u32,
+}
+
+/// One group, or two compared (A then B).
+pub fn frames_json(groups: &[RunGroup]) -> FramesJson {
+    FramesJson {
+        compare: match groups {
+            [a, b] => Some(compare_json(a, b)),
+            _ => None,
+        },
+        groups: groups.iter().map(group_json).collect(),
+        method: METHOD,
+        schema: 1,
+    }
+}
+
+/// `bench frames` as text: each group, then (two groups) their comparison.
+pub fn frames_texts(groups: &[RunGroup], series: &[Series], out: &mut dyn Write) -> io::Result<()> {
+    for (i, g) in groups.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        frames_text(g, series, out)?;
+    }
+    if let [a, b] = groups {
+        writeln!(out)?;
+        compare_text(a, b, series, out)?;
+    }
+    Ok(())
+}
+
+/// The tail of one series of a group's best run, with the percentiles the text prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TailSeries {
+    pub name: &'static str,
+    pub values: Vec<f64>,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+}
+
+/// The best run of a group (for the HTML page): which one, and its tail per series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestTail {
+    pub label: String,
+    pub chosen: String,
+    pub series: Vec<TailSeries>,
+}
+
+/// The best run of each group that has one.
+pub fn best_tails(groups: &[RunGroup], series: &[Series]) -> Vec<BestTail> {
+    groups
+        .iter()
+        .filter_map(|g| {
+            let best = g.best()?;
+            let series = series
+                .iter()
+                .filter_map(|s| {
+                    let (tail, _, st) = g.stats(best, *s)?;
+                    let v = s.values(&g.runs[best]);
+                    Some(TailSeries {
+                        name: s.name(),
+                        values: v[v.len() - tail..].to_vec(),
+                        p50: st.median,
+                        p95: st.p95,
+                        p99: st.p99,
+                    })
+                })
+                .collect();
+            Some(BestTail {
+                label: g.label.clone(),
+                chosen: format!("best of {} ({})", g.runs.len(), g.runs[best].path.display()),
+                series,
+            })
+        })
+        .collect()
+}
+
+impl Arm {
+    /// How `bench driver` names an input: `NAME=PATH` (unless a file is named so), `-` (stdin),
+    /// else after the file (`driverbench-A-espryt-pull.csv` -> `espryt-pull`).
+    pub fn spec(spec: &str) -> (String, PathBuf) {
+        match spec.split_once('=') {
+            Some((n, p)) if !n.is_empty() && !Path::new(spec).exists() => {
+                (n.to_string(), PathBuf::from(p))
+            }
+            _ if spec == "-" => ("stdin".to_string(), PathBuf::from(spec)),
+            _ => (arm_name(Path::new(spec)), PathBuf::from(spec)),
+        }
+    }
+
+    /// One arm from its output's bytes; a header without rows is an error naming `path`.
+    pub fn parse(name: String, path: &Path, shown: &Path, bytes: &[u8]) -> Result<Arm, Error> {
+        let output = BenchOutput::parse(shown, bytes)?;
+        if output.rows.is_empty() {
+            return Err(Error::Empty {
+                path: path.to_path_buf(),
+                reason: "DriverBench header found but no rows (did every case fail?)".into(),
+            });
+        }
+        Ok(Arm { name, output })
+    }
 }

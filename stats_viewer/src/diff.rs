@@ -201,6 +201,25 @@ impl Diff<'_> {
             .collect()
     }
 
+    /// The stderr line when the arms did not replay the same frames (None when they did), and
+    /// whether that fails the command (it does not with `--allow-mismatch`).
+    pub fn validity_problem(&self, allow_mismatch: bool) -> Option<(String, bool)> {
+        if self.validity.valid() {
+            return None;
+        }
+        Some(if allow_mismatch {
+            ("warning: the arms did not replay the same frames (draws differ); compared anyway (--allow-mismatch)".to_string(), false)
+        } else {
+            (format!(
+                "{} and {} are not an A/B of the same trace: draws differ in {} of {} aligned window(s) (pass --allow-mismatch to compare anyway)",
+                self.a.path.display(),
+                self.b.path.display(),
+                self.validity.mismatched.len(),
+                self.validity.aligned
+            ), true)
+        })
+    }
+
     pub fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         for (arm, log, s, w) in [
             ("A", self.a, self.sa, self.wa),

@@ -934,3 +934,203 @@ pub fn fatals_report_json(logs: &[Log], verdicts: &[crate::g4::Verdict], verify:
         "logs": per_log,
     })
 }
+
+/// Why `stats summary` exits 1 for these logs, one line each in log order: a log without a
+/// window line, a printed `draws/f` or `acc/draw` that does not re-derive with the producer's
+/// rounding.
+pub fn log_problems(logs: &[Log]) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in logs {
+        if l.window_count() == 0 {
+            out.push(format!(
+                "no `MGPipe stats:` window found in {}",
+                l.path.display()
+            ));
+        }
+        for s in &l.sessions {
+            for (line, m) in s.mismatches() {
+                out.push(format!(
+                    "{}:{line}: {} printed {} but re-derives to {} (producer rounding)",
+                    l.path.display(),
+                    m.field,
+                    m.printed,
+                    m.derived
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A teardown JSON dump checked against the reported session of its log (`stats summary --dump`).
+#[derive(Debug, Clone)]
+pub struct DumpCheck {
+    pub dump: crate::dump::Dump,
+    pub checks: Vec<crate::dump::Check>,
+}
+
+impl DumpCheck {
+    pub fn new(dump: crate::dump::Dump, log: &Log) -> DumpCheck {
+        let checks = match log.reported_session() {
+            Some(s) => crate::dump::cross_check(&dump, s),
+            None => Vec::new(),
+        };
+        DumpCheck { dump, checks }
+    }
+
+    /// Why the pair fails (`shown` names the dump as it was given), None when every value agrees.
+    pub fn problem(&self, shown: &str, log: &Log) -> Option<String> {
+        let bad = self.checks.iter().filter(|c| !c.ok).count();
+        (bad > 0).then(|| {
+            format!(
+                "{shown} does not match the windows of {} ({bad} value(s) disagree): not the same session?",
+                log.path.display()
+            )
+        })
+    }
+}
+
+/// `stats summary --format json`. Fields in alphabetical order, the order the output has always
+/// had (serde_json objects sort their keys).
+#[derive(Debug, serde::Serialize)]
+pub struct SummaryJson {
+    pub dump: Option<Json>,
+    pub logs: Vec<Json>,
+    pub schema: u32,
+    pub steady: SteadyJson,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct SteadyJson {
+    pub from: usize,
+    pub to: Option<usize>,
+}
+
+pub fn summary_json(logs: &[Log], steady: SteadyRange, dump: Option<&DumpCheck>) -> SummaryJson {
+    SummaryJson {
+        dump: dump.map(|d| dump_json(&d.dump, &d.checks)),
+        logs: logs.iter().map(|l| log_json(l, steady)).collect(),
+        schema: 1,
+        steady: SteadyJson {
+            from: steady.from,
+            to: steady.to,
+        },
+    }
+}
+
+/// `stats summary` as text: every log (a blank line between), then the dump cross-check.
+pub fn summaries_text(
+    logs: &[Log],
+    steady: SteadyRange,
+    dump: Option<&DumpCheck>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for (i, l) in logs.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        summary_text(l, steady, out)?;
+    }
+    match dump {
+        Some(d) => dump_text(&d.dump, &d.checks, out),
+        None => Ok(()),
+    }
+}
+
+/// How the HTML counter charts are drawn, printed under them.
+pub const COUNTERS_METHOD: &str = "x: complete windows of the log in order (all sessions), 1-based; \
+values as the producer printed them (draws/f, acc/draw, bytes/f) and gate hit rate = hits / (hits + misses); \
+the shaded span is the steady state of the reported session (--steady); dashed lines mark session changes \
+and Fatal lines (placed after the last complete window before them)";
+
+/// The per-window series of one log, for the HTML counter charts: every complete window in log
+/// order, numbered from 1 across sessions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CounterSeries {
+    pub label: String,
+    /// (counter name, points (window number, value)), in first-seen order.
+    pub metrics: Vec<(String, Vec<(f64, f64)>)>,
+    /// Session changes, between the windows they separate.
+    pub sessions: Vec<(f64, String)>,
+    /// Fatal lines, after the last complete window before them.
+    pub fatals: Vec<(f64, String)>,
+    /// The reported session's steady state, in window numbers.
+    pub steady: Option<(f64, f64)>,
+    pub windows: usize,
+}
+
+pub fn counter_series(log: &Log, steady: SteadyRange) -> CounterSeries {
+    let mut metrics: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut push = |name: String, x: f64, y: f64| match metrics.iter_mut().find(|(n, _)| *n == name)
+    {
+        Some((_, pts)) => pts.push((x, y)),
+        None => metrics.push((name, vec![(x, y)])),
+    };
+    let mut sessions = Vec::new();
+    let mut steady_span = None;
+    let mut lines = Vec::new();
+    let mut x = 0usize;
+    let reported = log.reported_session().map(|s| s.index);
+    for s in &log.sessions {
+        let complete = s.complete_windows();
+        if x > 0 && !complete.is_empty() {
+            sessions.push((
+                x as f64 + 0.5,
+                format!(
+                    "session {} (pid {})",
+                    s.index,
+                    s.pid.map_or("?".into(), |p| p.to_string())
+                ),
+            ));
+        }
+        if Some(s.index) == reported && !complete.is_empty() {
+            let to = steady.to.unwrap_or(complete.len()).min(complete.len());
+            if steady.from >= 1 && steady.from <= to {
+                steady_span = Some(((x + steady.from) as f64, (x + to) as f64));
+            }
+        }
+        for w in complete {
+            x += 1;
+            lines.push(w.line);
+            let xf = x as f64;
+            if let Some(v) = w.item.draws_per_frame {
+                push("draws/f".into(), xf, v.to_f64());
+            }
+            if let Some(v) = w.item.acc_per_draw {
+                push("acc/draw".into(), xf, v.to_f64());
+            }
+            for f in &w.item.fields {
+                match (f.group.as_deref(), &f.value) {
+                    (Some("gates"), Value::HitMiss { hit, miss }) if hit + miss > 0 => push(
+                        format!("gate {} hit rate (%)", f.key),
+                        xf,
+                        *hit as f64 * 100.0 / (hit + miss) as f64,
+                    ),
+                    (Some("bytes/f"), Value::Fixed(v)) => {
+                        push(format!("bytes/f {}", f.key), xf, v.to_f64())
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let fatals = log
+        .fatals
+        .iter()
+        .map(|f| {
+            let before = lines.iter().filter(|l| **l < f.line).count();
+            (
+                before as f64 + 0.5,
+                format!("Fatal{{{}}} line {}", f.fatal.kind, f.line),
+            )
+        })
+        .collect();
+    CounterSeries {
+        label: log.path.display().to_string(),
+        metrics,
+        sessions,
+        fatals,
+        steady: steady_span,
+        windows: x,
+    }
+}

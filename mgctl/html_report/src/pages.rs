@@ -8,22 +8,10 @@ use check_report::{CheckRun, Severity, Verdict};
 use symbols::report::{self, ReportInput};
 use symbols::top;
 
-/// One frame-time series of one arm (the tail the report uses), with its nearest-rank figures.
-pub struct FrameSeries {
-    /// `cpu`, `wall` or `gpu`.
-    pub name: &'static str,
-    pub values: Vec<f64>,
-    pub p50: f64,
-    pub p95: f64,
-    pub p99: f64,
-}
-
-/// One arm of `bench frames`: its label, which run was chosen (best of N) and its series.
-pub struct FrameArm {
-    pub label: String,
-    pub chosen: String,
-    pub series: Vec<FrameSeries>,
-}
+/// One arm of `bench frames` (its best run's tail per series, with its nearest-rank figures) and
+/// one log of `stats summary` / `stats diff` (per-window counter series): stats_viewer's models.
+pub use stats_viewer::bench_report::{BestTail as FrameArm, TailSeries as FrameSeries};
+pub use stats_viewer::report::CounterSeries as CounterArm;
 
 fn axes(title: String, x: &str, y: &str) -> Axes {
     Axes {
@@ -160,19 +148,6 @@ fn legend_lines<'a>(body: &mut String, labels: impl Iterator<Item = &'a str>) {
         let _ = write!(body, "<b>{short}</b> = <code>{}</code><br/>", esc(l));
     }
     body.push_str("</p>");
-}
-
-/// One log of `stats summary` / `stats diff`: per-window counter series in window order.
-pub struct CounterArm {
-    pub label: String,
-    /// (counter name, points (window number, value)).
-    pub metrics: Vec<(String, Vec<(f64, f64)>)>,
-    /// Session starts and Fatal lines, at window positions.
-    pub sessions: Vec<(f64, String)>,
-    pub fatals: Vec<(f64, String)>,
-    /// The steady-state span, in window numbers.
-    pub steady: Option<(f64, f64)>,
-    pub windows: usize,
 }
 
 /// `stats summary` (one log) or `stats diff A B`: one chart per counter, A and B overlaid.

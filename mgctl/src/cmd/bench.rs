@@ -3,18 +3,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
 
 use stats_viewer::bench_report::{self, Arm, RunGroup, Series};
-use stats_viewer::benchmark::{run_number, BenchmarkFile};
-use stats_viewer::driverbench::{arm_name, BenchOutput};
 
 use super::Outcome;
 use crate::cli::{ReportFormat, FORMAT_HELP};
 use crate::settings::Settings;
-use html_report::{self as html, FrameArm, FrameSeries};
+use html_report as html;
 
 #[derive(Debug, Args)]
 #[command(
@@ -117,53 +113,12 @@ pub fn run(args: &BenchArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
     }
 }
 
-fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
-    super::read_input(path)
-}
-
-/// The benchmark files of one input: a directory's `benchmark-run<i>.json` in run order (else its
-/// `benchmark.json`), or the file itself.
-fn bench_files(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if input.as_os_str() == "-" || !input.is_dir() {
-        return Ok(vec![input.to_path_buf()]);
-    }
-    let mut runs: Vec<(u32, PathBuf)> = std::fs::read_dir(input)
-        .with_context(|| format!("{}: cannot list", input.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter_map(|p| run_number(&p).map(|n| (n, p)))
-        .collect();
-    runs.sort();
-    if !runs.is_empty() {
-        return Ok(runs.into_iter().map(|(_, p)| p).collect());
-    }
-    let single = input.join("benchmark.json");
-    if single.is_file() {
-        return Ok(vec![single]);
-    }
-    anyhow::bail!(
-        "{}: no benchmark-run<i>.json or benchmark.json in this directory",
-        input.display()
-    )
-}
-
 fn group(label: String, inputs: &[PathBuf], tail: Option<usize>) -> anyhow::Result<RunGroup> {
-    let mut runs = Vec::new();
-    for i in inputs {
-        for p in bench_files(i)? {
-            let f = BenchmarkFile::parse(super::input_name(&p), &read(&p)?)?;
-            if f.wall.is_empty() {
-                anyhow::bail!(
-                    "{}: frameTimesMs is empty: no frame was timed, nothing to summarise",
-                    p.display()
-                );
-            }
-            runs.push(f);
-        }
-    }
+    let g = RunGroup::load(label, inputs, tail, &super::read_input, &super::input_name)?;
     if tail == Some(0) {
         anyhow::bail!("--tail must be positive");
     }
-    Ok(RunGroup { label, runs, tail })
+    Ok(g)
 }
 
 fn series(s: SeriesArg) -> Vec<Series> {
@@ -176,123 +131,47 @@ fn series(s: SeriesArg) -> Vec<Series> {
 
 fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let ser = series(a.series);
-    let format = a.format.or_switches(a.json, a.markdown);
     super::one_stdin(
         a.inputs
             .iter()
             .chain(a.compare.iter().flatten())
             .map(PathBuf::as_path),
     )?;
-    if let Some(pair) = &a.compare {
-        let (pa, pb) = (&pair[0], &pair[1]);
-        let ga = group(
-            super::input_name(pa).display().to_string(),
-            std::slice::from_ref(pa),
-            a.tail,
-        )?;
-        let gb = group(
-            super::input_name(pb).display().to_string(),
-            std::slice::from_ref(pb),
-            a.tail,
-        )?;
-        write_frames_html(a, &[&ga, &gb], &ser)?;
-        if format == ReportFormat::Json {
-            let v = json!({
-                "schema": 1, "method": bench_report::METHOD,
-                "groups": [bench_report::group_json(&ga), bench_report::group_json(&gb)],
-                "compare": bench_report::compare_json(&ga, &gb),
-            });
-            serde_json::to_writer_pretty(&mut *out, &v)?;
-            writeln!(out)?;
-        } else if format == ReportFormat::Markdown {
-            bench_report::frames_markdown(&[ga, gb], out)?;
-        } else {
-            bench_report::frames_text(&ga, &ser, out)?;
-            writeln!(out)?;
-            bench_report::frames_text(&gb, &ser, out)?;
-            writeln!(out)?;
-            bench_report::compare_text(&ga, &gb, &ser, out)?;
+    let name = |p: &Path| super::input_name(p).display().to_string();
+    let groups = match &a.compare {
+        Some(pair) => vec![
+            group(name(&pair[0]), std::slice::from_ref(&pair[0]), a.tail)?,
+            group(name(&pair[1]), std::slice::from_ref(&pair[1]), a.tail)?,
+        ],
+        None => {
+            let label = a.inputs.iter().map(|p| name(p)).collect::<Vec<_>>();
+            vec![group(label.join(" "), &a.inputs, a.tail)?]
         }
-        return Ok(Outcome::Pass);
+    };
+    if let Some(path) = &a.html {
+        let arms = bench_report::best_tails(&groups, &ser);
+        let page = html::frames_page(&arms, bench_report::METHOD, crate::report::VERSION);
+        crate::output::write_file(path, page.as_bytes())?;
     }
-    let label = a
-        .inputs
-        .iter()
-        .map(|p| super::input_name(p).display().to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let g = group(label, &a.inputs, a.tail)?;
-    write_frames_html(a, &[&g], &ser)?;
-    if format == ReportFormat::Json {
-        let v = json!({"schema": 1, "method": bench_report::METHOD, "groups": [bench_report::group_json(&g)]});
-        serde_json::to_writer_pretty(&mut *out, &v)?;
-        writeln!(out)?;
-    } else if format == ReportFormat::Markdown {
-        bench_report::frames_markdown(&[g], out)?;
-    } else {
-        bench_report::frames_text(&g, &ser, out)?;
+    match a.format.or_switches(a.json, a.markdown) {
+        ReportFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &bench_report::frames_json(&groups))?;
+            writeln!(out)?;
+        }
+        ReportFormat::Markdown => bench_report::frames_markdown(&groups, out)?,
+        ReportFormat::Human => bench_report::frames_texts(&groups, &ser, out)?,
     }
     Ok(Outcome::Pass)
 }
 
-/// `--html`: the best run of each group, its tail per series and the figures the text prints.
-fn write_frames_html(a: &FramesArgs, groups: &[&RunGroup], ser: &[Series]) -> anyhow::Result<()> {
-    let Some(path) = &a.html else {
-        return Ok(());
-    };
-    let arms: Vec<FrameArm> = groups
-        .iter()
-        .filter_map(|g| {
-            let best = g.best()?;
-            let series = ser
-                .iter()
-                .filter_map(|s| {
-                    let (tail, _, st) = g.stats(best, *s)?;
-                    let v = s.values(&g.runs[best]);
-                    Some(FrameSeries {
-                        name: s.name(),
-                        values: v[v.len() - tail..].to_vec(),
-                        p50: st.median,
-                        p95: st.p95,
-                        p99: st.p99,
-                    })
-                })
-                .collect();
-            Some(FrameArm {
-                label: g.label.clone(),
-                chosen: format!("best of {} ({})", g.runs.len(), g.runs[best].path.display()),
-                series,
-            })
-        })
-        .collect();
-    let page = html::frames_page(&arms, bench_report::METHOD, crate::report::VERSION);
-    crate::output::write_file(path, page.as_bytes())
-}
-
 fn driver(a: &DriverArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let format = a.format.or_switches(a.json, a.markdown);
-    let mut arms = Vec::new();
-    let specs: Vec<(String, PathBuf)> = a
-        .outputs
-        .iter()
-        .map(|spec| match spec.split_once('=') {
-            Some((n, p)) if !n.is_empty() && !Path::new(spec).exists() => {
-                (n.to_string(), PathBuf::from(p))
-            }
-            _ if spec == "-" => ("stdin".to_string(), PathBuf::from(spec)),
-            _ => (arm_name(Path::new(spec)), PathBuf::from(spec)),
-        })
-        .collect();
+    let specs: Vec<(String, PathBuf)> = a.outputs.iter().map(|s| Arm::spec(s)).collect();
     super::one_stdin(specs.iter().map(|(_, p)| p.as_path()))?;
+    let mut arms = Vec::new();
     for (name, path) in specs {
-        let output = BenchOutput::parse(super::input_name(&path), &read(&path)?)?;
-        if output.rows.is_empty() {
-            anyhow::bail!(
-                "{}: DriverBench header found but no rows (did every case fail?)",
-                path.display()
-            );
-        }
-        arms.push(Arm { name, output });
+        let bytes = super::read_input(&path)?;
+        arms.push(Arm::parse(name, &path, super::input_name(&path), &bytes)?);
     }
     if format == ReportFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &bench_report::driver_json(&arms))?;

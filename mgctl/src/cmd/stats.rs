@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use serde_json::json;
 
 use stats_viewer::report::{self, SteadyRange};
 use stats_viewer::{diff, g4, Log};
@@ -14,7 +13,7 @@ use stats_viewer::{diff, g4, Log};
 use super::Outcome;
 use crate::cli::{DataFormat, ReportFormat, FORMAT_HELP};
 use crate::settings::Settings;
-use html_report::{self as html, CounterArm};
+use html_report as html;
 
 #[derive(Debug, Args)]
 #[command(
@@ -143,14 +142,13 @@ pub fn run(args: &StatsArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
     }
 }
 
-/// Reads and parses one log, streaming (memory holds the windows, not the file); `-` is stdin.
-pub fn read_log(path: &Path) -> anyhow::Result<Log> {
-    Ok(Log::open(path)?)
-}
-
 fn read_logs(paths: &[PathBuf]) -> anyhow::Result<Vec<Log>> {
     super::one_stdin(paths.iter().map(PathBuf::as_path))?;
-    paths.iter().map(|p| read_log(p)).collect()
+    // Streamed (memory holds the windows, not the file); `-` is stdin.
+    Ok(paths
+        .iter()
+        .map(|p| Log::open(p))
+        .collect::<Result<_, _>>()?)
 }
 
 fn steady_range(s: &str) -> anyhow::Result<SteadyRange> {
@@ -162,27 +160,9 @@ fn steady_range(s: &str) -> anyhow::Result<SteadyRange> {
 fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let steady = steady_range(&a.steady)?;
     let logs = read_logs(&a.logs)?;
-    let mut pass = true;
-    for l in &logs {
-        if l.window_count() == 0 {
-            eprintln!(
-                "mgctl: no `MGPipe stats:` window found in {}",
-                l.path.display()
-            );
-            pass = false;
-        }
-        for s in &l.sessions {
-            for (line, m) in s.mismatches() {
-                eprintln!(
-                    "mgctl: {}:{line}: {} printed {} but re-derives to {} (producer rounding)",
-                    l.path.display(),
-                    m.field,
-                    m.printed,
-                    m.derived
-                );
-                pass = false;
-            }
-        }
+    let mut problems = report::log_problems(&logs);
+    for p in &problems {
+        eprintln!("mgctl: {p}");
     }
     let dump = match &a.dump {
         None => None,
@@ -196,63 +176,32 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             super::one_stdin(a.logs.iter().chain([p]).map(PathBuf::as_path))?;
             let bytes = super::read_input(p)?;
             let d = stats_viewer::dump::Dump::parse(super::input_name(p), &bytes)?;
-            let checks = match logs[0].reported_session() {
-                Some(s) => stats_viewer::dump::cross_check(&d, s),
-                None => Vec::new(),
-            };
-            if checks.iter().any(|c| !c.ok) {
-                eprintln!(
-                    "mgctl: {} does not match the windows of {} ({} value(s) disagree): not the same session?",
-                    p.display(),
-                    logs[0].path.display(),
-                    checks.iter().filter(|c| !c.ok).count()
-                );
-                pass = false;
+            let d = report::DumpCheck::new(d, &logs[0]);
+            if let Some(m) = d.problem(&p.display().to_string(), &logs[0]) {
+                eprintln!("mgctl: {m}");
+                problems.push(m);
             }
-            Some((d, checks))
+            Some(d)
         }
     };
-    if let Some(path) = &a.html {
-        let arms: Vec<CounterArm> = logs.iter().map(|l| counter_arm(l, steady)).collect();
-        let page = html::counters_page(
-            "mgctl stats summary",
-            &arms,
-            STEADY_METHOD,
-            crate::report::VERSION,
-        );
-        crate::output::write_file(path, page.as_bytes())?;
-    }
-    let format = a.format.or_switches(a.json, a.markdown);
-    if format == ReportFormat::Json {
-        let v = json!({
-            "schema": 1,
-            "steady": {"from": steady.from, "to": steady.to},
-            "logs": logs.iter().map(|l| report::log_json(l, steady)).collect::<Vec<_>>(),
-            "dump": dump.as_ref().map(|(d, c)| report::dump_json(d, c)),
-        });
-        serde_json::to_writer_pretty(&mut *out, &v)?;
-        writeln!(out)?;
-    } else if format == ReportFormat::Markdown {
-        report::summary_markdown(&logs, out)?;
-    } else {
-        for (i, l) in logs.iter().enumerate() {
-            if i > 0 {
-                writeln!(out)?;
-            }
-            report::summary_text(l, steady, out)?;
+    let all: Vec<&Log> = logs.iter().collect();
+    write_html(a.html.as_deref(), "mgctl stats summary", &all, steady)?;
+    match a.format.or_switches(a.json, a.markdown) {
+        ReportFormat::Json => {
+            let v = report::summary_json(&logs, steady, dump.as_ref());
+            serde_json::to_writer_pretty(&mut *out, &v)?;
+            writeln!(out)?;
         }
-        if let Some((d, c)) = &dump {
-            report::dump_text(d, c, out)?;
-        }
+        ReportFormat::Markdown => report::summary_markdown(&logs, out)?,
+        ReportFormat::Human => report::summaries_text(&logs, steady, dump.as_ref(), out)?,
     }
-    Ok(Outcome::from_pass(pass))
+    Ok(Outcome::from_pass(problems.is_empty()))
 }
 
 fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let steady = steady_range(&a.steady)?;
     super::one_stdin([a.a.as_path(), a.b.as_path()])?;
-    let la = read_log(&a.a)?;
-    let lb = read_log(&a.b)?;
+    let (la, lb) = (Log::open(&a.a)?, Log::open(&a.b)?);
     let d = match diff::diff(&la, &lb, steady) {
         Ok(d) => d,
         Err(e) => {
@@ -260,37 +209,20 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Fail);
         }
     };
-    if let Some(path) = &a.html {
-        let arms = [counter_arm(&la, steady), counter_arm(&lb, steady)];
-        let page = html::counters_page(
-            "mgctl stats diff",
-            &arms,
-            STEADY_METHOD,
-            crate::report::VERSION,
-        );
-        crate::output::write_file(path, page.as_bytes())?;
-    }
+    write_html(a.html.as_deref(), "mgctl stats diff", &[&la, &lb], steady)?;
     if a.format.or_json(a.json) == DataFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &d.json())?;
         writeln!(out)?;
     } else {
         d.text(out)?;
     }
-    if !d.validity.valid() {
-        if a.allow_mismatch {
-            eprintln!("mgctl: warning: the arms did not replay the same frames (draws differ); compared anyway (--allow-mismatch)");
-        } else {
-            eprintln!(
-                "mgctl: {} and {} are not an A/B of the same trace: draws differ in {} of {} aligned window(s) (pass --allow-mismatch to compare anyway)",
-                la.path.display(),
-                lb.path.display(),
-                d.validity.mismatched.len(),
-                d.validity.aligned
-            );
-            return Ok(Outcome::Fail);
+    match d.validity_problem(a.allow_mismatch) {
+        Some((m, fails)) => {
+            eprintln!("mgctl: {m}");
+            Ok(Outcome::from_pass(!fails))
         }
+        None => Ok(Outcome::Pass),
     }
-    Ok(Outcome::Pass)
 }
 
 fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -306,85 +238,25 @@ fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     Ok(Outcome::from_pass(verdicts.iter().all(g4::Verdict::pass)))
 }
 
-const STEADY_METHOD: &str = "x: complete windows of the log in order (all sessions), 1-based; \
-values as the producer printed them (draws/f, acc/draw, bytes/f) and gate hit rate = hits / (hits + misses); \
-the shaded span is the steady state of the reported session (--steady); dashed lines mark session changes \
-and Fatal lines (placed after the last complete window before them)";
-
-/// The per-window series of one log, for the HTML page: every complete window in log order.
-fn counter_arm(log: &Log, steady: SteadyRange) -> CounterArm {
-    use stats_viewer::window::Value;
-    let mut metrics: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    let mut push = |name: String, x: f64, y: f64| match metrics.iter_mut().find(|(n, _)| *n == name)
-    {
-        Some((_, pts)) => pts.push((x, y)),
-        None => metrics.push((name, vec![(x, y)])),
+/// `--html`: the counter charts of the logs (`stats_viewer::report::counter_series`).
+fn write_html(
+    path: Option<&Path>,
+    title: &str,
+    logs: &[&Log],
+    steady: SteadyRange,
+) -> anyhow::Result<()> {
+    let Some(path) = path else {
+        return Ok(());
     };
-    let mut sessions = Vec::new();
-    let mut steady_span = None;
-    let mut lines = Vec::new();
-    let mut x = 0usize;
-    let reported = log.reported_session().map(|s| s.index);
-    for s in &log.sessions {
-        let complete = s.complete_windows();
-        if x > 0 && !complete.is_empty() {
-            sessions.push((
-                x as f64 + 0.5,
-                format!(
-                    "session {} (pid {})",
-                    s.index,
-                    s.pid.map_or("?".into(), |p| p.to_string())
-                ),
-            ));
-        }
-        if Some(s.index) == reported && !complete.is_empty() {
-            let to = steady.to.unwrap_or(complete.len()).min(complete.len());
-            if steady.from >= 1 && steady.from <= to {
-                steady_span = Some(((x + steady.from) as f64, (x + to) as f64));
-            }
-        }
-        for w in complete {
-            x += 1;
-            lines.push(w.line);
-            let xf = x as f64;
-            if let Some(v) = w.item.draws_per_frame {
-                push("draws/f".into(), xf, v.to_f64());
-            }
-            if let Some(v) = w.item.acc_per_draw {
-                push("acc/draw".into(), xf, v.to_f64());
-            }
-            for f in &w.item.fields {
-                match (f.group.as_deref(), &f.value) {
-                    (Some("gates"), Value::HitMiss { hit, miss }) if hit + miss > 0 => push(
-                        format!("gate {} hit rate (%)", f.key),
-                        xf,
-                        *hit as f64 * 100.0 / (hit + miss) as f64,
-                    ),
-                    (Some("bytes/f"), Value::Fixed(v)) => {
-                        push(format!("bytes/f {}", f.key), xf, v.to_f64())
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    let fatals = log
-        .fatals
+    let arms: Vec<_> = logs
         .iter()
-        .map(|f| {
-            let before = lines.iter().filter(|l| **l < f.line).count();
-            (
-                before as f64 + 0.5,
-                format!("Fatal{{{}}} line {}", f.fatal.kind, f.line),
-            )
-        })
+        .map(|l| report::counter_series(l, steady))
         .collect();
-    CounterArm {
-        label: log.path.display().to_string(),
-        metrics,
-        sessions,
-        fatals,
-        steady: steady_span,
-        windows: x,
-    }
+    let page = html::counters_page(
+        title,
+        &arms,
+        report::COUNTERS_METHOD,
+        crate::report::VERSION,
+    );
+    crate::output::write_file(path, page.as_bytes())
 }

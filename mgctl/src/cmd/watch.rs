@@ -9,7 +9,6 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use stats_viewer::tui::{self, Baseline, Source, SourceOptions, Tab, ViewState};
-use stats_viewer::Log;
 
 use super::Outcome;
 use crate::settings::Settings;
@@ -92,21 +91,10 @@ pub enum ViewArg {
 }
 
 fn source(args: &WatchArgs) -> anyhow::Result<Source> {
-    Ok(match (&args.log, &args.adb, &args.replay) {
-        (Some(p), None, None) if p.as_os_str() == "-" => Source::Stdin,
-        (Some(p), None, None) => Source::File(p.clone()),
-        (None, Some(serial), None) => Source::Adb {
-            program: "adb".to_string(),
-            serial: Some(serial.clone()).filter(|s| !s.is_empty()),
-        },
-        (None, None, Some(p)) => Source::Replay {
-            path: p.clone(),
-            speed: (args.speed > 0.0).then_some(args.speed),
-        },
-        _ => anyhow::bail!(
-            "stats watch needs one source: a LOG to follow, `-` for stdin, --adb [SERIAL] or --replay LOG"
-        ),
-    })
+    let (log, replay) = (args.log.as_deref(), args.replay.as_deref());
+    Source::pick(log, args.adb.as_deref(), replay, args.speed).context(
+        "stats watch needs one source: a LOG to follow, `-` for stdin, --adb [SERIAL] or --replay LOG",
+    )
 }
 
 fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
@@ -117,26 +105,7 @@ fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
         anyhow::bail!("`-` (standard input) can be read once: give it for the LOG or the --baseline, not both");
     }
     let bytes = super::read_input(path).context("reading the baseline")?;
-    let path = super::input_name(path);
-    let log = Log::parse(path, &bytes)?;
-    let session = log
-        .reported_session()
-        .with_context(|| format!("{}: no MobileGL session in the baseline", path.display()))?;
-    let w = session.last_complete().with_context(|| {
-        format!(
-            "{}: no complete `MGPipe stats:` window (window == period) to compare against",
-            path.display()
-        )
-    })?;
-    Ok(Some(Baseline {
-        label: path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-        line: w.line,
-        pid: session.pid,
-        window: w.item.clone(),
-    }))
+    Ok(Some(Baseline::from_log(super::input_name(path), &bytes)?))
 }
 
 pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -160,12 +129,7 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         ..SourceOptions::default()
     };
     if args.once && (args.json || args.format == FormatArg::Json) {
-        let state = tui::once_state(&src, opts, state)?;
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&tui::export(&state))?
-        )?;
+        out.write_all(tui::once_json(&src, opts, state)?.as_bytes())?;
         return Ok(Outcome::Pass);
     }
     if args.once {
@@ -177,11 +141,6 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         anyhow::bail!(
             "stats watch draws on a terminal and stdout is not one; use --once for a text snapshot"
         );
-    }
-    if let Source::File(p) = &src {
-        if p.is_dir() {
-            anyhow::bail!("{}: is a directory, not a log file", p.display());
-        }
     }
     tui::watch(&src, opts, state, &args.export_dir)?;
     Ok(Outcome::Pass)

@@ -1067,3 +1067,102 @@ fn issue16_unknown_keys_beyond_the_cap_are_counted_not_lost() {
         run.stdout
     );
 }
+
+/// Issue 14: `stats fatals --verify` and the `fatals` gate decide G4 in one place
+/// (`stats_viewer::g4`), so on the same logs they agree on each log's verdict, on every problem
+/// (line and wording) and on the headline figures.
+#[test]
+fn fatals_command_and_gate_agree() {
+    let d = scratch();
+    let read = |n: &str| std::fs::read_to_string(data().join(n)).unwrap();
+    write_tree(
+        d.path(),
+        &[
+            ("mgctl.toml", "[fatals]\nlogs = [\"logs/*\"]\n"),
+            (
+                "logs/a-clean.logcat.txt",
+                &read("abB-push-DirectGLES.logcat.txt"),
+            ),
+            (
+                "logs/b-fatal.log",
+                &read("fatal-verify-DirectGLES.mobilegl.log"),
+            ),
+            ("logs/c-lines.txt", &read("fatal-lines.txt")),
+            ("logs/d-ctest.txt", &read("ctest-verify-transcript.txt")),
+            ("logs/e-pull.log", &read("abA-pull-DirectGLES.mobilegl.log")),
+        ],
+    );
+    let logs = [
+        "logs/a-clean.logcat.txt",
+        "logs/b-fatal.log",
+        "logs/c-lines.txt",
+        "logs/d-ctest.txt",
+        "logs/e-pull.log",
+    ];
+    let mut args = vec!["stats", "fatals", "--verify", "--format", "json"];
+    args.extend(logs);
+    let cmd = mgctl(&args, d.path()).expect(1);
+    let cmd: serde_json::Value = serde_json::from_str(&cmd.stdout).unwrap();
+    let gate = mgctl(
+        &["check", ".", "--only", "fatals", "--format", "json"],
+        d.path(),
+    )
+    .expect(1);
+    let gate: serde_json::Value = serde_json::from_str(&gate.stdout).unwrap();
+    let g = gate["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "fatals")
+        .unwrap();
+    assert_eq!(g["verdict"], "fail");
+    let figure = |name: &str| {
+        g["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f[0] == name)
+            .map(|f| f[1].clone())
+            .unwrap()
+    };
+    assert_eq!(figure("logs"), logs.len());
+    assert_eq!(figure("fatal_lines"), cmd["fatal_lines"]);
+    let findings = g["findings"].as_array().unwrap();
+    let mut armed = 0;
+    for (log, l) in logs.iter().zip(cmd["logs"].as_array().unwrap()) {
+        armed += usize::from(l["armed"] == true);
+        // The command's problems of this log, as `line: message` (Fatal lines, then the rest).
+        let mut want: Vec<String> = l["fatals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}", f["line"]))
+            .collect();
+        let rest = l["verify_problems"].as_array().unwrap();
+        want.extend(rest.iter().map(|p| {
+            let p = p.as_str().unwrap();
+            // `path: message`, or `path:line: message`.
+            let p = p.strip_prefix(log).unwrap();
+            let p = p.strip_prefix(": ").or_else(|| p.strip_prefix(':'));
+            p.unwrap().to_string()
+        }));
+        // The gate's findings of this log in the same shape (the report sorts findings).
+        let mut got: Vec<String> = findings
+            .iter()
+            .filter(|f| f["unit"] == *log)
+            .map(|f| {
+                let (line, msg) = (&f["location"]["line"], f["message"].as_str().unwrap());
+                match (f["code"].as_str().unwrap(), line.is_null()) {
+                    ("FAT001", _) => line.to_string(),
+                    (_, true) => msg.to_string(),
+                    (_, false) => format!("{line}: {msg}"),
+                }
+            })
+            .collect();
+        assert_eq!(got.is_empty(), l["pass"] == true, "{log}: {got:?} vs {l}");
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{log}");
+    }
+    assert_eq!(figure("armed"), armed);
+}

@@ -274,6 +274,11 @@ fn ms(v: f64) -> String {
     format!("{v:.3}")
 }
 
+/// No cell of the table fails a budget.
+pub fn pass(rows: &[Row]) -> bool {
+    rows.iter().all(|r| r.marks.is_empty())
+}
+
 /// The row's cells, in [`HEADER`] order, with `✗` where a budget fails.
 pub fn cells(r: &Row) -> Vec<String> {
     let st = |c: &Option<ArmCell>, s: Stat| c.as_ref().and_then(|c| c.stats).map(|(_, x)| s.of(&x));

@@ -58,6 +58,8 @@ pub enum Error {
     Thread { source: io::Error },
     #[error("terminal: {source}")]
     Terminal { source: io::Error },
+    #[error("{}: is a directory, not a log file", .path.display())]
+    Directory { path: PathBuf },
 }
 
 /// Restores the terminal when dropped (every `?` and early return passes through here).
@@ -199,6 +201,11 @@ pub fn watch(
     mut state: ViewState,
     export_dir: &Path,
 ) -> Result<(), Error> {
+    if let Source::File(p) = source {
+        if p.is_dir() {
+            return Err(Error::Directory { path: p.clone() });
+        }
+    }
     let start = Instant::now();
     let (tx, rx) = mpsc::channel();
     // Start the source before the terminal: a spawn failure is then a plain error message.
@@ -279,6 +286,11 @@ pub fn once(
     width: u16,
 ) -> Result<String, Error> {
     snapshot(&once_state(source, opts, state)?, width)
+}
+
+/// `--once --format json`: the view as `e` exports it, pretty-printed.
+pub fn once_json(source: &Source, opts: SourceOptions, state: ViewState) -> Result<String, Error> {
+    Ok(format!("{:#}\n", export(&once_state(source, opts, state)?)))
 }
 
 /// Reads a finite source to its end into the view state (`--once`; [`export`] makes it JSON).

@@ -33,6 +33,30 @@ pub enum Source {
 }
 
 impl Source {
+    /// The one source of `stats watch`'s arguments: a LOG (`-` for stdin), `--adb [SERIAL]` (an
+    /// empty serial: adb's default device) or `--replay LOG` (`speed` 0: as fast as possible);
+    /// None unless exactly one is given.
+    pub fn pick(
+        log: Option<&Path>,
+        adb: Option<&str>,
+        replay: Option<&Path>,
+        speed: f64,
+    ) -> Option<Source> {
+        Some(match (log, adb, replay) {
+            (Some(p), None, None) if p.as_os_str() == "-" => Source::Stdin,
+            (Some(p), None, None) => Source::File(p.to_path_buf()),
+            (None, Some(serial), None) => Source::Adb {
+                program: "adb".to_string(),
+                serial: Some(serial.to_string()).filter(|s| !s.is_empty()),
+            },
+            (None, None, Some(p)) => Source::Replay {
+                path: p.to_path_buf(),
+                speed: (speed > 0.0).then_some(speed),
+            },
+            _ => return None,
+        })
+    }
+
     /// How the header names the source.
     pub fn label(&self) -> String {
         match self {

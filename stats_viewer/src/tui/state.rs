@@ -534,6 +534,33 @@ pub struct Baseline {
     pub window: Window,
 }
 
+impl Baseline {
+    /// The last complete window of the reported session of the log `path` holds (`--baseline`);
+    /// a log without one is an error naming it.
+    pub fn from_log(path: &std::path::Path, bytes: &[u8]) -> Result<Baseline, crate::Error> {
+        let missing = |reason: &str| crate::Error::Empty {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        let log = crate::Log::parse(path, bytes)?;
+        let session = log
+            .reported_session()
+            .ok_or_else(|| missing("no MobileGL session in the baseline"))?;
+        let w = session.last_complete().ok_or_else(|| {
+            missing("no complete `MGPipe stats:` window (window == period) to compare against")
+        })?;
+        Ok(Baseline {
+            label: path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            line: w.line,
+            pid: session.pid,
+            window: w.item.clone(),
+        })
+    }
+}
+
 /// Where the view is, and what it shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
