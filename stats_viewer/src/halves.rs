@@ -22,11 +22,14 @@ use crate::session::{pump, Log, LogBuilder};
 pub(crate) const PARALLEL_MIN: u64 = 4 << 20;
 
 /// One event of the second half, as the builder needs it: lines it only counts are kept in a
-/// few bytes instead of a whole [`Event`].
+/// few bytes instead of a whole [`Event`], and a run of alike ignored lines in one slot (nine
+/// lines in ten of a logcat capture are other tags').
 enum Slot {
     /// The next event of the kept list.
     Kept,
-    Ignored(usize, Ignored, bool),
+    /// `n` ignored lines in a row, for the same reason and equally (not) UTF-8. The builder only
+    /// counts an ignored line, so its number and pid are not kept.
+    Ignored { why: Ignored, lossy: bool, n: u32 },
     Other {
         line: usize,
         pid: Option<u32>,
@@ -139,7 +142,18 @@ fn parse_second(path: &Path, mid: u64, role: Role) -> Result<Half, GiveBack> {
             if why == Ignored::Binary {
                 binary.set(Some(e.line));
             }
-            slots.push(Slot::Ignored(e.line, why, e.lossy));
+            match slots.last_mut() {
+                Some(Slot::Ignored { why: w, lossy, n })
+                    if *w == why && *lossy == e.lossy && *n < u32::MAX =>
+                {
+                    *n += 1
+                }
+                _ => slots.push(Slot::Ignored {
+                    why,
+                    lossy: e.lossy,
+                    n: 1,
+                }),
+            }
         }
         EventKind::Other => slots.push(Slot::Other {
             line: e.line,
@@ -180,8 +194,11 @@ fn merge(b: &mut LogBuilder, slots: Vec<Slot>, kept: Vec<Event>, offset: usize) 
                 Some(e) => e,
                 None => break,
             },
-            Slot::Ignored(line, why, lossy) => {
-                bare(line, None, Role::Main, EventKind::Ignored(why), lossy)
+            Slot::Ignored { why, lossy, n } => {
+                for _ in 0..n {
+                    b.push(bare(0, None, Role::Main, EventKind::Ignored(why), lossy));
+                }
+                continue;
             }
             Slot::Other {
                 line,
