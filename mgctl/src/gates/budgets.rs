@@ -93,6 +93,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_violation_maps_field_for_field() {
+        let v = Violation {
+            code: stats_viewer::budget::Code::Bud007,
+            severity: violation::Severity::Note,
+            message: "m".to_string(),
+            unit: "b".to_string(),
+            path: Some("mgctl.toml".to_string()),
+            line: Some(3),
+            detail: Some(serde_json::json!({"k": 1})),
+        };
+        let f = finding(GATE, v.clone());
+        assert_eq!(
+            (f.gate, f.code, f.severity),
+            (GATE, "BUD007", Severity::Note)
+        );
+        assert_eq!((f.message.as_str(), f.unit.as_deref()), ("m", Some("b")));
+        assert_eq!(f.location, Some(Location::at("mgctl.toml", 3, None)));
+        assert_eq!(f.detail, v.detail);
+        let f = finding(
+            GATE,
+            Violation {
+                line: None,
+                ..v.clone()
+            },
+        );
+        assert_eq!(f.location, Some(Location::file("mgctl.toml")));
+        // A line without a path points nowhere.
+        let f = finding(GATE, Violation { path: None, ..v });
+        assert_eq!(f.location, None);
+    }
+
+    #[test]
     fn self_test_passes_and_can_fail() {
         assert!(BudgetsGate.self_test(&Neutered::default()).passed());
         let mut n = Neutered::default();
