@@ -89,6 +89,9 @@ macro_rules! library_findings {
 library_findings!(
     include_graph::analysis::Diag => include_graph::analysis::Severity,
     dirty_surface::audit::Violation => dirty_surface::audit::Severity,
+    stats_viewer::budget::Finding => stats_viewer::violation::Severity,
+    stats_viewer::counters::Finding => stats_viewer::violation::Severity,
+    stats_viewer::g4::Violation => stats_viewer::violation::Severity,
 );
 
 /// The one way a gate turns its library's control results into a self-test: each library runs

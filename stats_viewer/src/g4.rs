@@ -10,7 +10,7 @@ use globset::{Glob, GlobSetBuilder};
 
 use crate::fatal::TranscriptVerify;
 use crate::session::{FatalLine, Log};
-use crate::violation::{GateCode, Severity, Violation};
+use crate::violation::Severity;
 
 /// `[fatals]` in mgctl.toml.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -77,12 +77,6 @@ impl Code {
     }
 }
 
-impl GateCode for Code {
-    fn as_str(self) -> &'static str {
-        Code::as_str(self)
-    }
-}
-
 /// One reason a log fails G4.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Problem {
@@ -98,6 +92,9 @@ pub enum Problem {
     /// Verify required and never armed (FAT002).
     NeverArmed,
 }
+
+/// A G4 problem of one log as a `fatals` gate violation.
+pub type Violation = crate::violation::Violation<Code>;
 
 impl Problem {
     pub fn code(&self) -> Code {
@@ -246,7 +243,7 @@ impl CheckOutcome {
 
     /// Every problem of every log as a gate violation (its unit and path the log's relative path),
     /// a log that could not be read as FAT003.
-    pub fn violations(&self) -> Vec<Violation<Code>> {
+    pub fn violations(&self) -> Vec<Violation> {
         let mut out = Vec::new();
         for l in &self.logs {
             let at = |code: Code, message: String, line: Option<usize>| {

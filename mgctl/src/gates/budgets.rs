@@ -3,9 +3,8 @@
 //! file maps the outcome to findings.
 
 use stats_viewer::budget::{self, Pin, PinQuery, Workspace};
-use stats_viewer::violation::{self, GateCode, Violation};
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity};
+use crate::gate::{CheckCtx, Gate, GateReport, IntoFinding, Neutered, SelfTest};
 
 pub use stats_viewer::budget::BudgetConfig;
 
@@ -15,28 +14,6 @@ const GATE: &str = "budgets";
 /// directories), so the built-in profile pins no budget: the gate is skipped, saying so.
 pub fn mobilegl_profile() -> Vec<BudgetConfig> {
     Vec::new()
-}
-
-/// A stats gate's violation as a finding, field for field (shared by the budgets, counters and
-/// fatals gates).
-pub(crate) fn finding<C: GateCode>(gate: &'static str, v: Violation<C>) -> Finding {
-    let severity = match v.severity {
-        violation::Severity::Error => Severity::Error,
-        violation::Severity::Note => Severity::Note,
-    };
-    let location = v.path.map(|p| match v.line {
-        Some(l) => Location::at(p, u32::try_from(l).unwrap_or(u32::MAX), None),
-        None => Location::file(p),
-    });
-    Finding {
-        gate,
-        code: v.code.as_str(),
-        severity,
-        message: v.message,
-        location,
-        unit: Some(v.unit),
-        detail: v.detail,
-    }
 }
 
 pub struct BudgetsGate;
@@ -73,7 +50,11 @@ impl Gate for BudgetsGate {
         let o = budget::run(&ws, &ctx.config.budget, &pin);
         let n = ctx.config.budget.len();
         let (headline, measured, exceeded) = (o.headline(n), o.measurements(), o.exceeded());
-        let findings = o.findings.into_iter().map(|v| finding(GATE, v)).collect();
+        let findings = o
+            .findings
+            .into_iter()
+            .map(|v| v.into_finding(GATE))
+            .collect();
         let mut r = GateReport::from_findings(GATE, findings, headline)
             .figure("budgets", n)
             .figure("measurements", measured)
@@ -94,16 +75,19 @@ mod tests {
 
     #[test]
     fn a_violation_maps_field_for_field() {
+        use crate::gate::{Location, Severity};
+        use stats_viewer::violation::{self, Violation};
         let v = Violation {
             code: stats_viewer::budget::Code::Bud007,
             severity: violation::Severity::Note,
             message: "m".to_string(),
-            unit: "b".to_string(),
             path: Some("mgctl.toml".to_string()),
             line: Some(3),
+            column: None,
+            unit: Some("b".to_string()),
             detail: Some(serde_json::json!({"k": 1})),
         };
-        let f = finding(GATE, v.clone());
+        let f = v.clone().into_finding(GATE);
         assert_eq!(
             (f.gate, f.code, f.severity),
             (GATE, "BUD007", Severity::Note)
@@ -111,16 +95,14 @@ mod tests {
         assert_eq!((f.message.as_str(), f.unit.as_deref()), ("m", Some("b")));
         assert_eq!(f.location, Some(Location::at("mgctl.toml", 3, None)));
         assert_eq!(f.detail, v.detail);
-        let f = finding(
-            GATE,
-            Violation {
-                line: None,
-                ..v.clone()
-            },
-        );
+        let f = Violation {
+            line: None,
+            ..v.clone()
+        }
+        .into_finding(GATE);
         assert_eq!(f.location, Some(Location::file("mgctl.toml")));
         // A line without a path points nowhere.
-        let f = finding(GATE, Violation { path: None, ..v });
+        let f = Violation { path: None, ..v }.into_finding(GATE);
         assert_eq!(f.location, None);
     }
 

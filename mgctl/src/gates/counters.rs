@@ -3,7 +3,7 @@
 
 use stats_viewer::counters;
 
-use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Gate, GateReport, IntoFinding, Neutered, SelfTest};
 
 pub use stats_viewer::counters::CountersConfig;
 
@@ -39,8 +39,11 @@ impl Gate for CountersGate {
         };
         let o = counters::run(&ctx.root, cfg);
         let (headline, broken) = (o.headline(), o.broken());
-        let findings = o.findings.into_iter();
-        let findings = findings.map(|v| super::budgets::finding(GATE, v)).collect();
+        let findings = o
+            .findings
+            .into_iter()
+            .map(|v| v.into_finding(GATE))
+            .collect();
         let mut r = GateReport::from_findings(GATE, findings, headline)
             .figure("contracts", o.contracts)
             .figure("checks", o.checks)

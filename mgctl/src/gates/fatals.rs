@@ -4,7 +4,7 @@
 
 use stats_viewer::g4;
 
-use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, IntoFinding, Neutered, SelfTest};
 
 pub use stats_viewer::g4::{mobilegl_profile, FatalsConfig};
 
@@ -38,10 +38,8 @@ impl Gate for FatalsGate {
                 return GateReport::could_not_run(GATE, e.code().as_str(), e.to_string(), None)
             }
         };
-        let violations = run.violations().into_iter();
-        let findings = violations
-            .map(|v| super::budgets::finding(GATE, v))
-            .collect();
+        let findings = run.violations().into_iter().map(|v| v.into_finding(GATE));
+        let findings = findings.collect();
         let mut r = GateReport::from_findings(GATE, findings, run.headline())
             .figure("logs", run.logs.len())
             .figure("windows", run.windows())

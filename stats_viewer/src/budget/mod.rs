@@ -22,7 +22,7 @@ use crate::counters::{steady_value, window_value, WindowSel};
 use crate::driverbench::{arm_name, BenchOutput};
 use crate::report::SteadyRange;
 use crate::session::Log;
-use crate::violation::{GateCode, Severity, Violation};
+use crate::violation::{Severity, Violation};
 
 pub use controls::run_controls;
 use inputs::InputFile;
@@ -287,12 +287,6 @@ pub type PinCheck<'a> = &'a dyn Fn(&PinQuery<'_>) -> Pin;
 
 /// One finding of a budget (its unit is the budget's name; it points into mgctl.toml or an input).
 pub type Finding = Violation<Code>;
-
-impl GateCode for Code {
-    fn as_str(self) -> &'static str {
-        Code::as_str(self)
-    }
-}
 
 /// A finding of budget `budget`; notes (BUD007, BUD008) do not fail the gate.
 fn finding(

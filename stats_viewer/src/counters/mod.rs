@@ -12,7 +12,7 @@ use crate::budget::inputs::{self, InputFile};
 use crate::budget::ControlResult;
 use crate::report::SteadyRange;
 use crate::session::{Log, Session};
-use crate::violation::{GateCode, Severity, Violation};
+use crate::violation::{Severity, Violation};
 use crate::window::{FieldKind, Value, Window};
 
 /// Finding codes of the `counters` gate (docs/codes.md).
@@ -286,12 +286,6 @@ pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, String> {
 
 /// One finding of a contract (an error; its unit is the contract's name; it points into a log).
 pub type Finding = Violation<Code>;
-
-impl GateCode for Code {
-    fn as_str(self) -> &'static str {
-        Code::as_str(self)
-    }
-}
 
 fn finding(code: Code, contract: &str, message: String) -> Finding {
     Violation::new(code, Severity::Error, contract, message)
