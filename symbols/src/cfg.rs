@@ -74,6 +74,31 @@ impl SymbolsConfig {
             .filter(|p| !root.join(p).exists())
             .collect()
     }
+
+    /// The files a `[build]` makes for this section: the pair.
+    pub fn artifacts(&self) -> Vec<String> {
+        vec![self.before.clone(), self.after.clone()]
+    }
+
+    /// Why the gate cannot run on the workspace at `root` (a library of the pair not built).
+    pub fn skip_reason(&self, root: &Path) -> Option<String> {
+        let missing = self.missing(root);
+        (!missing.is_empty()).then(|| {
+            format!(
+                "{} not built: {}",
+                missing.join(" and "),
+                hint(self.build_hint.as_deref())
+            )
+        })
+    }
+}
+
+/// What a skip reason tells the user to run.
+fn hint(h: Option<&str>) -> String {
+    h.map_or_else(
+        || "build the libraries first".to_string(),
+        |h| format!("run {h}"),
+    )
 }
 
 /// `[symbol_rules]`: per-library rules.
@@ -84,6 +109,34 @@ pub struct SymbolRulesConfig {
     pub rules: Vec<SymbolRuleConfig>,
     #[serde(default)]
     pub build_hint: Option<String>,
+}
+
+impl SymbolRulesConfig {
+    /// The libraries the rules read, sorted, each once.
+    pub fn libraries(&self) -> Vec<String> {
+        let mut libs: Vec<String> = self.rules.iter().map(|r| r.library.clone()).collect();
+        libs.sort();
+        libs.dedup();
+        libs
+    }
+
+    /// Why the gate cannot run on the workspace at `root`: no rules, or none of their
+    /// libraries built.
+    pub fn skip_reason(&self, root: &Path) -> Option<String> {
+        if self.rules.is_empty() {
+            return Some("[symbol_rules] has no rules".into());
+        }
+        if self.rules.iter().all(|r| !root.join(&r.library).exists()) {
+            let mut libs: Vec<&str> = self.rules.iter().map(|r| r.library.as_str()).collect();
+            libs.dedup();
+            return Some(format!(
+                "{} not built: {}",
+                libs.join(", "),
+                hint(self.build_hint.as_deref())
+            ));
+        }
+        None
+    }
 }
 
 /// One `[[symbol_rules.rule]]`: exactly one of `forbid` / `require` names the scope.

@@ -190,6 +190,83 @@ pub fn parse_rename_map(
     Ok(out)
 }
 
+/// `symbols diff`'s flags as given on the command line; [`request_from_flags`] checks them.
+#[derive(Debug, Clone, Copy)]
+pub struct PairFlags<'a> {
+    pub before: &'a Path,
+    pub after: &'a Path,
+    pub table: TableChoice,
+    pub keep_versions: bool,
+    pub strip_scope: &'a [String],
+    /// `OLD=NEW` entries.
+    pub rename_map: &'a [String],
+    /// Comma-separated substrings; empty items are ignored.
+    pub only_names: Option<&'a str>,
+    pub threshold: u64,
+    /// `namespace` or `namespace:DEPTH`.
+    pub group: Option<&'a str>,
+    pub fail_on_symbol_set_change: bool,
+    pub fail_on_text_delta: bool,
+    pub fail_on_added_bytes: Option<u64>,
+    pub strict_allow: bool,
+    /// Admissions: resizes by name, then the entries of each allow file.
+    pub allow_resize: &'a [String],
+    pub allow_files: &'a [PathBuf],
+}
+
+/// A flag of `symbols diff` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FlagError {
+    #[error("{0}")]
+    Bad(String),
+    #[error(transparent)]
+    Allow(#[from] Error),
+}
+
+/// The request of a `symbols diff` command line, and its `--group` depth. Checked in the order
+/// the flags are documented: `--rename-map`, `--group`, then the allow files.
+pub fn request_from_flags(
+    f: &PairFlags<'_>,
+) -> std::result::Result<(PairRequest, Option<usize>), FlagError> {
+    let rename_map = parse_rename_map(f.rename_map, "--rename-map").map_err(FlagError::Bad)?;
+    let depth = f
+        .group
+        .map(crate::group::parse_spec)
+        .transpose()
+        .map_err(FlagError::Bad)?;
+    let mut allow = allow_resizes(f.allow_resize, "--allow-resize");
+    for file in f.allow_files {
+        allow.extend(sgate::load_allow(file, file)?);
+    }
+    let only_names = f.only_names.map_or_else(Vec::new, |s| {
+        s.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    });
+    let req = PairRequest {
+        before: f.before.to_path_buf(),
+        after: f.after.to_path_buf(),
+        table: f.table,
+        keep_versions: f.keep_versions,
+        opts: DiffOptions {
+            strip_scopes: f.strip_scope.to_vec(),
+            rename_map,
+            only_names,
+            threshold: f.threshold,
+        },
+        gates: GateOptions {
+            fail_on_symbol_set_change: f.fail_on_symbol_set_change,
+            fail_on_text_delta: f.fail_on_text_delta,
+            fail_on_added_bytes: f.fail_on_added_bytes,
+            allow,
+            strict_allow: f.strict_allow,
+        },
+    };
+    Ok((req, depth))
+}
+
 /// Resize admissions given by name (`--allow-resize`, `allow_resize`).
 pub fn allow_resizes(names: &[String], origin: &str) -> Vec<AllowEntry> {
     names

@@ -94,6 +94,20 @@ pub fn namespace_of(name: &str, depth: usize) -> String {
     scopes[..depth.min(scopes.len())].join("::")
 }
 
+/// Parse a `--group` spec, `namespace` or `namespace:DEPTH`, into its depth.
+pub fn parse_spec(spec: &str) -> Result<usize, String> {
+    match spec.split_once(':') {
+        None if spec == "namespace" => Ok(1),
+        Some(("namespace", d)) => match d.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!("--group {spec}: DEPTH must be a positive integer")),
+        },
+        _ => Err(format!(
+            "--group {spec}: expected namespace or namespace:DEPTH"
+        )),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GroupRow {
     pub namespace: String,
@@ -173,5 +187,19 @@ mod tests {
         );
         assert_eq!(namespace_of("bar", 1), "(global)");
         assert_eq!(namespace_of("A::operator()(int)", 1), "A");
+    }
+
+    #[test]
+    fn group_specs_name_a_positive_depth() {
+        assert_eq!(parse_spec("namespace"), Ok(1));
+        assert_eq!(parse_spec("namespace:3"), Ok(3));
+        assert_eq!(
+            parse_spec("namespace:0"),
+            Err("--group namespace:0: DEPTH must be a positive integer".into())
+        );
+        assert_eq!(
+            parse_spec("class"),
+            Err("--group class: expected namespace or namespace:DEPTH".into())
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod cfg;
 pub mod check;
 pub mod codes;
 pub mod diff;
+pub mod findings;
 pub mod gate;
 pub mod group;
 pub mod listing;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::check::{PairAnalysis, PairRequest};
 use crate::diff::{Change, Diff, DiffOptions, Side};
 use crate::gate::{GateOptions, GateOutcome};
 use crate::group::GroupRow;
@@ -38,6 +39,149 @@ pub struct ReportInput<'a> {
     pub rollup: Option<(usize, &'a [GroupRow])>,
     pub sort: SortOrder,
     pub limits: MarkdownLimits,
+}
+
+/// The per-scope totals a report shows: `--group`'s (the JSON and the Markdown), else the
+/// depth-1 rollup the Markdown and the HTML lead with.
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub groups: Option<(usize, Vec<GroupRow>)>,
+    pub rollup: Option<(usize, Vec<GroupRow>)>,
+}
+
+impl Totals {
+    /// `--group` at `depth`, or (when `rollup` is wanted and no depth is given) the default.
+    pub fn new(diff: &Diff, depth: Option<usize>, rollup: bool) -> Totals {
+        let groups = depth.map(|d| (d, crate::group::group(&diff.listing, d)));
+        let rollup =
+            (rollup && groups.is_none()).then(|| (1, crate::group::group(&diff.listing, 1)));
+        Totals { groups, rollup }
+    }
+}
+
+impl<'a> ReportInput<'a> {
+    /// The report of a real run: `req`'s options, `an`'s diff and verdicts, `totals`' scopes;
+    /// the Markdown cut to `top` rows per table and `budget` characters ([`MarkdownLimits`]).
+    pub fn new(
+        an: &'a PairAnalysis,
+        req: &'a PairRequest,
+        totals: &'a Totals,
+        sort: SortOrder,
+        top: Option<usize>,
+        budget: usize,
+    ) -> Self {
+        ReportInput {
+            before: &an.before,
+            after: &an.after,
+            diff: &an.diff,
+            opts: &req.opts,
+            gates: &req.gates,
+            outcome: &an.outcome,
+            keep_versions: req.keep_versions,
+            warnings: &an.warnings,
+            groups: totals.groups.as_ref().map(|(d, g)| (*d, g.as_slice())),
+            rollup: totals.rollup.as_ref().map(|(d, g)| (*d, g.as_slice())),
+            sort,
+            limits: MarkdownLimits { top, budget },
+        }
+    }
+}
+
+/// The report `symbols diff` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Upstream's `symbol-report:` lines, then the Markdown.
+    Human,
+    Markdown,
+    Json,
+}
+
+/// What one `symbols diff` run prints (`format`) and which reports it also writes to files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outputs {
+    pub format: Format,
+    pub markdown_file: bool,
+    pub json_file: bool,
+    pub html_file: bool,
+}
+
+impl Outputs {
+    pub fn new(format: Format, markdown_file: bool, json_file: bool, html_file: bool) -> Self {
+        Outputs {
+            format,
+            markdown_file,
+            json_file,
+            html_file,
+        }
+    }
+
+    pub fn markdown(&self) -> bool {
+        self.markdown_file || self.format != Format::Json
+    }
+
+    pub fn json(&self) -> bool {
+        self.json_file || self.format == Format::Json
+    }
+
+    /// The default depth-1 rollup is shown by the Markdown and the HTML.
+    pub fn rollup(&self) -> bool {
+        self.markdown() || self.html_file
+    }
+}
+
+/// The reports a run asked for (empty when not asked for); the JSON ends with a newline.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    pub markdown: String,
+    pub json: String,
+}
+
+/// Render only what `o` asks for: the JSON of a 45k-symbol diff is not free.
+pub fn render(r: &ReportInput<'_>, o: &Outputs) -> serde_json::Result<Rendered> {
+    Ok(Rendered {
+        markdown: if o.markdown() {
+            markdown(r)
+        } else {
+            String::new()
+        },
+        json: if o.json() {
+            json_string(r)? + "\n"
+        } else {
+            String::new()
+        },
+    })
+}
+
+/// Print what `o.format` shows: the summary lines then the Markdown (unless it goes to a
+/// file), the Markdown, or the JSON.
+pub fn print(
+    r: &ReportInput<'_>,
+    o: &Outputs,
+    rendered: &Rendered,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match o.format {
+        Format::Human => {
+            for l in summary_lines(r) {
+                writeln!(out, "{l}")?;
+            }
+            if !o.markdown_file {
+                writeln!(out, "{}", rendered.markdown)?;
+            }
+            Ok(())
+        }
+        Format::Markdown => out.write_all(rendered.markdown.as_bytes()),
+        Format::Json => out.write_all(rendered.json.as_bytes()),
+    }
+}
+
+/// One `symbol-report: FAIL …` line per fired gate.
+pub fn fail_lines(outcome: &GateOutcome) -> String {
+    outcome
+        .reasons
+        .iter()
+        .map(|r| format!("symbol-report: FAIL {r}\n"))
+        .collect()
 }
 
 /// A GitHub pull-request comment holds at most this many characters.

@@ -333,6 +333,37 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
     checks
 }
 
+/// The `symbols --self-test` report of [`run`]'s checks: one line per check that misbehaved,
+/// then the verdict line; and whether the self-test passed (every check behaved and at least
+/// one negative control tripped).
+pub fn render(checks: &[Check]) -> (String, bool) {
+    let mut out = String::new();
+    for c in checks.iter().filter(|c| !c.ok) {
+        let what = if c.expect_trip {
+            "negative control did not trip"
+        } else {
+            "check failed"
+        };
+        out.push_str(&format!(
+            "symbol-report: self-test: {}: {what}: {}\n",
+            c.name, c.detail
+        ));
+    }
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    let trips = checks.iter().filter(|c| c.expect_trip && c.ok).count();
+    let negatives = checks.iter().filter(|c| c.expect_trip).count();
+    let passed = failed == 0 && trips > 0;
+    if passed {
+        let positives = checks.len() - negatives;
+        out.push_str(&format!(
+            "symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates): {trips} of {negatives} negative controls tripped, {positives} of {positives} positive checks clean\n"
+        ));
+    } else {
+        out.push_str("symbol-report: self-test: FAILED\n");
+    }
+    (out, passed)
+}
+
 /// One self-test control of a gate, run through the gate's real entry point.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControlResult {

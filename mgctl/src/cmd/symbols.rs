@@ -6,14 +6,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
 
-use symbols::check::{self, PairRequest};
-use symbols::diff::DiffOptions;
-use symbols::gate::{self as sgate, GateOptions};
+use symbols::check::{self, PairFlags};
+use symbols::gate as sgate;
 use symbols::listing::{self, ListSort};
-use symbols::report::{self, MarkdownLimits, ReportInput, SortOrder};
-use symbols::{elf, group, selftest, Library, TableChoice};
+use symbols::report::{self, Format, Outputs, ReportInput, SortOrder, Totals};
+use symbols::{elf, selftest, TableChoice};
 
 use crate::cmd::Outcome;
 use crate::settings::Settings;
@@ -261,192 +259,107 @@ pub fn run(
     }
 }
 
-/// Parse `namespace` / `namespace:DEPTH`.
-pub fn parse_group(spec: &str) -> anyhow::Result<usize> {
-    match spec.split_once(':') {
-        None if spec == "namespace" => Ok(1),
-        Some(("namespace", d)) => match d.parse::<usize>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => bail!("--group {spec}: DEPTH must be a positive integer"),
-        },
-        _ => bail!("--group {spec}: expected namespace or namespace:DEPTH"),
+/// Write a report to `p` (atomically); on the human format, say so.
+fn write_report(
+    out: &mut dyn Write,
+    announce: bool,
+    p: &Path,
+    bytes: &[u8],
+    what: &str,
+    context: Option<&'static str>,
+) -> anyhow::Result<()> {
+    let written = crate::output::write_file(p, bytes);
+    match context {
+        Some(c) => written.context(c)?,
+        None => written?,
     }
-}
-
-fn read(path: &Path, table: TableArg) -> anyhow::Result<Library> {
-    Ok(elf::read_library(path, table.into())?)
+    if announce {
+        writeln!(out, "symbol-report: {what} written to {}", p.display())?;
+    }
+    Ok(())
 }
 
 fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let rename_map =
-        check::parse_rename_map(&a.rename_map, "--rename-map").map_err(anyhow::Error::msg)?;
-    let groups_depth = a.group.as_deref().map(parse_group).transpose()?;
-    let mut allow = check::allow_resizes(&a.allow_resize, "--allow-resize");
-    for f in &a.allow {
-        allow.extend(sgate::load_allow(f, f)?);
-    }
-    let req = PairRequest {
-        before: a.before.clone(),
-        after: a.after.clone(),
+    let (req, group_depth) = check::request_from_flags(&PairFlags {
+        before: &a.before,
+        after: &a.after,
         table: a.table.into(),
         keep_versions: a.keep_versions,
-        opts: DiffOptions {
-            strip_scopes: a.strip_scope.clone(),
-            rename_map,
-            only_names: a
-                .only_names
-                .as_deref()
-                .map(|s| {
-                    s.split(',')
-                        .map(str::trim)
-                        .filter(|s| !s.is_empty())
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            threshold: a.threshold,
-        },
-        gates: GateOptions {
-            fail_on_symbol_set_change: a.fail_on_symbol_set_change,
-            fail_on_text_delta: a.fail_on_text_delta,
-            fail_on_added_bytes: a.fail_on_added_bytes,
-            allow,
-            strict_allow: a.strict_allow,
-        },
-    };
+        strip_scope: &a.strip_scope,
+        rename_map: &a.rename_map,
+        only_names: a.only_names.as_deref(),
+        threshold: a.threshold,
+        group: a.group.as_deref(),
+        fail_on_symbol_set_change: a.fail_on_symbol_set_change,
+        fail_on_text_delta: a.fail_on_text_delta,
+        fail_on_added_bytes: a.fail_on_added_bytes,
+        strict_allow: a.strict_allow,
+        allow_resize: &a.allow_resize,
+        allow_files: &a.allow,
+    })?;
     let run = check::run_pair(&req)?;
     let an = &run.analysis;
-    let groups = groups_depth.map(|depth| (depth, group::group(&an.diff.listing, depth)));
-    let need_md = a.markdown.is_some() || a.format != DiffFormat::Json;
-    let rollup = ((need_md || a.html.is_some()) && groups.is_none())
-        .then(|| (1, group::group(&an.diff.listing, 1)));
-    let input = ReportInput {
-        before: &an.before,
-        after: &an.after,
-        diff: &an.diff,
-        opts: &req.opts,
-        gates: &req.gates,
-        outcome: &an.outcome,
-        keep_versions: a.keep_versions,
-        warnings: &an.warnings,
-        groups: groups.as_ref().map(|(d, g)| (*d, g.as_slice())),
-        rollup: rollup.as_ref().map(|(d, g)| (*d, g.as_slice())),
-        sort: match a.sort {
-            SortArg::Abs => SortOrder::Abs,
-            SortArg::Delta => SortOrder::Delta,
-            SortArg::Name => SortOrder::Name,
-        },
-        limits: MarkdownLimits {
-            top: a.top,
-            budget: a.markdown_budget,
-        },
+    let format = match a.format {
+        DiffFormat::Human => Format::Human,
+        DiffFormat::Markdown => Format::Markdown,
+        DiffFormat::Json => Format::Json,
     };
-    // Render only what is asked for: the JSON of a 45k-symbol diff is not free.
-    let need_js = a.json.is_some() || a.format == DiffFormat::Json;
-    let md = if need_md {
-        report::markdown(&input)
-    } else {
-        String::new()
+    let (md_file, json_file) = (a.markdown.is_some(), a.json.is_some());
+    let outputs = Outputs::new(format, md_file, json_file, a.html.is_some());
+    let totals = Totals::new(&an.diff, group_depth, outputs.rollup());
+    let sort = match a.sort {
+        SortArg::Abs => SortOrder::Abs,
+        SortArg::Delta => SortOrder::Delta,
+        SortArg::Name => SortOrder::Name,
     };
-    let js = if need_js {
-        report::json_string(&input)?
-    } else {
-        String::new()
-    };
-    match a.format {
-        DiffFormat::Human => {
-            for l in report::summary_lines(&input) {
-                writeln!(out, "{l}")?;
-            }
-            if a.markdown.is_none() {
-                writeln!(out, "{md}")?;
-            }
-        }
-        DiffFormat::Markdown => write!(out, "{md}")?,
-        DiffFormat::Json => writeln!(out, "{js}")?,
-    }
+    let input = ReportInput::new(an, &req, &totals, sort, a.top, a.markdown_budget);
+    let rendered = report::render(&input, &outputs)?;
+    report::print(&input, &outputs, &rendered, out)?;
     let announce = a.format == DiffFormat::Human;
     if let Some(p) = &a.markdown {
-        crate::output::write_file(p, md.as_bytes()).context("cannot write the Markdown report")?;
-        if announce {
-            writeln!(out, "symbol-report: markdown written to {}", p.display())?;
-        }
+        let (md, context) = (
+            rendered.markdown.as_bytes(),
+            "cannot write the Markdown report",
+        );
+        write_report(out, announce, p, md, "markdown", Some(context))?;
     }
     if let Some(p) = &a.json {
-        crate::output::write_file(p, (js + "\n").as_bytes())
-            .context("cannot write the JSON report")?;
-        if announce {
-            writeln!(out, "symbol-report: json written to {}", p.display())?;
-        }
+        let context = Some("cannot write the JSON report");
+        write_report(out, announce, p, rendered.json.as_bytes(), "json", context)?;
     }
     if let Some(p) = &a.html {
-        crate::output::write_file(
-            p,
-            html_report::symbols_page(&input, crate::report::VERSION).as_bytes(),
-        )?;
-        if announce {
-            writeln!(out, "symbol-report: html written to {}", p.display())?;
-        }
+        let page = html_report::symbols_page(&input, crate::report::VERSION);
+        write_report(out, announce, p, page.as_bytes(), "html", None)?;
     }
     if let Some(p) = &a.emit_allow {
-        crate::output::write_file(p, sgate::allow_lines(&an.diff).as_bytes())
-            .context("cannot write the allow file")?;
-        if announce {
-            writeln!(
-                out,
-                "symbol-report: allow entries written to {}",
-                p.display()
-            )?;
-        }
+        let lines = sgate::allow_lines(&an.diff);
+        let context = Some("cannot write the allow file");
+        write_report(out, announce, p, lines.as_bytes(), "allow entries", context)?;
     }
-    for r in &an.outcome.reasons {
-        if announce {
-            writeln!(out, "symbol-report: FAIL {r}")?;
-        } else {
-            eprintln!("symbol-report: FAIL {r}");
-        }
+    let fails = report::fail_lines(&an.outcome);
+    if announce {
+        write!(out, "{fails}")?;
+    } else {
+        eprint!("{fails}");
     }
     let pass = !an.failed();
     // The process ends with this command: freeing ~100k strings one by one would cost ~15 ms
     // of a ~100 ms run for nothing, so the large structures are left to the exit (as ripgrep
     // does). Nothing here holds a file, a lock or unflushed output.
-    std::mem::forget((run, md, groups, rollup));
+    std::mem::forget((run, rendered, totals));
     Ok(Outcome::from_pass(pass))
 }
 
 fn run_list(a: &ListArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let lib = read(&a.library, a.table)?;
+    let lib = elf::read_library(&a.library, a.table.into())?;
     let sort = match a.sort {
         ListSortArg::Size => ListSort::Size,
         ListSortArg::Name => ListSort::Name,
     };
     let rows = listing::list(&lib.defined, sort, a.top);
     match a.format {
-        ListFormat::Json => {
-            let v = json!({"schema": 1, "library": lib.identity, "table": lib.table.as_str(),
-                           "defined": lib.defined.len(), "symbols": rows});
-            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        }
-        ListFormat::Human => {
-            writeln!(
-                out,
-                "{}: {} defined symbols from {} ({} {}-bit), showing {}",
-                lib.identity.path,
-                lib.defined.len(),
-                lib.table.as_str(),
-                lib.identity.machine,
-                lib.identity.class_bits,
-                rows.len()
-            )?;
-            for r in &rows {
-                let ver = r
-                    .version
-                    .as_deref()
-                    .map(|v| format!(" @{v}"))
-                    .unwrap_or_default();
-                writeln!(out, "{:>10} {} {}{ver}", r.size, r.kind, r.name)?;
-            }
-        }
+        ListFormat::Json => writeln!(out, "{}", listing::list_json(&lib, &rows)?)?,
+        ListFormat::Human => write!(out, "{}", listing::list_text(&lib, &rows))?,
     }
     Ok(Outcome::Pass)
 }
@@ -455,69 +368,18 @@ fn run_undefined(a: &UndefinedArgs, out: &mut dyn Write) -> anyhow::Result<Outco
     if a.depth == 0 {
         bail!("--depth must be at least 1");
     }
-    let lib = read(&a.library, a.table)?;
+    let lib = elf::read_library(&a.library, a.table.into())?;
     let groups = listing::by_namespace(&lib.undefined, a.depth);
     match a.format {
-        ListFormat::Json => {
-            let v = json!({"schema": 1, "library": lib.identity, "table": lib.table.as_str(),
-                           "undefined": lib.undefined.len(), "groups": groups});
-            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        }
-        ListFormat::Human => {
-            writeln!(
-                out,
-                "{}: {} undefined symbols from {} in {} namespaces",
-                lib.identity.path,
-                lib.undefined.len(),
-                lib.table.as_str(),
-                groups.len()
-            )?;
-            for g in &groups {
-                writeln!(out, "{} ({})", g.namespace, g.symbols.len())?;
-                for s in &g.symbols {
-                    let ver = s
-                        .version
-                        .as_deref()
-                        .map(|v| format!("@{v}"))
-                        .unwrap_or_default();
-                    writeln!(out, "  {} {}{ver}", s.kind, s.name)?;
-                }
-            }
-        }
+        ListFormat::Json => writeln!(out, "{}", listing::undefined_json(&lib, &groups)?)?,
+        ListFormat::Human => write!(out, "{}", listing::undefined_text(&lib, &groups))?,
     }
     Ok(Outcome::Pass)
 }
 
 fn run_self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let checks = selftest::run(&|name| neuter.iter().any(|n| n == name));
-    let mut failed = 0;
-    for c in &checks {
-        if !c.ok {
-            failed += 1;
-            let what = if c.expect_trip {
-                "negative control did not trip"
-            } else {
-                "check failed"
-            };
-            writeln!(
-                out,
-                "symbol-report: self-test: {}: {what}: {}",
-                c.name, c.detail
-            )?;
-        }
-    }
-    let trips = checks.iter().filter(|c| c.expect_trip && c.ok).count();
-    let negatives = checks.iter().filter(|c| c.expect_trip).count();
-    if failed == 0 && trips > 0 {
-        writeln!(
-            out,
-            "symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates): {trips} of {negatives} negative controls tripped, {} of {} positive checks clean",
-            checks.len() - negatives,
-            checks.len() - negatives
-        )?;
-        Ok(Outcome::Pass)
-    } else {
-        writeln!(out, "symbol-report: self-test: FAILED")?;
-        Ok(Outcome::Fail)
-    }
+    let (text, passed) = selftest::render(&checks);
+    write!(out, "{text}")?;
+    Ok(Outcome::from_pass(passed))
 }

@@ -1,150 +1,56 @@
 //! Gates `symbols` (the G1 symbol diff of two builds, with the changes a commit admits) and
-//! `symbol-rules` (purity gate B). The analyses, their config and their controls live in the
-//! `symbols` library; this file only maps their outcomes to findings.
+//! `symbol-rules` (purity gate B). The analyses, their config, their findings and their controls
+//! live in the `symbols` library; this file only maps its violations to findings.
 
-use std::path::Path;
-
-use serde_json::json;
-
-use symbols::check::{self, PairAnalysis, Which};
-use symbols::codes::{SymbolRulesCode as R, SymbolsCode as S};
-use symbols::diff::Bucket;
-use symbols::model::{Identity, Table};
-use symbols::rules::{self, Mode, RuleOutcome};
-use symbols::selftest::{self};
+use symbols::codes::FindingCode;
+use symbols::findings::{self, rules_gate, symbols_gate, ConfigAt, GateRun, Violation};
+use symbols::selftest;
 
 pub use symbols::cfg::{
     mobilegl_profile, mobilegl_rules_profile, SymbolRulesConfig, SymbolsConfig,
 };
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity};
 
 const GATE: &str = "symbols";
 const RULES_GATE: &str = "symbol-rules";
-/// At most this many findings per bucket; the rest are summarised in one note.
-const MAX_PER_BUCKET: usize = 200;
 
-fn hint(h: Option<&str>) -> String {
-    h.map_or_else(
-        || "build the libraries first".to_string(),
-        |h| format!("run {h}"),
-    )
+/// One library violation as a finding of `gate`; one about the configuration points into
+/// mgctl.toml (nowhere for the built-in profile).
+fn finding<C: FindingCode>(gate: &'static str, ctx: &CheckCtx, v: Violation<C>) -> Finding {
+    let severity = match v.severity {
+        findings::Severity::Error => Severity::Error,
+        findings::Severity::Warning => Severity::Warning,
+        findings::Severity::Note => Severity::Note,
+    };
+    let mut f = Finding::new(gate, v.code.code(), severity, v.message);
+    f.location = match (v.config, &ctx.config_path) {
+        (None, _) => v.path.map(|path| Location {
+            path,
+            line: v.line,
+            column: v.column,
+        }),
+        (Some(_), None) => None,
+        (Some(ConfigAt::File), Some(p)) => Some(Location::file(ctx.rel(p))),
+        (Some(ConfigAt::Byte(at)), Some(_)) => Some(ctx.config_location(at)),
+    };
+    f.unit = v.unit;
+    f.detail = v.detail;
+    f
 }
 
-/// Every verdict of the diff as a finding.
-fn diff_findings(a: &PairAnalysis, cfg: &SymbolsConfig, unit_path: &str) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let admitted: std::collections::BTreeSet<(Bucket, &str)> = a
-        .outcome
-        .admitted
-        .iter()
-        .map(|x| (x.entry.bucket, x.change.name.as_str()))
+/// A library gate run as the gate's report: the verdict follows from the findings.
+fn report<C: FindingCode>(gate: &'static str, ctx: &CheckCtx, run: GateRun<C>) -> GateReport {
+    let found = run
+        .violations
+        .into_iter()
+        .map(|v| finding(gate, ctx, v))
         .collect();
-    let codes = [
-        (Bucket::Removed, S::Sym001),
-        (Bucket::Added, S::Sym002),
-        (Bucket::Resized, S::Sym003),
-        (Bucket::Renamed, S::Sym004),
-    ];
-    for (bucket, code) in codes {
-        let code = code.as_str();
-        let rows: Vec<_> = a
-            .diff
-            .gate_view()
-            .get(bucket)
-            .iter()
-            .filter(|c| !admitted.contains(&(bucket, c.name.as_str())))
-            .collect();
-        for c in rows.iter().take(MAX_PER_BUCKET) {
-            let msg = match bucket {
-                Bucket::Renamed => format!(
-                    "renamed `{}` ({} -> {})",
-                    c.name, c.before_mangled, c.after_mangled
-                ),
-                _ => format!(
-                    "{} `{}` ({} -> {} bytes, {:+})",
-                    bucket.as_str(),
-                    c.name,
-                    c.before,
-                    c.after,
-                    c.delta
-                ),
-            };
-            let f = if cfg.fail_on_symbol_set_change {
-                Finding::error(GATE, code, msg)
-            } else {
-                Finding::note(GATE, code, msg)
-            };
-            out.push(
-                f.at(Location::file(unit_path))
-                    .in_unit(c.name.clone())
-                    .with_detail(json!({"bucket": bucket.as_str(), "before_mangled": c.before_mangled, "after_mangled": c.after_mangled, "delta": c.delta})),
-            );
-        }
-        if rows.len() > MAX_PER_BUCKET {
-            out.push(Finding::note(
-                GATE,
-                code,
-                format!(
-                    "… and {} more {} symbol(s); run `mgctl symbols diff` for the full list",
-                    rows.len() - MAX_PER_BUCKET,
-                    bucket.as_str()
-                ),
-            ));
-        }
-    }
-    for r in
-        a.outcome.reasons.iter().filter(|r| {
-            r.starts_with("--fail-on-text-delta") || r.starts_with("--fail-on-added-bytes")
-        })
-    {
-        out.push(Finding::error(GATE, S::Sym005.as_str(), r.clone()).at(Location::file(unit_path)));
-    }
-    for s in &a.outcome.stale {
-        let msg = format!(
-            "allow entry `{} {}` ({}) matched no change (stale: remove it)",
-            s.bucket.as_str(),
-            s.name,
-            s.origin
-        );
-        out.push(if cfg.strict_allow {
-            Finding::error(GATE, S::Sym006.as_str(), msg)
-        } else {
-            Finding::warning(GATE, S::Sym006.as_str(), msg)
-        });
-    }
-    for w in &a.warnings {
-        out.push(Finding::warning(GATE, S::Sym007.as_str(), w.clone()));
-    }
-    for x in &a.outcome.admitted {
-        out.push(
-            Finding::note(
-                GATE,
-                S::Sym009.as_str(),
-                format!(
-                    "admitted {} `{}` ({:+}) by {}",
-                    x.entry.bucket.as_str(),
-                    x.change.name,
-                    x.change.delta,
-                    x.entry.origin
-                ),
-            )
-            .in_unit(x.change.name.clone()),
-        );
-    }
-    out
-}
-
-fn identity_input(ctx: &CheckCtx, path: &Path, id: &Identity, table: Table) -> String {
-    format!(
-        "{} ({} bytes, {} ELF{}, build-id {}, {})",
-        ctx.rel(path),
-        id.file_bytes,
-        id.machine,
-        id.class_bits,
-        id.build_id.as_deref().unwrap_or("none"),
-        table.as_str()
-    )
+    let mut r = GateReport::from_findings(gate, found, run.headline);
+    r.figures = run.figures;
+    r.inputs = run.inputs;
+    r.units = run.units;
+    r
 }
 
 pub struct SymbolsGate;
@@ -162,89 +68,21 @@ impl Gate for SymbolsGate {
         ctx.config
             .symbols
             .as_ref()
-            .map_or_else(Vec::new, |c| vec![c.before.clone(), c.after.clone()])
+            .map_or_else(Vec::new, SymbolsConfig::artifacts)
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        let Some(cfg) = &ctx.config.symbols else {
-            return Some("no [symbols] section in mgctl.toml".into());
-        };
-        let missing = cfg.missing(&ctx.root);
-        if missing.is_empty() {
-            None
-        } else {
-            Some(format!(
-                "{} not built: {}",
-                missing.join(" and "),
-                hint(cfg.build_hint.as_deref())
-            ))
+        match &ctx.config.symbols {
+            None => Some("no [symbols] section in mgctl.toml".into()),
+            Some(cfg) => cfg.skip_reason(&ctx.root),
         }
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.symbols else {
-            return GateReport::skipped(GATE, "no [symbols] section in mgctl.toml");
-        };
-        if let Some(reason) = self.skip_reason(ctx) {
-            return GateReport::skipped(GATE, reason);
+        match (&ctx.config.symbols, self.skip_reason(ctx)) {
+            (Some(cfg), None) => report(GATE, ctx, symbols_gate(cfg, &ctx.root, &|p| ctx.rel(p))),
+            (_, reason) => GateReport::skipped(GATE, reason.unwrap_or_default()),
         }
-        let req = match check::request_from_config(cfg, &ctx.root) {
-            Ok(r) => r,
-            Err(e) => {
-                let at = match &e {
-                    check::ConfigProblem::AllowFile { file, .. } => Some(Location::file(file)),
-                    check::ConfigProblem::Setting(_) => {
-                        ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p)))
-                    }
-                };
-                return GateReport::could_not_run(GATE, S::Sym010.as_str(), e.to_string(), at);
-            }
-        };
-        let run = match check::run_pair(&req) {
-            Ok(r) => r,
-            Err(e) => {
-                let file = match e.which {
-                    Which::Before => &cfg.before,
-                    Which::After => &cfg.after,
-                };
-                return GateReport::could_not_run(
-                    GATE,
-                    S::Sym008.as_str(),
-                    e.to_string(),
-                    Some(Location::file(file.clone())),
-                );
-            }
-        };
-        let a = &run.analysis;
-        let h = a.headline();
-        let mut r =
-            GateReport::from_findings(GATE, diff_findings(a, cfg, &cfg.after), h.to_string());
-        r.figures = vec![
-            ("defined_before".into(), json!(h.defined_before)),
-            ("defined_after".into(), json!(h.defined_after)),
-            ("added".into(), json!(h.added)),
-            ("removed".into(), json!(h.removed)),
-            ("resized".into(), json!(h.resized)),
-            ("renamed".into(), json!(h.renamed)),
-            ("admitted".into(), json!(h.admitted)),
-            ("text_delta".into(), json!(h.text_delta)),
-        ];
-        r.inputs = vec![
-            identity_input(
-                ctx,
-                &req.before,
-                &run.before_lib.identity,
-                run.before_lib.table,
-            ),
-            identity_input(
-                ctx,
-                &req.after,
-                &run.after_lib.identity,
-                run.after_lib.table,
-            ),
-        ];
-        r.units = vec![cfg.after.clone()];
-        r
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
@@ -253,62 +91,6 @@ impl Gate for SymbolsGate {
 }
 
 pub struct SymbolRulesGate;
-
-fn rule_findings(cfg: &SymbolRulesConfig, results: &[rules::RuleResult]) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for res in results {
-        let Some(rc) = cfg.rules.get(res.index) else {
-            continue;
-        };
-        let at = || Location::file(rc.library.clone());
-        let violations = match &res.outcome {
-            RuleOutcome::Unreadable(e) => {
-                out.push(
-                    Finding::error(RULES_GATE, R::Syr003.as_str(), e.clone())
-                        .at(at())
-                        .in_unit(rc.library.clone()),
-                );
-                continue;
-            }
-            RuleOutcome::Checked(v) => v,
-        };
-        let why = rc
-            .message
-            .as_deref()
-            .map(|m| format!(": {m}"))
-            .unwrap_or_default();
-        for v in violations {
-            let f = match v.mode {
-                Mode::Forbid => Finding::error(
-                    RULES_GATE,
-                    R::Syr001.as_str(),
-                    format!(
-                        "rule `{}`: {} symbol `{}` ({}) matches /{}/{why}",
-                        rc.name,
-                        v.scope.as_str(),
-                        v.demangled,
-                        v.mangled,
-                        v.pattern
-                    ),
-                ),
-                Mode::Require => Finding::error(
-                    RULES_GATE,
-                    R::Syr002.as_str(),
-                    format!(
-                        "rule `{}`: no {} symbol matches /{}/{why}",
-                        rc.name,
-                        v.scope.as_str(),
-                        v.pattern
-                    ),
-                ),
-            };
-            out.push(f.at(at()).in_unit(rc.library.clone()).with_detail(
-                json!({"rule": rc.name, "demangled": v.demangled, "mangled": v.mangled}),
-            ));
-        }
-    }
-    out
-}
 
 impl Gate for SymbolRulesGate {
     fn name(&self) -> &'static str {
@@ -320,77 +102,26 @@ impl Gate for SymbolRulesGate {
     }
 
     fn artifacts(&self, ctx: &CheckCtx) -> Vec<String> {
-        let mut libs: Vec<String> = ctx
-            .config
+        ctx.config
             .symbol_rules
-            .iter()
-            .flat_map(|c| c.rules.iter().map(|r| r.library.clone()))
-            .collect();
-        libs.sort();
-        libs.dedup();
-        libs
+            .as_ref()
+            .map_or_else(Vec::new, SymbolRulesConfig::libraries)
     }
 
     fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        let Some(cfg) = &ctx.config.symbol_rules else {
-            return Some("no [symbol_rules] section in mgctl.toml".into());
-        };
-        if cfg.rules.is_empty() {
-            return Some("[symbol_rules] has no rules".into());
+        match &ctx.config.symbol_rules {
+            None => Some("no [symbol_rules] section in mgctl.toml".into()),
+            Some(cfg) => cfg.skip_reason(&ctx.root),
         }
-        if cfg
-            .rules
-            .iter()
-            .all(|r| !ctx.root.join(&r.library).exists())
-        {
-            let mut libs: Vec<&str> = cfg.rules.iter().map(|r| r.library.as_str()).collect();
-            libs.dedup();
-            return Some(format!(
-                "{} not built: {}",
-                libs.join(", "),
-                hint(cfg.build_hint.as_deref())
-            ));
-        }
-        None
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.symbol_rules else {
-            return GateReport::skipped(RULES_GATE, "no [symbol_rules] section in mgctl.toml");
-        };
-        if let Some(reason) = self.skip_reason(ctx) {
-            return GateReport::skipped(RULES_GATE, reason);
-        }
-        let run = match rules::run_rules(cfg, &ctx.root) {
-            Ok(r) => r,
-            Err(e) => {
-                let at = ctx
-                    .config_path
-                    .as_ref()
-                    .map(|_| ctx.config_location(e.span_start));
-                return GateReport::could_not_run(RULES_GATE, R::Syr004.as_str(), e.message, at);
+        match (&ctx.config.symbol_rules, self.skip_reason(ctx)) {
+            (Some(cfg), None) => {
+                report(RULES_GATE, ctx, rules_gate(cfg, &ctx.root, &|p| ctx.rel(p)))
             }
-        };
-        let n = run.rules.len();
-        let libs = &run.libraries;
-        let mut r = GateReport::from_findings(
-            RULES_GATE,
-            rule_findings(cfg, &run.rules),
-            format!(
-                "{n} rule(s) over {} librar{}",
-                libs.len(),
-                if libs.len() == 1 { "y" } else { "ies" }
-            ),
-        );
-        r.inputs = libs
-            .iter()
-            .map(|((p, _), l)| match l {
-                Ok(l) => identity_input(ctx, &ctx.root.join(p), &l.identity, l.table),
-                Err(_) => format!("{p} (unreadable)"),
-            })
-            .collect();
-        r.units = libs.keys().map(|(p, _)| p.clone()).collect();
-        r
+            (_, reason) => GateReport::skipped(RULES_GATE, reason.unwrap_or_default()),
+        }
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
