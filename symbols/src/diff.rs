@@ -197,11 +197,14 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
     // matched without versions they are not symbols to compare (LLVM_14 -> LLVM_15 is no change).
     let mut nodes: FxHashMap<&str, ()> = FxHashMap::default();
     if !keep_versions {
-        nodes.extend(
-            lib.defined
-                .iter()
-                .filter_map(|s| Some((s.version.as_deref()?, ()))),
-        );
+        // Runs of symbols share a version: only a change of version is hashed.
+        let mut last: Option<&str> = None;
+        for v in lib.defined.iter().filter_map(|s| s.version.as_deref()) {
+            if last != Some(v) {
+                nodes.insert(v, ());
+                last = Some(v);
+            }
+        }
     }
     let is_node = |s: &Symbol| {
         s.kind.eq_ignore_ascii_case(&'a') && s.size == 0 && nodes.contains_key(&*s.name)
@@ -210,8 +213,9 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
     // One thread per side (the two sides are built in parallel): the rows of a side share a
     // few version strings, and bumping one reference count from two threads costs more than
     // building the rows.
-    let (rows, row_ids): (Vec<SymRow>, Vec<(u32, u32)>) = lib
-        .defined
+    let mut rows = Vec::with_capacity(lib.defined.len());
+    let mut row_ids = Vec::with_capacity(lib.defined.len());
+    lib.defined
         .iter()
         .zip(ids)
         .filter(|(s, _)| !is_node(s))
@@ -238,7 +242,10 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
             };
             (row, (number, names.text_ids[id]))
         })
-        .unzip();
+        .for_each(|(row, id)| {
+            rows.push(row);
+            row_ids.push(id);
+        });
     // With `--keep-versions` the texts carry their version, so the table's numbers do not
     // name them.
     let name_ids = (!keep_versions).then_some(NameIds {
@@ -361,10 +368,37 @@ pub struct Folded<'a> {
     pub name: Cow<'a, str>,
     pub size: u64,
     pub count: usize,
-    /// Sorted mangled names.
-    pub mangled: Vec<&'a str>,
+    /// The mangled names, sorted: the first here, the others (most entries have none) in
+    /// `more_mangled`, so a one-name entry allocates nothing.
+    pub mangled: &'a str,
+    pub more_mangled: Vec<&'a str>,
     /// Type letter of the first row in table order.
     pub kind: char,
+}
+
+impl<'a> Folded<'a> {
+    /// An entry without rows yet.
+    fn new(name: Cow<'a, str>, kind: char) -> Self {
+        Folded {
+            name,
+            size: 0,
+            count: 0,
+            mangled: "",
+            more_mangled: Vec::new(),
+            kind,
+        }
+    }
+
+    /// Fold one more row in.
+    fn add(&mut self, r: &'a SymRow) {
+        if self.count == 0 {
+            self.mangled = &r.mangled;
+        } else {
+            self.more_mangled.push(&r.mangled);
+        }
+        self.size += r.size;
+        self.count += 1;
+    }
 }
 
 /// Fold rows by normalised name, one entry per name, in the order each name first occurs. A
@@ -415,8 +449,10 @@ impl Hash for Hashed<'_> {
 /// Each folded entry lists its mangled names sorted.
 fn sort_mangled(folded: &mut [Folded<'_>]) {
     for f in folded {
-        if f.mangled.len() > 1 {
-            f.mangled.sort_unstable();
+        if !f.more_mangled.is_empty() {
+            f.more_mangled.push(f.mangled);
+            f.more_mangled.sort_unstable();
+            f.mangled = f.more_mangled.remove(0);
         }
     }
 }
@@ -494,19 +530,10 @@ fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a, u64> {
     drop(slot);
     let mut folded: Vec<Folded<'a>> = first_rows
         .iter()
-        .map(|&i| Folded {
-            name: std::mem::take(&mut keys[i]),
-            size: 0,
-            count: 0,
-            mangled: Vec::new(),
-            kind: rows[i].kind,
-        })
+        .map(|&i| Folded::new(std::mem::take(&mut keys[i]), rows[i].kind))
         .collect();
     for (r, &g) in rows.iter().zip(&group) {
-        let f = &mut folded[g];
-        f.size += r.size;
-        f.count += 1;
-        f.mangled.push(&r.mangled);
+        folded[g].add(r);
     }
     sort_mangled(&mut folded);
     Folding {
@@ -568,25 +595,17 @@ fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<Folding<'a, u3
         *s = true;
     }
     let mut slot = vec![u32::MAX; ids.texts];
-    let mut folded: Vec<Folded<'a>> = Vec::new();
-    let mut texts = Vec::new();
+    // Most texts are one row's: size for that rather than growing through every power of two.
+    let mut folded: Vec<Folded<'a>> = Vec::with_capacity(rows.len());
+    let mut texts = Vec::with_capacity(rows.len());
     for (r, &(_, t)) in rows.iter().zip(&ids.rows) {
         let s = slot.get_mut(t as usize)?;
         if *s == u32::MAX {
             *s = folded.len() as u32;
-            folded.push(Folded {
-                name: Cow::Borrowed(&r.demangled),
-                size: 0,
-                count: 0,
-                mangled: Vec::with_capacity(1),
-                kind: r.kind,
-            });
+            folded.push(Folded::new(Cow::Borrowed(&r.demangled), r.kind));
             texts.push(t);
         }
-        let f = &mut folded[*s as usize];
-        f.size += r.size;
-        f.count += 1;
-        f.mangled.push(&r.mangled);
+        folded[*s as usize].add(r);
     }
     sort_mangled(&mut folded);
     Some(Folding {
@@ -729,7 +748,18 @@ fn join(
         .collect()
 }
 
-/// [`bucket`] over a [`join`] of the two lists.
+/// Where one entry of `before` goes.
+enum Class {
+    Removed(Change),
+    Resized(Change),
+    Renamed(Change),
+    Unchanged,
+    /// Changed but not listed (`--only-names`).
+    Unlisted,
+}
+
+/// [`bucket`] over a [`join`] of the two lists. The entries are classified in parallel (each
+/// listed change copies its texts), then sorted per bucket in parallel.
 fn bucket_joined(
     before: &[Folded<'_>],
     after: &[Folded<'_>],
@@ -738,12 +768,16 @@ fn bucket_joined(
     only: &[String],
 ) -> Buckets {
     let listed = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
-    let mut b = Buckets::default();
-    let mut matched = vec![false; after.len()];
-    for (fa, &pair) in before.iter().zip(pairs) {
-        let Some(j) = pair else {
-            if listed(&fa.name) {
-                b.removed.push(Change {
+    let classes: Vec<Class> = before
+        .par_iter()
+        .zip(pairs.par_iter())
+        .with_min_len(512)
+        .map(|(fa, &pair)| {
+            let Some(j) = pair else {
+                if !listed(&fa.name) {
+                    return Class::Unlisted;
+                }
+                return Class::Removed(Change {
                     name: fa.name.to_string(),
                     delta: delta(fa.size, 0),
                     before: fa.size,
@@ -753,50 +787,64 @@ fn bucket_joined(
                     kind_before: Some(fa.kind),
                     kind_after: None,
                 });
+            };
+            let fb = &after[j];
+            let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
+            let renamed =
+                !resized && (fa.mangled != fb.mangled || fa.more_mangled != fb.more_mangled);
+            if !resized && !renamed {
+                return Class::Unchanged;
             }
-            continue;
-        };
-        matched[j] = true;
-        let fb = &after[j];
-        let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
-        let renamed = !resized && fa.mangled != fb.mangled;
-        if !resized && !renamed {
-            b.unchanged += 1;
-            continue;
-        }
-        if !listed(&fa.name) {
-            continue;
-        }
-        let c = Change {
-            name: fa.name.to_string(),
-            delta: if resized { delta(fa.size, fb.size) } else { 0 },
-            before: fa.size,
-            after: fb.size,
-            before_mangled: first_mangled(fa),
-            after_mangled: first_mangled(fb),
-            kind_before: Some(fa.kind),
-            kind_after: Some(fb.kind),
-        };
-        if resized {
-            b.resized.push(c);
-        } else {
-            b.renamed.push(c);
-        }
-    }
-    for (f, _) in after.iter().zip(&matched).filter(|(_, &m)| !m) {
-        if listed(&f.name) {
-            b.added.push(Change {
-                name: f.name.to_string(),
-                delta: delta(0, f.size),
-                before: 0,
-                after: f.size,
-                before_mangled: String::new(),
-                after_mangled: first_mangled(f),
-                kind_before: None,
-                kind_after: Some(f.kind),
-            });
+            if !listed(&fa.name) {
+                return Class::Unlisted;
+            }
+            let c = Change {
+                name: fa.name.to_string(),
+                delta: if resized { delta(fa.size, fb.size) } else { 0 },
+                before: fa.size,
+                after: fb.size,
+                before_mangled: first_mangled(fa),
+                after_mangled: first_mangled(fb),
+                kind_before: Some(fa.kind),
+                kind_after: Some(fb.kind),
+            };
+            if resized {
+                Class::Resized(c)
+            } else {
+                Class::Renamed(c)
+            }
+        })
+        .collect();
+    let mut b = Buckets::default();
+    for c in classes {
+        match c {
+            Class::Removed(c) => b.removed.push(c),
+            Class::Resized(c) => b.resized.push(c),
+            Class::Renamed(c) => b.renamed.push(c),
+            Class::Unchanged => b.unchanged += 1,
+            Class::Unlisted => {}
         }
     }
+    let mut matched = vec![false; after.len()];
+    for j in pairs.iter().flatten() {
+        matched[*j] = true;
+    }
+    b.added = after
+        .par_iter()
+        .zip(matched.par_iter())
+        .with_min_len(512)
+        .filter(|(f, &m)| !m && listed(&f.name))
+        .map(|(f, _)| Change {
+            name: f.name.to_string(),
+            delta: delta(0, f.size),
+            before: 0,
+            after: f.size,
+            before_mangled: String::new(),
+            after_mangled: first_mangled(f),
+            kind_before: None,
+            kind_after: Some(f.kind),
+        })
+        .collect();
     // Names are unique within a bucket, so these orders are total (the input order is lost).
     let by_abs = |x: &Change, y: &Change| {
         y.delta
@@ -804,15 +852,32 @@ fn bucket_joined(
             .cmp(&x.delta.unsigned_abs())
             .then_with(|| x.name.cmp(&y.name))
     };
-    b.removed.sort_unstable_by(by_abs);
-    b.added.sort_unstable_by(by_abs);
-    b.resized.sort_unstable_by(by_abs);
-    b.renamed.sort_unstable_by(|x, y| x.name.cmp(&y.name));
+    let Buckets {
+        removed,
+        added,
+        resized,
+        renamed,
+        ..
+    } = &mut b;
+    rayon::join(
+        || {
+            rayon::join(
+                || removed.sort_unstable_by(by_abs),
+                || added.sort_unstable_by(by_abs),
+            )
+        },
+        || {
+            rayon::join(
+                || resized.sort_unstable_by(by_abs),
+                || renamed.sort_unstable_by(|x, y| x.name.cmp(&y.name)),
+            )
+        },
+    );
     b
 }
 
 fn first_mangled(f: &Folded<'_>) -> String {
-    f.mangled.first().map(|s| s.to_string()).unwrap_or_default()
+    f.mangled.to_string()
 }
 
 /// A section's before/after sizes (a missing side counts as 0).

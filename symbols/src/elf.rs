@@ -483,17 +483,28 @@ fn read_table<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
     Ok((defined, undefined))
 }
 
-/// Version names already seen, to share one `Arc<str>` per distinct name.
+/// Version names already seen, to share one `Arc<str>` per distinct name. Runs of symbols
+/// carry the same version, so the last one is compared before anything is hashed.
 #[derive(Default)]
-struct VersionNames(std::collections::HashSet<Arc<str>, FxBuild>);
+struct VersionNames {
+    seen: std::collections::HashSet<Arc<str>, FxBuild>,
+    last: Option<Arc<str>>,
+}
 
 impl VersionNames {
     fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(v) = self.0.get(name) {
+        if let Some(v) = self.last.as_ref().filter(|v| ***v == *name) {
             return v.clone();
         }
-        let v: Arc<str> = Arc::from(name);
-        self.0.insert(v.clone());
+        let v = match self.seen.get(name) {
+            Some(v) => v.clone(),
+            None => {
+                let v: Arc<str> = Arc::from(name);
+                self.seen.insert(v.clone());
+                v
+            }
+        };
+        self.last = Some(v.clone());
         v
     }
 }

@@ -1,11 +1,11 @@
 //! Namespace grouping of demangled names (`--group namespace[:DEPTH]`), and the scope split
 //! it rests on. Template arguments and parameter lists are never split.
 
-use std::collections::BTreeMap;
-
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::diff::Buckets;
+use crate::fasthash::FxHashMap;
 
 const SPECIAL_PREFIXES: [&str; 12] = [
     "vtable for ",
@@ -22,9 +22,9 @@ const SPECIAL_PREFIXES: [&str; 12] = [
     "transaction clone for ",
 ];
 
-/// The scope components of a demangled name, the symbol's own name last:
-/// `void llvm::foo<int>(a::b)` → `["llvm", "foo<int>"]`; `vtable for A::B` → `["A", "B"]`.
-pub fn scope_components(name: &str) -> Vec<&str> {
+/// The qualified name of a demangled name: without a special prefix (`vtable for `), a return
+/// type or the parameter list.
+fn qualified(name: &str) -> &str {
     let mut s = name;
     for p in SPECIAL_PREFIXES {
         if let Some(rest) = s.strip_prefix(p) {
@@ -63,35 +63,62 @@ pub fn scope_components(name: &str) -> Vec<&str> {
         }
         i += 1;
     }
-    let qualified = &s[start.min(end)..end];
-    let mut parts = Vec::new();
-    let (qb, mut depth, mut last) = (qualified.as_bytes(), 0i32, 0usize);
+    &s[start.min(end)..end]
+}
+
+/// The byte offsets of the `::` separators of a qualified name (outside brackets), at most `max`.
+fn separators(qualified: &str, max: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let (qb, mut depth) = (qualified.as_bytes(), 0i32);
     let mut j = 0;
-    while j < qb.len() {
+    while j < qb.len() && out.len() < max {
         match qb[j] {
             b'<' | b'(' => depth += 1,
             b'>' | b')' => depth -= 1,
             b':' if depth == 0 && qb.get(j + 1) == Some(&b':') => {
-                parts.push(&qualified[last..j]);
-                last = j + 2;
+                out.push(j);
                 j += 1;
             }
             _ => {}
         }
         j += 1;
     }
-    parts.push(&qualified[last..]);
+    out
+}
+
+/// The scope components of a demangled name, the symbol's own name last:
+/// `void llvm::foo<int>(a::b)` → `["llvm", "foo<int>"]`; `vtable for A::B` → `["A", "B"]`.
+pub fn scope_components(name: &str) -> Vec<&str> {
+    let q = qualified(name);
+    let mut parts = Vec::new();
+    let mut last = 0;
+    for at in separators(q, usize::MAX) {
+        parts.push(&q[last..at]);
+        last = at + 2;
+    }
+    parts.push(&q[last..]);
     parts
 }
 
-/// The namespace of a name cut to `depth` components (`(global)` when it has none).
-pub fn namespace_of(name: &str, depth: usize) -> String {
-    let parts = scope_components(name);
-    let scopes = &parts[..parts.len().saturating_sub(1)];
-    if scopes.is_empty() {
-        return "(global)".into();
+/// The namespace of a name cut to `depth` components (`(global)` when it has none): the
+/// first `depth` scopes are one stretch of the name, so it is borrowed, never built.
+pub fn namespace_str(name: &str, depth: usize) -> &str {
+    let q = qualified(name);
+    // The scopes are the components before the last: with `depth` of them wanted, the
+    // separator after the last wanted scope must exist.
+    let seps = separators(q, depth.saturating_add(1));
+    if seps.is_empty() {
+        return "(global)";
     }
-    scopes[..depth.min(scopes.len())].join("::")
+    match depth.min(seps.len()) {
+        0 => "",
+        k => &q[..seps[k - 1]],
+    }
+}
+
+/// [`namespace_str`], owned.
+pub fn namespace_of(name: &str, depth: usize) -> String {
+    namespace_str(name, depth).to_string()
 }
 
 /// Parse a `--group` spec, `namespace` or `namespace:DEPTH`, into its depth.
@@ -118,41 +145,51 @@ pub struct GroupRow {
     pub delta: i64,
 }
 
-/// Total the listed changes per namespace, largest absolute delta first.
+/// Total the listed changes per namespace, largest absolute delta first. Each name's
+/// namespace is found in parallel (the scan is most of the cost); the totals are then summed
+/// in one pass.
 pub fn group(b: &Buckets, depth: usize) -> Vec<GroupRow> {
-    let mut m: BTreeMap<String, GroupRow> = BTreeMap::new();
-    let mut add = |name: &str, delta: i64, slot: usize| {
-        let ns = namespace_of(name, depth);
-        let row = m.entry(ns.clone()).or_insert(GroupRow {
-            namespace: ns,
-            added: 0,
-            removed: 0,
-            resized: 0,
-            renamed: 0,
-            delta: 0,
-        });
-        row.delta += delta;
-        match slot {
-            0 => row.added += 1,
-            1 => row.removed += 1,
-            2 => row.resized += 1,
-            _ => row.renamed += 1,
+    let buckets = [&b.added, &b.removed, &b.resized, &b.renamed];
+    let spaces: Vec<Vec<&str>> = buckets
+        .par_iter()
+        .map(|changes| {
+            changes
+                .par_iter()
+                .with_min_len(256)
+                .map(|c| namespace_str(&c.name, depth))
+                .collect()
+        })
+        .collect();
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut rows: Vec<GroupRow> = Vec::new();
+    for (slot, (changes, spaces)) in buckets.iter().zip(&spaces).enumerate() {
+        for (c, &ns) in changes.iter().zip(spaces) {
+            let i = *index.entry(ns).or_insert_with(|| {
+                rows.push(GroupRow {
+                    namespace: ns.to_string(),
+                    added: 0,
+                    removed: 0,
+                    resized: 0,
+                    renamed: 0,
+                    delta: 0,
+                });
+                rows.len() - 1
+            });
+            let row = &mut rows[i];
+            match slot {
+                0 => row.added += 1,
+                1 => row.removed += 1,
+                2 => row.resized += 1,
+                _ => row.renamed += 1,
+            }
+            // A rename moves no bytes.
+            if slot != 3 {
+                row.delta += c.delta;
+            }
         }
-    };
-    for c in &b.added {
-        add(&c.name, c.delta, 0);
     }
-    for c in &b.removed {
-        add(&c.name, c.delta, 1);
-    }
-    for c in &b.resized {
-        add(&c.name, c.delta, 2);
-    }
-    for c in &b.renamed {
-        add(&c.name, 0, 3);
-    }
-    let mut rows: Vec<GroupRow> = m.into_values().collect();
-    rows.sort_by(|x, y| {
+    // Namespaces are unique, so this order is total.
+    rows.sort_unstable_by(|x, y| {
         y.delta
             .unsigned_abs()
             .cmp(&x.delta.unsigned_abs())
@@ -187,6 +224,12 @@ mod tests {
         );
         assert_eq!(namespace_of("bar", 1), "(global)");
         assert_eq!(namespace_of("A::operator()(int)", 1), "A");
+        assert_eq!(namespace_of("llvm::orc::Foo::bar(int)", 0), "");
+        assert_eq!(
+            namespace_of("void a<b::c>::d::e<f::g>(h::i)", 2),
+            "a<b::c>::d"
+        );
+        assert_eq!(namespace_of("vtable for A::B", 3), "A");
     }
 
     #[test]
