@@ -41,6 +41,7 @@ fn main() {
     });
     let (t_bucket, _) = best(runs, || diff::bucket(&fa, &fb, 0, &[]));
     let (t_diff, d) = best(runs, || diff::diff(&sa, &sb, &opts));
+    let (t_rollup, _) = best(runs, || symbols::group::group(&d.listing, 1));
     let gates = GateOptions::default();
     let outcome = gate::evaluate(&d, &gates);
     let warnings = report::pair_warnings(&sa, &sb);
@@ -84,11 +85,12 @@ fn main() {
     println!("fold both (||) {t_fold:>12.2?}");
     println!("bucket         {t_bucket:>12.2?}");
     println!("diff           {t_diff:>12.2?}  (fold, bucket twice, sections, type letters)");
+    println!("rollup         {t_rollup:>12.2?}  (the Markdown's per-scope totals)");
     println!("markdown       {t_md:>12.2?}");
     println!("json           {t_json:>12.2?}");
     println!("drop all       {t_drop:>12.2?}");
     println!(
-        "mine (read, rows, diff, markdown) ~{:.2?}",
-        t_read + t_sides.saturating_sub(t_table) + t_diff + t_md
+        "mine (read, rows, diff, rollup, markdown) ~{:.2?}",
+        t_read + t_sides.saturating_sub(t_table) + t_diff + t_rollup + t_md
     );
 }
