@@ -92,6 +92,8 @@ library_findings!(
     stats_viewer::budget::Finding => stats_viewer::violation::Severity,
     stats_viewer::counters::Finding => stats_viewer::violation::Severity,
     stats_viewer::g4::Violation => stats_viewer::violation::Severity,
+    symbols::findings::Violation<symbols::codes::SymbolsCode> => symbols::findings::Severity,
+    symbols::findings::Violation<symbols::codes::SymbolRulesCode> => symbols::findings::Severity,
 );
 
 /// The one way a gate turns its library's control results into a self-test: each library runs

@@ -1,22 +1,5 @@
 //! The finding codes of the `symbols` and `symbol-rules` gates (rows of docs/codes.md).
 
-/// A gate's code enum as the text its findings carry.
-pub trait FindingCode: Copy {
-    fn code(self) -> &'static str;
-}
-
-impl FindingCode for SymbolsCode {
-    fn code(self) -> &'static str {
-        self.as_str()
-    }
-}
-
-impl FindingCode for SymbolRulesCode {
-    fn code(self) -> &'static str {
-        self.as_str()
-    }
-}
-
 /// Codes of the `symbols` gate (the symbol diff of two builds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SymbolsCode {

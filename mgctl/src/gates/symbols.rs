@@ -2,45 +2,41 @@
 //! `symbol-rules` (purity gate B). The analyses, their config, their findings and their controls
 //! live in the `symbols` library; this file only maps its violations to findings.
 
-use symbols::codes::FindingCode;
-use symbols::findings::{self, rules_gate, symbols_gate, ConfigAt, GateRun, Violation};
+use symbols::findings::{rules_gate, symbols_gate, ConfigAt, GateRun, Violation};
 use symbols::selftest;
 
 pub use symbols::cfg::{
     mobilegl_profile, mobilegl_rules_profile, SymbolRulesConfig, SymbolsConfig,
 };
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, Location, Neutered, SelfTest, Severity};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, IntoFinding, Location, Neutered, SelfTest};
 
 const GATE: &str = "symbols";
 const RULES_GATE: &str = "symbol-rules";
 
 /// One library violation as a finding of `gate`; one about the configuration points into
 /// mgctl.toml (nowhere for the built-in profile).
-fn finding<C: FindingCode>(gate: &'static str, ctx: &CheckCtx, v: Violation<C>) -> Finding {
-    let severity = match v.severity {
-        findings::Severity::Error => Severity::Error,
-        findings::Severity::Warning => Severity::Warning,
-        findings::Severity::Note => Severity::Note,
-    };
-    let mut f = Finding::new(gate, v.code.code(), severity, v.message);
-    f.location = match (v.config, &ctx.config_path) {
-        (None, _) => v.path.map(|path| Location {
-            path,
-            line: v.line,
-            column: v.column,
-        }),
-        (Some(_), None) => None,
-        (Some(ConfigAt::File), Some(p)) => Some(Location::file(ctx.rel(p))),
-        (Some(ConfigAt::Byte(at)), Some(_)) => Some(ctx.config_location(at)),
-    };
-    f.unit = v.unit;
-    f.detail = v.detail;
+fn finding<C>(gate: &'static str, ctx: &CheckCtx, mut v: Violation<C>) -> Finding
+where
+    Violation<C>: IntoFinding,
+{
+    let config = v.config.take();
+    let mut f = v.into_finding(gate);
+    if let Some(at) = config {
+        f.location = match (at, &ctx.config_path) {
+            (_, None) => None,
+            (ConfigAt::File, Some(p)) => Some(Location::file(ctx.rel(p))),
+            (ConfigAt::Byte(at), Some(_)) => Some(ctx.config_location(at)),
+        };
+    }
     f
 }
 
 /// A library gate run as the gate's report: the verdict follows from the findings.
-fn report<C: FindingCode>(gate: &'static str, ctx: &CheckCtx, run: GateRun<C>) -> GateReport {
+fn report<C>(gate: &'static str, ctx: &CheckCtx, run: GateRun<C>) -> GateReport
+where
+    Violation<C>: IntoFinding,
+{
     let found = run
         .violations
         .into_iter()
