@@ -19,7 +19,7 @@ use crate::settings::Settings;
 #[derive(Debug, Args)]
 #[command(
     about = "ELF symbol diff, listings and symbol rules, read in process",
-    long_about = "Reads ELF libraries in process (memory-mapped; .symtab, or .dynsym for a stripped \
+    long_about = "Reads ELF libraries in process (never mapped; .symtab, or .dynsym for a stripped \
 library), demangles every name the way GNU c++filt prints it, and answers: what changed between two \
 builds (`diff`, the replacement of MobileGL's scripts/symbol_report.py with its `symbol-report:` lines, \
 Markdown and JSON), what a library defines (`list`) or needs from outside (`undefined`). `--self-test` \
