@@ -74,13 +74,15 @@ fn shallow(desc: &str) -> Pin {
 /// Whether the tree `tree` holds the path `rest` (slash-separated), memoised by tree id: trees
 /// are content-addressed, and consecutive commits share every subtree they did not touch, so a
 /// commit that left a path's directories alone costs one root-tree lookup, not a descent.
-fn holds(
+/// `rest` is a suffix of an input path that outlives the walk, so the memo borrows it rather
+/// than copying a key per lookup (one lookup per commit and input).
+fn holds<'p>(
     repo: &git2::Repository,
     tree: Oid,
-    rest: &str,
-    memo: &mut HashMap<(Oid, String), bool>,
+    rest: &'p str,
+    memo: &mut HashMap<(Oid, &'p str), bool>,
 ) -> Result<bool, git2::Error> {
-    if let Some(&known) = memo.get(&(tree, rest.to_string())) {
+    if let Some(&known) = memo.get(&(tree, rest)) {
         return Ok(known);
     }
     let (name, below) = match rest.split_once('/') {
@@ -97,7 +99,7 @@ fn holds(
         (Some((id, Some(git2::ObjectType::Tree))), Some(b)) => holds(repo, id, b, memo)?,
         (Some(_), Some(_)) => false,
     };
-    memo.insert((tree, rest.to_string()), here);
+    memo.insert((tree, rest), here);
     Ok(here)
 }
 
