@@ -68,12 +68,7 @@ pub(crate) fn open(path: &Path, len: u64) -> Option<Log> {
         let mut b = LogBuilder::new(path, role);
         let binary = Cell::new(None);
         let first = File::open(path).ok().and_then(|f| {
-            let mut sink = |e: Event| {
-                if e.kind == EventKind::Ignored(Ignored::Binary) {
-                    binary.set(Some(e.line));
-                }
-                b.push(e);
-            };
+            let mut sink = building(&mut b, &binary);
             pump(path, &mut f.take(mid), &mut parser, &binary, &mut sink).ok()
         });
         // Without its result the scope still joins the second thread before returning.
@@ -90,12 +85,7 @@ pub(crate) fn open(path: &Path, len: u64) -> Option<Log> {
             Err(GiveBack::NewName) => {
                 let mut f = File::open(path).ok()?;
                 f.seek(SeekFrom::Start(mid)).ok()?;
-                let mut sink = |e: Event| {
-                    if e.kind == EventKind::Ignored(Ignored::Binary) {
-                        binary.set(Some(e.line));
-                    }
-                    b.push(e);
-                };
+                let mut sink = building(&mut b, &binary);
                 let rest = pump(path, &mut f, &mut parser, &binary, &mut sink).ok()?;
                 parser.finish(&mut sink);
                 if binary.get().is_some() {
@@ -108,6 +98,16 @@ pub(crate) fn open(path: &Path, len: u64) -> Option<Log> {
         log.bytes = total;
         Some(log)
     })
+}
+
+/// The sink of this thread's parse: every event into the builder, the first binary line noted.
+fn building<'a>(b: &'a mut LogBuilder, binary: &'a Cell<Option<usize>>) -> impl FnMut(Event) + 'a {
+    move |e: Event| {
+        if e.kind == EventKind::Ignored(Ignored::Binary) {
+            binary.set(Some(e.line));
+        }
+        b.push(e);
+    }
 }
 
 /// The byte just after the first `\n` at or past the middle of the file.
