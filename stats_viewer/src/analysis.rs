@@ -2,6 +2,7 @@
 //! run totals and gate hit rates (spec §2.2, §12.5–§12.7).
 
 use std::collections::HashMap;
+use std::mem::{discriminant, Discriminant};
 
 use crate::fixed::{Fixed2, Ratio};
 use crate::session::{At, Session};
@@ -219,7 +220,7 @@ struct Named<T> {
     items: Vec<(String, T)>,
 }
 
-impl<T> Named<T> {
+impl<T: Default> Named<T> {
     fn new() -> Self {
         Named {
             by_sym: FnvMap::default(),
@@ -228,27 +229,39 @@ impl<T> Named<T> {
         }
     }
 
-    fn slot(&mut self, f: &Field, name: impl FnOnce() -> String, init: T) -> &mut T {
+    /// The index of `f`'s sum, made (at `T::default()`) the first time its name is seen.
+    fn slot(&mut self, f: &Field, name: impl FnOnce() -> String) -> usize {
         let k = (f.group, f.key);
-        let i = match self.by_sym.get(&k) {
+        if let Some(&i) = self.by_sym.get(&k) {
+            return i;
+        }
+        let name = name();
+        let i = match self.by_name.get(&name) {
             Some(&i) => i,
             None => {
-                let name = name();
-                let i = match self.by_name.get(&name) {
-                    Some(&i) => i,
-                    None => {
-                        let i = self.items.len();
-                        self.by_name.insert(name.clone(), i);
-                        self.items.push((name, init));
-                        i
-                    }
-                };
-                self.by_sym.insert(k, i);
+                let i = self.items.len();
+                self.by_name.insert(name.clone(), i);
+                self.items.push((name, T::default()));
                 i
             }
         };
-        &mut self.items[i].1
+        self.by_sym.insert(k, i);
+        i
     }
+}
+
+/// What one field of a window adds to the run totals: the index of its sum in `Totals::over`'s
+/// tables, by kind.
+#[derive(Clone, Copy)]
+enum Add {
+    /// A window-total byte count (`bytes[…]`, `window == 0`).
+    WindowBytes(usize),
+    Count(usize),
+    Gate(usize),
+    Gauge(usize),
+    /// A per-frame byte rate (`bytes/f[…]`), recovered as rate × window.
+    RateBytes(usize),
+    Nothing,
 }
 
 impl Totals {
@@ -268,30 +281,64 @@ impl Totals {
         let mut gauges: Named<Option<&'a Value>> = Named::new();
         // hundredths·window (or exact when window == 0), and the error bound's Σ window.
         let mut bytes: Named<(u64, u64)> = Named::new();
+        // Windows of a session print the same fields in the same order, so what each field adds
+        // is decided once per layout (its names and value shapes), not looked up per field.
+        let mut layout: Vec<(Option<Sym>, Sym, Discriminant<Value>)> = Vec::new();
+        let mut plan: Vec<Add> = Vec::new();
         for w in ws {
             t.windows += 1;
             t.frames = w.frames;
             t.window_frames += w.window;
-            for f in &w.fields {
-                match (f.kind(), &f.value) {
-                    (FieldKind::Count, Value::Int(v)) if f.group.as_deref() == Some("bytes") => {
-                        let e = bytes.slot(f, || format!("bytes/f.{}", f.key), (0, 0));
+            let same = layout.len() == w.fields.len()
+                && layout
+                    .iter()
+                    .zip(&w.fields)
+                    .all(|(l, f)| *l == (f.group, f.key, discriminant(&f.value)));
+            if !same {
+                layout.clear();
+                plan.clear();
+                for f in &w.fields {
+                    layout.push((f.group, f.key, discriminant(&f.value)));
+                    plan.push(match (f.kind(), &f.value) {
+                        (FieldKind::Count, Value::Int(_))
+                            if f.group.as_deref() == Some("bytes") =>
+                        {
+                            Add::WindowBytes(bytes.slot(f, || format!("bytes/f.{}", f.key)))
+                        }
+                        (FieldKind::Count, Value::Int(_)) => {
+                            Add::Count(counts.slot(f, || f.name()))
+                        }
+                        (FieldKind::HitMiss, Value::HitMiss { .. }) => {
+                            Add::Gate(gates.slot(f, || f.name()))
+                        }
+                        (FieldKind::Gauge, _) => Add::Gauge(gauges.slot(f, || f.name())),
+                        (FieldKind::PerFrame, Value::Fixed(_))
+                            if f.group.as_deref() == Some("bytes/f") =>
+                        {
+                            Add::RateBytes(bytes.slot(f, || f.name()))
+                        }
+                        _ => Add::Nothing,
+                    });
+                }
+            }
+            for (add, f) in plan.iter().zip(&w.fields) {
+                match (*add, &f.value) {
+                    (Add::WindowBytes(i), Value::Int(v)) => {
+                        let e = &mut bytes.items[i].1;
                         e.0 = e.0.saturating_add(v.saturating_mul(100));
                     }
-                    (FieldKind::Count, Value::Int(v)) => {
-                        let e = counts.slot(f, || f.name(), 0);
+                    (Add::Count(i), Value::Int(v)) => {
+                        let e = &mut counts.items[i].1;
                         *e = e.saturating_add(*v);
                     }
-                    (FieldKind::HitMiss, Value::HitMiss { hit, miss }) => {
-                        let g = gates.slot(f, || f.name(), (0, 0));
+                    (Add::Gate(i), Value::HitMiss { hit, miss }) => {
+                        let g = &mut gates.items[i].1;
                         g.0 = g.0.saturating_add(*hit);
                         g.1 = g.1.saturating_add(*miss);
                     }
-                    (FieldKind::Gauge, v) => *gauges.slot(f, || f.name(), None) = Some(v),
-                    (FieldKind::PerFrame, Value::Fixed(v))
-                        if f.group.as_deref() == Some("bytes/f") =>
-                    {
-                        let e = bytes.slot(f, || f.name(), (0, 0));
+                    (Add::Gauge(i), v) => gauges.items[i].1 = Some(v),
+                    (Add::RateBytes(i), Value::Fixed(v)) => {
+                        let e = &mut bytes.items[i].1;
                         e.0 = e.0.saturating_add(v.hundredths().saturating_mul(w.window));
                         e.1 = e.1.saturating_add(w.window);
                     }
@@ -341,4 +388,47 @@ pub fn per_draw(v: Fixed2, window: u64, draws: u64) -> Option<Ratio> {
         i128::from(v.hundredths()) * i128::from(window),
         i128::from(draws) * 100,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(body: &str) -> Window {
+        Window::parse(&format!("MGPipe stats: {body}")).unwrap_or_else(|e| panic!("{e}: {body}"))
+    }
+
+    /// The per-layout plan gives the totals a per-field reading gives, also when the layout
+    /// changes mid-run (a field added, a value changing shape) and changes back.
+    #[test]
+    fn totals_follow_layout_changes() {
+        let a = |f: u64, emit: &str, ers: &str, srv: u64| {
+            window(&format!(
+                "frames={f} window=120 draws=10 draws/f=0.08 acc=20 acc/draw=2.00 \
+                 tex[emit={emit} box=2] gates[ers={ers}] wait[srv={srv}]"
+            ))
+        };
+        let ws = [
+            a(120, "1", "3/4", 5),
+            a(240, "10", "1/1", 6),
+            window(
+                "frames=360 window=120 draws=10 draws/f=0.08 acc=20 acc/draw=2.00 \
+                 bytes/f[buf=1.50] tex[emit=x box=2 jobs=7] gates[ers=n/a] wait[srv=9]",
+            ),
+            a(480, "100", "10/20", 8),
+        ];
+        let t = Totals::over(ws.iter());
+        assert_eq!(t.windows, 4);
+        assert_eq!(t.frames, 480);
+        assert_eq!(t.window_frames, 480);
+        assert_eq!(t.count("draws"), Some(40));
+        assert_eq!(t.count("tex.emit"), Some(111));
+        assert_eq!(t.count("tex.box"), Some(8));
+        assert_eq!(t.count("tex.jobs"), Some(7));
+        assert_eq!(t.gates, vec![("gates.ers".to_string(), 14, 25)]);
+        assert_eq!(t.gauges, vec![("wait.srv".to_string(), "8".to_string())]);
+        assert_eq!(t.bytes, vec![("buf".to_string(), 180, 1)]);
+        let names: Vec<&str> = t.counts.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["draws", "acc", "tex.emit", "tex.box", "tex.jobs"]);
+    }
 }

@@ -172,6 +172,10 @@ pub struct Window {
     /// Fields left out because their unknown name arrived after the process-wide table of
     /// unknown names was full ([`UNKNOWN_NAMES_CAP`]): counted, so nothing is lost silently.
     pub dropped_keys: u32,
+    /// `emit.wrec/f` re-derives from `emit.wrec` (or the line lacks one of them): decided at
+    /// parse time, while the fields are in cache, so [`Window::rederive`] over a long session
+    /// does not walk every window's fields again to find them (issue 16).
+    wrec_derives: bool,
 }
 
 /// Why a line that starts like a window line is not one.
@@ -334,7 +338,39 @@ fn extra() -> &'static RwLock<Extra> {
     })
 }
 
+/// Whether two names are equal, in a `const` context.
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 impl Sym {
+    /// The symbol of a name in [`KNOWN`]; bound to a `const`, it is found at compile time (a name
+    /// not in the table does not compile), so a per-window lookup of it costs no hashing.
+    pub(crate) const fn known(name: &str) -> Sym {
+        let mut i = 0;
+        while i < KNOWN.len() {
+            if same_name(KNOWN[i], name) {
+                return match NonZeroU32::new(i as u32 + 1) {
+                    Some(n) => Sym(n),
+                    None => panic!("indices start at 1"),
+                };
+            }
+            i += 1;
+        }
+        panic!("not a name of KNOWN")
+    }
+
     /// The symbol of `s`, interning it when it is new; `None` when it is new and the table of
     /// unknown names already holds [`UNKNOWN_NAMES_CAP`] names.
     pub fn intern(s: &str) -> Option<Sym> {
@@ -632,7 +668,7 @@ impl Window {
                 None => Err(WindowError::BadScalar { key, found: None }),
             }
         };
-        Ok(Window {
+        let mut w = Window {
             frames: int("frames")?,
             window: int("window")?,
             draws: int("draws")?,
@@ -641,7 +677,10 @@ impl Window {
             acc_per_draw: ratio("acc/draw")?,
             fields,
             dropped_keys,
-        })
+            wrec_derives: false,
+        };
+        w.wrec_derives = w.wrec_mismatch().is_none();
+        Ok(w)
     }
 
     /// The value of a namespaced field (`draws`, `bytes/f.tex`, `gates.ers`).
@@ -656,6 +695,11 @@ impl Window {
             Some(g) => Some(Sym::lookup(g)?),
             None => None,
         };
+        self.value(group, key)
+    }
+
+    /// The value of the field `key` in `group`, by symbol.
+    pub(crate) fn value(&self, group: Option<Sym>, key: Sym) -> Option<&Value> {
         self.fields
             .iter()
             .find(|f| f.group == group && f.key == key)
@@ -704,24 +748,34 @@ impl Window {
                 derived: show(a),
             });
         }
-        if let (Some(Value::Int(wrec)), Some(printed)) =
-            (self.get("emit.wrec"), self.get("emit.wrec/f"))
-        {
-            // At window == 0 the producer prints the integer window total instead of a rate.
-            let derived = if self.window == 0 {
-                Value::Int(*wrec)
-            } else {
-                Value::Fixed(Fixed2::ratio(*wrec, self.window).unwrap_or(Fixed2(0)))
-            };
-            if *printed != derived {
-                out.push(Mismatch {
-                    field: "emit.wrec/f",
-                    printed: printed.to_string(),
-                    derived: derived.to_string(),
-                });
-            }
+        if !self.wrec_derives {
+            out.extend(self.wrec_mismatch());
         }
         out
+    }
+
+    /// `emit.wrec/f` against `emit.wrec` re-derived with the producer's rounding.
+    fn wrec_mismatch(&self) -> Option<Mismatch> {
+        // Consts, so the table is searched at compile time.
+        const EMIT: Option<Sym> = Some(Sym::known("emit"));
+        const WREC: Sym = Sym::known("wrec");
+        const WREC_F: Sym = Sym::known("wrec/f");
+        let (Some(Value::Int(wrec)), Some(printed)) =
+            (self.value(EMIT, WREC), self.value(EMIT, WREC_F))
+        else {
+            return None;
+        };
+        // At window == 0 the producer prints the integer window total instead of a rate.
+        let derived = if self.window == 0 {
+            Value::Int(*wrec)
+        } else {
+            Value::Fixed(Fixed2::ratio(*wrec, self.window).unwrap_or(Fixed2(0)))
+        };
+        (*printed != derived).then(|| Mismatch {
+            field: "emit.wrec/f",
+            printed: printed.to_string(),
+            derived: derived.to_string(),
+        })
     }
 
     /// Relations the producer's counters imply (spec §13): `(name, holds, detail)` for each one
