@@ -206,12 +206,21 @@ impl LogParser {
             let used = self.split(rest, sink);
             self.hold(&rest[used..]);
         } else {
+            // Only the held line's end is copied behind it, and the rest of the chunk is split
+            // in place: copying each whole chunk behind the held bytes (a 64 KiB read nearly
+            // always ends mid-line) copied the whole input once more (issue 16).
+            let k = memchr::memchr(b'\n', rest).map_or(rest.len(), |n| n + 1);
+            let (head, tail) = rest.split_at(k);
             let mut buf = std::mem::take(&mut self.partial);
-            buf.extend_from_slice(rest);
+            buf.extend_from_slice(head);
             // `split` resolves every over-long line that ends inside `buf` itself.
             let used = self.split(&buf, sink);
             buf.drain(..used);
-            if buf.len() > self.cap {
+            if !tail.is_empty() {
+                // `head` ended in `\n`, so `split` took all of `buf` and no line is skipping.
+                let used = self.split(tail, sink);
+                self.hold(&tail[used..]);
+            } else if buf.len() > self.cap {
                 self.overflow(&buf);
             } else {
                 self.partial = buf;

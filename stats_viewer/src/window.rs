@@ -56,6 +56,42 @@ impl Value {
         }
     }
 
+    /// The value at the start of `s`, up to its first ` `, `[` or `]`, and that length: what
+    /// [`Value::parse`] gives for that text, read in the same pass as its end is found for the
+    /// shapes a producer prints (the rest is found first and parsed after).
+    fn scan(s: &str) -> (Value, usize) {
+        let b = s.as_bytes();
+        let ends = |k: usize| matches!(b.get(k), None | Some(b' ' | b'[' | b']'));
+        if let Some((int, k)) = leading_u64(b) {
+            match b.get(k) {
+                _ if ends(k) => return (Value::Int(int), k),
+                Some(b'.') => {
+                    if let (Some(d1), Some(d2)) = (b.get(k + 1), b.get(k + 2)) {
+                        let frac = (d1.is_ascii_digit() && d2.is_ascii_digit() && ends(k + 3))
+                            .then(|| u64::from(d1 - b'0') * 10 + u64::from(d2 - b'0'));
+                        let h = frac.and_then(|f| int.checked_mul(100)?.checked_add(f));
+                        if let Some(h) = h {
+                            return (Value::Fixed(Fixed2(h)), k + 3);
+                        }
+                    }
+                }
+                Some(b'/') => {
+                    if let Some((miss, n)) = b.get(k + 1..).and_then(leading_u64) {
+                        if ends(k + 1 + n) {
+                            return (Value::HitMiss { hit: int, miss }, k + 1 + n);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = b
+            .iter()
+            .position(|c| matches!(c, b' ' | b'[' | b']'))
+            .unwrap_or(b.len());
+        (Value::parse(&s[..end]), end)
+    }
+
     pub fn as_int(&self) -> Option<u64> {
         match self {
             Value::Int(v) => Some(*v),
@@ -553,6 +589,20 @@ impl NameCursor {
         Some(sym)
     }
 
+    /// The name this position held on the previous line, when `rest` starts with it followed by
+    /// `=` or `[`: its length and symbol, read by one comparison instead of a byte scan and an
+    /// [`NameCursor::intern`]. A name never holds a delimiter, so the scan would have stopped at
+    /// that same byte and interned the same name.
+    fn expected(&mut self, rest: &[u8]) -> Option<(usize, Sym)> {
+        let &(name, sym) = self.last.get(self.pos)?;
+        let n = name.len();
+        if rest.get(..n)? != name.as_bytes() || !matches!(rest.get(n), Some(b'=' | b'[')) {
+            return None;
+        }
+        self.pos += 1;
+        Some((n, sym))
+    }
+
     fn put_back(self) {
         LAST_NAMES.with(|l| *l.borrow_mut() = self.last);
     }
@@ -591,22 +641,32 @@ impl Window {
                 b']' | b'[' | b'=' => return Err(WindowError::CutShort),
                 _ => {
                     let start = i;
-                    while i < b.len() && !matches!(b[i], b' ' | b'[' | b']' | b'=') {
-                        i += 1;
+                    // Outside a dropped group, the previous line's name here is tried first.
+                    let known = match group {
+                        Some(None) => None,
+                        _ => names.expected(&b[i..]),
+                    };
+                    match known {
+                        Some((n, _)) => i += n,
+                        None => {
+                            while i < b.len() && !matches!(b[i], b' ' | b'[' | b']' | b'=') {
+                                i += 1;
+                            }
+                        }
                     }
+                    let mut name =
+                        |s: &str| known.map_or_else(|| names.intern(s), |(_, k)| Some(k));
                     match b.get(i) {
                         Some(b'[') if group.is_none() => {
-                            group = Some(names.intern(&body[start..i]));
+                            group = Some(name(&body[start..i]));
                             i += 1;
                         }
                         Some(b'[') => return Err(WindowError::CutShort),
                         Some(b'=') => {
                             let key = &body[start..i];
                             i += 1;
-                            let vstart = i;
-                            while i < b.len() && !matches!(b[i], b' ' | b'[' | b']') {
-                                i += 1;
-                            }
+                            let (value, n) = Value::scan(&body[i..]);
+                            i += n;
                             if b.get(i) == Some(&b'[') {
                                 return Err(WindowError::CutShort);
                             }
@@ -614,15 +674,11 @@ impl Window {
                             // full, is counted instead of kept.
                             let kept = match group {
                                 Some(None) => None,
-                                Some(Some(g)) => names.intern(key).map(|k| (Some(g), k)),
-                                None => names.intern(key).map(|k| (None, k)),
+                                Some(Some(g)) => name(key).map(|k| (Some(g), k)),
+                                None => name(key).map(|k| (None, k)),
                             };
                             match kept {
-                                Some((group, key)) => fields.push(Field {
-                                    group,
-                                    key,
-                                    value: Value::parse(&body[vstart..i]),
-                                }),
+                                Some((group, key)) => fields.push(Field { group, key, value }),
                                 None => dropped_keys = dropped_keys.saturating_add(1),
                             }
                         }
@@ -873,6 +929,69 @@ impl Window {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The one-pass value reading gives what the scan-then-parse reading gives, on every string
+    /// of up to five bytes over the characters that matter, and on overflowing numbers.
+    #[test]
+    fn value_scan_agrees_with_parse() {
+        let alphabet = b"09./na x[]";
+        let mut strings: Vec<String> = vec![
+            "18446744073709551615".into(),
+            "18446744073709551616".into(),
+            "184467440737095516.15".into(),
+            "184467440737095516.16 x".into(),
+            "1/18446744073709551616]".into(),
+            "18446744073709551616/1".into(),
+        ];
+        let mut cur = vec![String::new()];
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for p in &cur {
+                for &c in alphabet {
+                    next.push(format!("{p}{}", c as char));
+                }
+            }
+            strings.extend(next.iter().cloned());
+            cur = next;
+        }
+        for s in &strings {
+            let end = s.find([' ', '[', ']']).unwrap_or(s.len());
+            assert_eq!(Value::scan(s), (Value::parse(&s[..end]), end), "{s:?}");
+        }
+    }
+
+    /// Reading names against the previous line's gives the window a cold read gives, also when
+    /// the layout shifts (a name added, removed, renamed or lengthened) between lines.
+    #[test]
+    fn warm_names_read_as_cold_ones() {
+        let lines = [
+            "MGPipe stats: frames=120 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1 box=2] gates[ers=1/2]",
+            "MGPipe stats: frames=240 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1 box=2] gates[ers=1/2]",
+            "MGPipe stats: frames=360 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1 boxx=2 box=3] gates[ers=1/2]",
+            "MGPipe stats: frames=480 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1] texx[box=2] gates[ers=1/2]",
+            "MGPipe stats: frames=600 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit[=1] gates[ers=1/2]",
+            "MGPipe stats: frames=720 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1 box=2] gates[ers=1/2]",
+            "MGPipe stats: frames=840 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit box=2] gates[ers=1/2]",
+            "MGPipe stats: frames=960 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1 box=2] gates[ers=1/2 etl=3/4]",
+            "MGPipe stats: frames=1080 window=120 draws=1 draws/f=0.01 acc=2 acc/draw=2.00 tex[emit=1 box=2] gates[ers=1/2 etl=3/4]",
+        ];
+        let mut warm = NameCursor {
+            last: Vec::new(),
+            pos: 0,
+        };
+        let mut matched = 0;
+        for l in lines {
+            warm.pos = 0;
+            let w = Window::parse_with(l, &mut warm);
+            matched += warm.pos;
+            let mut cold = NameCursor {
+                last: Vec::new(),
+                pos: 0,
+            };
+            assert_eq!(w, Window::parse_with(l, &mut cold), "{l}");
+        }
+        assert!(matched > 0);
+    }
 
     const PULL: &str = "MGPipe stats: frames=120 window=120 draws=9138 draws/f=76.15 acc=87495 acc/draw=9.57 bytes/f[buf=34962.67 tex=306.33 ubog=0.00 ubon=0.00 vtxc=0.00 idxc=0.00 icmd=0.00 pmap=0.00 resid=0.00] tex[emit=2 box=2 rect=0 jobs=2] gates[ers=9088/453 etl=630/8911 eub=535/9006 mfp=0/0 mpm=0/0 mdt=0/0]";
 
