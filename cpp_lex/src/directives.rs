@@ -5,11 +5,13 @@
 //! directive a macro-aware walk replays ([`crate::macros`]).
 //!
 //! The scan is a [`Sink`]: it keeps only the tokens of the directive being read, so a file costs
-//! one reused buffer, not a token vector.
+//! one reused buffer, not a token vector. [`skim`] gives the same [`Scan`] without lexing the
+//! lines between directives ([`crate::skim`]); the include graph uses it.
 
 use serde::Serialize;
 
 use crate::lexer::{lex_with, spelling, Kind, Sink, Token};
+use crate::skim::DirectiveSink;
 
 /// How an include names its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -212,6 +214,23 @@ impl Sink for Scanner {
     }
 }
 
+impl DirectiveSink for Scanner {
+    fn directive_token(&mut self, src: &[u8], tok: &Token) {
+        if tok.kind == Kind::Hash {
+            self.flush(src);
+        }
+        self.cur.push(*tok);
+    }
+
+    fn code(&mut self, src: &[u8]) {
+        self.flush(src);
+        self.seen_token = true;
+        if self.guard_closed {
+            self.guard_valid = false;
+        }
+    }
+}
+
 /// Scans one file's bytes for include directives.
 pub fn scan(src: &[u8]) -> Scan {
     let mut s = Scanner::default();
@@ -219,6 +238,21 @@ pub fn scan(src: &[u8]) -> Scan {
     lex_with(src, &mut s);
     s.flush(src);
     let eof_line = src.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+    s.finish(eof_line)
+}
+
+/// [`scan`]'s result, reading only the directive lines with the lexer: the lines between them
+/// are skimmed for what can hide or continue a line (comments, literals, splices).
+pub fn skim(src: &[u8]) -> Scan {
+    let mut s = Scanner::default();
+    s.out.invalid_utf8 = first_invalid_utf8(src);
+    let last_line = crate::skim::skim(src, &mut s);
+    s.flush(src);
+    let eof_line = if src.len() > u32::MAX as usize - 4 {
+        src.iter().filter(|&&b| b == b'\n').count() as u32 + 1
+    } else {
+        last_line
+    };
     s.finish(eof_line)
 }
 

@@ -242,6 +242,8 @@ struct Lx<'a, S: Sink> {
     in_directive: bool,
     dir: Dir,
     stop: bool,
+    /// Stop after the first newline outside comments and literals (one logical line).
+    one_line: bool,
     /// Splices skipped so far, when the last byte was consumed, and when the token began.
     splices: u32,
     splices_at_end: u32,
@@ -270,6 +272,7 @@ pub fn lex_with<S: Sink>(src: &[u8], sink: &mut S) {
         in_directive: false,
         dir: Dir::None,
         stop: false,
+        one_line: false,
         splices: 0,
         splices_at_end: 0,
         splices_at_start: 0,
@@ -281,6 +284,39 @@ pub fn lex_with<S: Sink>(src: &[u8], sink: &mut S) {
     }
     lx.normalize();
     lx.run();
+}
+
+/// Lexes the one logical line that starts at `start` (0, or just after a newline that is outside
+/// every comment and literal; `line` is its 1-based line), pushing into `sink` exactly the tokens
+/// [`lex_with`] pushes for that line. Returns where the line ends (after its newline, or the end
+/// of `src`) and the line number there. At such a line start the lexer's whole state is known
+/// (start of line, no directive, no open comment), which is what lets a skimmer resume it there.
+pub(crate) fn lex_line_with<S: Sink>(
+    src: &[u8],
+    start: usize,
+    line: u32,
+    sink: &mut S,
+) -> (usize, u32) {
+    let mut lx = Lx {
+        s: src,
+        i: start,
+        end: start,
+        line,
+        line_start: start,
+        bol: true,
+        space: true,
+        in_directive: false,
+        dir: Dir::None,
+        stop: false,
+        one_line: true,
+        splices: 0,
+        splices_at_end: 0,
+        splices_at_start: 0,
+        sink,
+    };
+    lx.normalize();
+    lx.run();
+    (lx.i, lx.line)
 }
 
 impl<S: Sink> Lx<'_, S> {
@@ -417,6 +453,9 @@ impl<S: Sink> Lx<'_, S> {
                     self.space = true;
                     self.in_directive = false;
                     self.dir = Dir::None;
+                    if self.one_line {
+                        return;
+                    }
                     continue;
                 }
                 b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {

@@ -8,6 +8,9 @@
 //! panics; what it cannot lex becomes a [`Diagnostic`]. [`lex_with`] pushes the same tokens into a
 //! [`Sink`] (ripgrep's model) for scans that must not allocate per token.
 //!
+//! [`skim`] reads only a file's directive lines with the lexer (the lines between are skimmed
+//! with `memchr` for comments, literals and splices), for scans that need only directives.
+//!
 //! Beside it, once: [`directives`] (the include/conditional scan of one file), [`macros`]
 //! (the macro table, expansion and `#if` evaluation) and [`mask`] (comments/literals blanked
 //! in place, offsets kept).
@@ -16,6 +19,7 @@ pub mod directives;
 mod lexer;
 pub mod macros;
 pub mod mask;
+pub mod skim;
 
 pub use lexer::{
     is_ident_continue, lex, lex_with, spelling, Diagnostic, Hidden, Kind, Lexed, Sink, Token,

@@ -232,7 +232,7 @@ impl Graph {
         }
         walked.sort();
         walked.dedup();
-        let exists = Exists::new(walked.iter().cloned().collect());
+        let exists = Exists::new(&walked);
         let units: HashMap<PathBuf, SearchPath> = opts
             .units
             .iter()
@@ -251,11 +251,12 @@ impl Graph {
                 .iter()
                 .map(|&n| (n, g.nodes[n].path.clone()))
                 .collect();
+            // Each worker reads every file into one reused buffer.
             let results: Vec<(NodeId, FileResult)> = jobs
                 .into_par_iter()
-                .map(|(n, p)| {
+                .map_init(Vec::new, |buf, (n, p)| {
                     let sp = units.get(&p).unwrap_or(&search);
-                    (n, scan_file(&p, sp, &exists, overlay.get(&p)))
+                    (n, scan_file(&p, sp, &exists, overlay.get(&p), buf))
                 })
                 .collect();
             pending.clear();
@@ -290,6 +291,9 @@ impl Graph {
             .sort_by_file_name()
             .into_iter();
         let it = it.filter_entry(|e| {
+            if exclude.is_empty() {
+                return true;
+            }
             let (rel, _) = rel_of(&root, e.path());
             !exclude.iter().any(|x| {
                 !x.is_empty()
@@ -501,50 +505,122 @@ fn absolute(p: &Path) -> PathBuf {
 /// `stat` per distinct path per build, and none at all when its directory does not exist. The same
 /// spelling from a hundred includers in one directory, or a standard header tried in every search
 /// directory, costs one `stat`, not one per include.
+///
+/// Keys are the paths' bytes: every path asked about is normalised ([`normalize`]), so equal
+/// bytes are equal paths, and hashing and comparing bytes skips `Path`'s component walk.
 struct Exists {
-    walked: HashSet<PathBuf>,
+    walked: HashSet<Vec<u8>, FxBuild>,
     /// Paths already asked about: is it a file (`seen`), is it a directory (`dirs`).
-    seen: std::sync::RwLock<HashMap<PathBuf, bool>>,
-    dirs: std::sync::RwLock<HashMap<PathBuf, bool>>,
+    seen: std::sync::RwLock<HashMap<Vec<u8>, bool, FxBuild>>,
+    dirs: std::sync::RwLock<HashMap<Vec<u8>, bool, FxBuild>>,
 }
 
-/// `map[p]`, else `probe(p)` remembered. A poisoned lock only means another scan panicked; the
+/// rustc's FxHash: a resolution hashes a few candidate paths per include, and SipHash's
+/// flooding resistance buys nothing for the file names of the tree being read.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut add = |w: u64| {
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        };
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            add(u64::from_le_bytes(w));
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let mut w = [0u8; 8];
+            w[..tail.len()].copy_from_slice(tail);
+            add(u64::from_le_bytes(w) ^ (tail.len() as u64) << 59);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<Fx>;
+
+fn path_bytes(p: &Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
+/// `Path::parent` of a normalised path, on its bytes.
+fn parent_bytes(b: &[u8]) -> Option<&[u8]> {
+    match b.iter().rposition(|&c| c == b'/') {
+        Some(0) if b.len() > 1 => Some(&b[..1]),
+        Some(0) => None,
+        Some(i) => Some(&b[..i]),
+        None if b.is_empty() => None,
+        None => Some(&b[..0]),
+    }
+}
+
+/// `map[key]`, else `probe()` remembered. A poisoned lock only means another scan panicked; the
 /// entries are still right.
 fn memo(
-    map: &std::sync::RwLock<HashMap<PathBuf, bool>>,
-    p: &Path,
-    probe: fn(&Path) -> bool,
+    map: &std::sync::RwLock<HashMap<Vec<u8>, bool, FxBuild>>,
+    key: &[u8],
+    probe: impl FnOnce() -> bool,
 ) -> bool {
     use std::sync::PoisonError;
     let hit = map
         .read()
         .unwrap_or_else(PoisonError::into_inner)
-        .get(p)
+        .get(key)
         .copied();
     hit.unwrap_or_else(|| {
-        let is = probe(p);
+        let is = probe();
         map.write()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(p.to_path_buf(), is);
+            .insert(key.to_vec(), is);
         is
     })
 }
 
 impl Exists {
-    fn new(walked: HashSet<PathBuf>) -> Exists {
+    fn new(walked: &[PathBuf]) -> Exists {
         Exists {
-            walked,
+            walked: walked.iter().map(|p| path_bytes(p).to_vec()).collect(),
             seen: Default::default(),
             dirs: Default::default(),
         }
     }
 
     fn is_file(&self, p: &Path) -> bool {
-        if self.walked.contains(p) {
+        let key = path_bytes(p);
+        if self.walked.contains(key) {
             return true;
         }
-        let dir_exists = p.parent().is_none_or(|d| memo(&self.dirs, d, Path::is_dir));
-        dir_exists && memo(&self.seen, p, Path::is_file)
+        let dir_exists = parent_bytes(key)
+            .is_none_or(|d| memo(&self.dirs, d, || p.parent().is_some_and(Path::is_dir)));
+        dir_exists && memo(&self.seen, key, || p.is_file())
+    }
+}
+
+/// Reads the whole file into `buf` (kept initialised and reused, so a file costs no allocation
+/// and no page faults once the buffer is as large as the largest file): open, reads until EOF,
+/// close.
+fn read_into<'b>(path: &Path, buf: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]> {
+    use std::io::Read;
+    const MIN_SPARE: usize = 64 * 1024;
+    let mut f = std::fs::File::open(path)?;
+    let mut len = 0;
+    loop {
+        if buf.len() - len < MIN_SPARE {
+            buf.resize((buf.len() * 2).max(len + MIN_SPARE), 0);
+        }
+        match f.read(&mut buf[len..]) {
+            Ok(0) => return Ok(&buf[..len]),
+            Ok(k) => len += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -553,10 +629,11 @@ fn scan_file(
     search: &SearchPath,
     exists: &Exists,
     overlay: Option<&Vec<u8>>,
+    buf: &mut Vec<u8>,
 ) -> FileResult {
     let read = match overlay {
-        Some(b) => Ok(b.clone()),
-        None => std::fs::read(path),
+        Some(b) => Ok(b.as_slice()),
+        None => read_into(path, buf),
     };
     let bytes = match read {
         Ok(b) => b,
@@ -568,7 +645,7 @@ fn scan_file(
             }
         }
     };
-    let scan = lex::scan(&bytes);
+    let scan = lex::skim(bytes);
     let dir = path.parent().unwrap_or(Path::new("/"));
     let targets = scan
         .includes
@@ -679,6 +756,14 @@ pub(crate) mod tests {
                 path: "nope".into()
             }]
         );
+    }
+
+    #[test]
+    fn parent_bytes_is_path_parent() {
+        for p in ["/", "/a", "/a/b", "/a/b/c.h", "a", "a/b", ""] {
+            let want = Path::new(p).parent().map(path_bytes);
+            assert_eq!(parent_bytes(p.as_bytes()), want, "{p:?}");
+        }
     }
 
     #[cfg(unix)]

@@ -87,6 +87,34 @@ impl SearchPath {
 
 /// Lexical normalisation: drops `.`, folds `a/..` (what `-H` paths need to compare equal).
 pub fn normalize(p: &Path) -> PathBuf {
+    if is_normal(p) {
+        return p.to_path_buf();
+    }
+    normalize_components(p)
+}
+
+/// [`normalize`] of an owned path: most joined candidates are already normal, and are kept
+/// without a copy.
+fn normalize_owned(p: PathBuf) -> PathBuf {
+    if is_normal(&p) {
+        return p;
+    }
+    normalize_components(&p)
+}
+
+/// Whether rebuilding `p` from its components would give the same bytes: no empty, `.` or `..`
+/// component, no trailing `/` (a leading `/` is the root).
+fn is_normal(p: &Path) -> bool {
+    let b = p.as_os_str().as_encoded_bytes();
+    let rest = b.strip_prefix(b"/").unwrap_or(b);
+    if rest.is_empty() {
+        return true;
+    }
+    rest.split(|&c| c == b'/')
+        .all(|c| !c.is_empty() && c != b"." && c != b"..")
+}
+
+fn normalize_components(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -136,7 +164,7 @@ pub fn candidates_iter<'a>(
         .into_iter()
         .chain(own)
         .chain(dirs)
-        .map(move |d| normalize(&d.join(name_path)))
+        .map(move |d| normalize_owned(d.join(name_path)))
 }
 
 #[cfg(test)]
@@ -152,6 +180,40 @@ mod tests {
         );
         assert_eq!(normalize(Path::new("a/../../x")), PathBuf::from("../x"));
         assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn fast_path_agrees_with_components() {
+        for p in [
+            "",
+            "/",
+            "//",
+            "a",
+            "/a",
+            "a/",
+            "a//b",
+            "./a",
+            "a/.",
+            "a/./b",
+            "a/..",
+            "../a",
+            "/..",
+            "/a/b/c.h",
+            "a/.b/..c/...",
+            "/./",
+            ".",
+            "..",
+            "a/b/",
+            "//a",
+        ] {
+            let p = Path::new(p);
+            assert_eq!(normalize(p), normalize_components(p), "{p:?}");
+            assert_eq!(
+                normalize_owned(p.to_path_buf()),
+                normalize_components(p),
+                "{p:?}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,376 @@
+//! A directive-only pass over a file: the same directive tokens [`crate::lex_with`] produces,
+//! without tokenising the lines between directives.
+//!
+//! Only the start of a logical line can open a directive, and only comments, literals (raw
+//! strings included) and line splices decide where a logical line starts. The skimmer walks the
+//! lines with `memchr`: a `//` line, a blank line or a code line costs a search for its newline
+//! and for the few bytes that can open a comment or a literal (`/`, `"`, `'`). Every line that
+//! opens a directive — and every line holding something the skimmer does not model exactly (a
+//! line splice, a `%` or `\` first on the line) — is handed to the real lexer from its start
+//! ([`crate::lexer::lex_line_with`]), so directive tokens are the lexer's by construction.
+//! What the skimmer decides itself is where lines start; `tests/skim_diff.rs` checks that
+//! against the full lexer on the g++ corpus, the driver tree and generated inputs.
+
+use memchr::{memchr, memchr2, memchr3};
+
+use crate::lexer::{is_ident_continue, lex_line_with, Kind, Sink, Token};
+
+/// What a directive-only scan reports, in source order.
+pub trait DirectiveSink {
+    /// One token of a preprocessor directive (its `#` first), exactly as [`crate::lex_with`]
+    /// pushes it.
+    fn directive_token(&mut self, src: &[u8], tok: &Token);
+    /// At least one token outside directives lies between the previous call and the next.
+    /// It may be reported more than once for the same stretch of code.
+    fn code(&mut self, src: &[u8]);
+}
+
+/// Forwards the real lexer's tokens of one line to a [`DirectiveSink`].
+struct Forward<'a, D: DirectiveSink>(&'a mut D);
+
+impl<D: DirectiveSink> Sink for Forward<'_, D> {
+    fn token(&mut self, src: &[u8], tok: &Token) -> bool {
+        if tok.directive {
+            self.0.directive_token(src, tok);
+        } else {
+            self.0.code(src);
+        }
+        true
+    }
+}
+
+/// Skims `src`, reporting directive tokens and code stretches to `sink`. Returns the line
+/// number at the end of the text (1 + its newlines), as the lexer counts it.
+pub fn skim<D: DirectiveSink>(src: &[u8], sink: &mut D) -> u32 {
+    // Offsets and lines are u32 (the lexer's bound, kept the same).
+    let s = if src.len() > u32::MAX as usize - 4 {
+        &src[..u32::MAX as usize - 4]
+    } else {
+        src
+    };
+    let n = s.len();
+    let mut pos = 0usize;
+    let mut line = 1u32;
+    let mut special = Special { from: 1, at: 0 };
+    while pos < n {
+        let (next, next_line) = match line_kind(s, pos, line, &mut special, sink) {
+            Some(end) => end,
+            None => lex_line_with(s, pos, line, &mut Forward(sink)),
+        };
+        pos = next;
+        line = next_line;
+    }
+    line
+}
+
+/// The lexer's horizontal whitespace (space, tab, CR, VT, FF), as a bit test: indentation is
+/// most of the bytes this loop sees.
+fn is_hspace(b: u8) -> bool {
+    const SET: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\r' | 1 << 0x0b | 1 << 0x0c;
+    b <= b' ' && (SET >> b) & 1 == 1
+}
+
+/// Whether the physical line ending at the newline `nl` ends in a line splice.
+fn spliced_at(s: &[u8], nl: usize) -> bool {
+    (nl >= 1 && s[nl - 1] == b'\\') || (nl >= 2 && s[nl - 1] == b'\r' && s[nl - 2] == b'\\')
+}
+
+/// The next byte that can open a comment or a literal (`/`, `"`, `'`), found once for many lines:
+/// no such byte lies between the position it was searched from and `at`, so it answers for any
+/// later position up to `at` without searching again.
+struct Special {
+    /// Searched from here…
+    from: usize,
+    /// …to the first hit.
+    at: usize,
+}
+
+impl Special {
+    /// The first `/`, `"` or `'` at or after `p` (`s.len()` when there is none).
+    fn from(&mut self, s: &[u8], p: usize) -> usize {
+        if p < self.from || p > self.at {
+            self.from = p;
+            self.at = memchr3(b'"', b'\'', b'/', &s[p..]).map_or(s.len(), |o| p + o);
+        }
+        self.at
+    }
+}
+
+fn newlines(s: &[u8]) -> u32 {
+    memchr::memchr_iter(b'\n', s).count() as u32
+}
+
+/// Skims the logical line starting at `ls` (on line `line`). Returns where the next line starts
+/// and its number, or `None` when the real lexer must read this line (a directive, or something
+/// the skimmer leaves to it). Whatever it reported before returning `None` was code only, which
+/// the lexer reports again.
+fn line_kind<D: DirectiveSink>(
+    s: &[u8],
+    ls: usize,
+    line: u32,
+    special: &mut Special,
+    sink: &mut D,
+) -> Option<(usize, u32)> {
+    let n = s.len();
+    let mut p = ls;
+    let mut line = line;
+    // Start of the line: whitespace and block comments keep it a line start.
+    loop {
+        while p < n && is_hspace(s[p]) {
+            p += 1;
+        }
+        if p >= n {
+            return Some((n, line));
+        }
+        match s[p] {
+            b'\n' => return Some((p + 1, line + 1)),
+            b'#' | b'%' | b'\\' => return None,
+            b'/' => match s.get(p + 1) {
+                Some(b'/') => return line_comment(s, p, line),
+                Some(b'*') => {
+                    let end = block_comment_end(s, p);
+                    line += newlines(&s[p..end]);
+                    p = end;
+                }
+                Some(b'\\') => return None,
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    // A token starts at `p`: the rest of the logical line is code.
+    sink.code(s);
+    code_line(s, p, line, special)
+}
+
+/// A `//` comment at `p` runs to the first newline that is not part of a splice.
+fn line_comment(s: &[u8], p: usize, mut line: u32) -> Option<(usize, u32)> {
+    let n = s.len();
+    let mut k = p + 2;
+    loop {
+        match memchr(b'\n', &s[k..]) {
+            None => return Some((n, line)),
+            Some(off) => {
+                let nl = k + off;
+                line += 1;
+                if !spliced_at(s, nl) {
+                    return Some((nl + 1, line));
+                }
+                k = nl + 1;
+            }
+        }
+    }
+}
+
+/// End (exclusive) of the block comment opening at `p` (`/*`), or the end of the text. Its
+/// closer may be split by splices (`*\⏎/`), as the lexer reads it.
+fn block_comment_end(s: &[u8], p: usize) -> usize {
+    let n = s.len();
+    // The `*` of the closer sits at p + 2 or later, so its `/` at p + 3 or later.
+    let mut k = p + 3;
+    while k < n {
+        let Some(off) = memchr(b'/', &s[k..]) else {
+            return n;
+        };
+        let slash = k + off;
+        let mut q = slash;
+        // Walk back over splices between `*` and `/`.
+        loop {
+            if q >= 2 && s[q - 1] == b'\n' && s[q - 2] == b'\\' {
+                q -= 2;
+            } else if q >= 3 && s[q - 1] == b'\n' && s[q - 2] == b'\r' && s[q - 3] == b'\\' {
+                q -= 3;
+            } else {
+                break;
+            }
+        }
+        if q >= p + 3 && s[q - 1] == b'*' {
+            return slash + 1;
+        }
+        k = slash + 1;
+    }
+    n
+}
+
+/// The rest of a logical line from `p`, outside directives, where a token starts. `None` hands
+/// the whole line to the lexer (a splice on it).
+fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Special) -> Option<(usize, u32)> {
+    let n = s.len();
+    // Literals and comments end before `floor`; a token starts at it.
+    let mut floor = p;
+    loop {
+        let nl = memchr(b'\n', &s[p..]).map_or(n, |o| p + o);
+        if nl < n && spliced_at(s, nl) {
+            return None;
+        }
+        let q = special.from(s, p);
+        if q >= nl {
+            return Some(next_line(nl, n, line));
+        }
+        match s[q] {
+            b'/' => match s.get(q + 1) {
+                Some(b'/') if q + 1 < nl => return Some(next_line(nl, n, line)),
+                Some(b'*') if q + 1 < nl => {
+                    let end = block_comment_end(s, q);
+                    line += newlines(&s[q..end]);
+                    p = end;
+                    floor = end;
+                }
+                _ => p = q + 1,
+            },
+            quote => match before_quote(s, floor, q) {
+                Before::Separator => p = q + 1,
+                Before::Raw if quote == b'"' => match raw_string_end(s, q) {
+                    Some(end) => {
+                        line += newlines(&s[q..end]);
+                        p = end;
+                        floor = end;
+                    }
+                    None => match quoted_end(s, q, nl) {
+                        Some(end) => {
+                            p = end;
+                            floor = end;
+                        }
+                        None => return Some(next_line(nl, n, line)),
+                    },
+                },
+                _ => match quoted_end(s, q, nl) {
+                    Some(end) => {
+                        p = end;
+                        floor = end;
+                    }
+                    // Unterminated: the literal stops at the newline, which ends the line.
+                    None => return Some(next_line(nl, n, line)),
+                },
+            },
+        }
+    }
+}
+
+fn next_line(nl: usize, n: usize, line: u32) -> (usize, u32) {
+    if nl < n {
+        (nl + 1, line + 1)
+    } else {
+        (n, line)
+    }
+}
+
+/// End (exclusive) of the ordinary literal whose quote is at `q`, on the physical line ending at
+/// `nl` (no splice on it); `None` when the newline comes first.
+fn quoted_end(s: &[u8], q: usize, nl: usize) -> Option<usize> {
+    let quote = s[q];
+    let mut k = q + 1;
+    while k < nl {
+        let off = memchr2(quote, b'\\', &s[k..nl])?;
+        let at = k + off;
+        if s[at] == quote {
+            return Some(at + 1);
+        }
+        // An escape takes the next byte (never the newline: that would be a splice).
+        k = at + 2;
+    }
+    None
+}
+
+/// `R"delim( … )delim"` at `q` (the `"`): its end, or the text's end when unterminated; `None`
+/// when the delimiter is malformed (then it is an ordinary string, as the lexer reads it).
+fn raw_string_end(s: &[u8], q: usize) -> Option<usize> {
+    let open = q + 1;
+    let mut j = open;
+    while j < s.len()
+        && j - open <= 16
+        && !matches!(
+            s[j],
+            b'(' | b' ' | b')' | b'\\' | b'\t' | 0x0b | 0x0c | b'\r' | b'\n' | b'"'
+        )
+    {
+        j += 1;
+    }
+    if s.get(j) != Some(&b'(') || j - open > 16 {
+        return None;
+    }
+    let delim = &s[open..j];
+    let mut k = j + 1;
+    while let Some(off) = memchr(b')', &s[k..]) {
+        let at = k + off;
+        if s[at + 1..].starts_with(delim) && s.get(at + 1 + delim.len()) == Some(&b'"') {
+            return Some(at + delim.len() + 2);
+        }
+        k = at + 1;
+    }
+    Some(s.len())
+}
+
+/// What the bytes just before a quote make of it.
+#[derive(PartialEq, Eq)]
+enum Before {
+    /// A `'` inside a pp-number (`1'000`).
+    Separator,
+    /// An identifier `R`, `LR`, `uR`, `UR` or `u8R` ends at the quote.
+    Raw,
+    /// Anything else: the quote opens an ordinary literal.
+    Plain,
+}
+
+/// Re-tokenises the identifier/number run that ends at the quote `q` the way the lexer does, from
+/// the last point known to start a token: `floor`, or the byte after one that no identifier,
+/// number or run-internal punctuator (`.`, `+`, `-`) contains.
+fn before_quote(s: &[u8], floor: usize, q: usize) -> Before {
+    let in_run = |b: u8| is_ident_continue(b) || matches!(b, b'.' | b'\'' | b'+' | b'-');
+    let mut k = q;
+    while k > floor && in_run(s[k - 1]) {
+        k -= 1;
+    }
+    let mut last = (Kind::Punct, q, q);
+    while k < q {
+        let b = s[k];
+        let start = k;
+        if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
+            while k < s.len() && is_ident_continue(s[k]) {
+                k += 1;
+            }
+            last = (Kind::Ident, start, k);
+        } else if b.is_ascii_digit() || (b == b'.' && s.get(k + 1).is_some_and(u8::is_ascii_digit))
+        {
+            k = number_end(s, k);
+            last = (Kind::Number, start, k);
+        } else {
+            k += 1;
+            last = (Kind::Punct, start, k);
+        }
+    }
+    if k > q {
+        // Only a pp-number can run through a quote: through a `'` separator.
+        return Before::Separator;
+    }
+    match last {
+        (Kind::Ident, a, b)
+            if b == q && matches!(&s[a..b], b"R" | b"LR" | b"uR" | b"UR" | b"u8R") =>
+        {
+            Before::Raw
+        }
+        _ => Before::Plain,
+    }
+}
+
+/// End of the pp-number starting at `k` (a digit, or `.` before one), as the lexer reads it
+/// (no splices: the skimmer hands spliced lines to the lexer).
+fn number_end(s: &[u8], mut k: usize) -> usize {
+    let n = s.len();
+    k += 1;
+    while k < n {
+        let b = s[k];
+        if is_ident_continue(b) || b == b'.' {
+            let exp = matches!(b, b'e' | b'E' | b'p' | b'P');
+            k += 1;
+            if exp && k < n && matches!(s[k], b'+' | b'-') {
+                k += 1;
+            }
+        } else if b == b'\'' && s.get(k + 1).is_some_and(|&c| is_ident_continue(c)) {
+            k += 2;
+        } else {
+            break;
+        }
+    }
+    k
+}
