@@ -251,12 +251,11 @@ impl Graph {
                 .iter()
                 .map(|&n| (n, g.nodes[n].path.clone()))
                 .collect();
-            // Each worker reads every file into one reused buffer.
             let results: Vec<(NodeId, FileResult)> = jobs
                 .into_par_iter()
-                .map_init(Vec::new, |buf, (n, p)| {
+                .map(|(n, p)| {
                     let sp = units.get(&p).unwrap_or(&search);
-                    (n, scan_file(&p, sp, &exists, overlay.get(&p), buf))
+                    (n, scan_file(&p, sp, &exists, overlay.get(&p)))
                 })
                 .collect();
             pending.clear();
@@ -603,17 +602,18 @@ impl Exists {
     }
 }
 
-/// Reads the whole file into `buf` (kept initialised and reused, so a file costs no allocation
-/// and no page faults once the buffer is as large as the largest file): open, reads until EOF,
-/// close.
+/// Reads the whole file into `buf`, which is kept initialised and reused: a file costs open, reads
+/// to EOF and close, no allocation and no page faults. Only a file larger than the buffer's spare
+/// room asks its size (one `statx`), so the buffer grows once, to fit.
 fn read_into<'b>(path: &Path, buf: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]> {
     use std::io::Read;
-    const MIN_SPARE: usize = 64 * 1024;
     let mut f = std::fs::File::open(path)?;
     let mut len = 0;
     loop {
-        if buf.len() - len < MIN_SPARE {
-            buf.resize((buf.len() * 2).max(len + MIN_SPARE), 0);
+        if buf.len() - len < READ_SPARE {
+            let size = f.metadata().map_or(0, |m| m.len() as usize);
+            let want = (buf.len() * 2).max(size.max(len) + READ_SPARE);
+            buf.resize(want, 0);
         }
         match f.read(&mut buf[len..]) {
             Ok(0) => return Ok(&buf[..len]),
@@ -624,7 +624,36 @@ fn read_into<'b>(path: &Path, buf: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]>
     }
 }
 
+/// Room kept past the bytes read (the first buffer's size, and the read that sees EOF).
+const READ_SPARE: usize = 64 * 1024;
+/// A buffer grown past this for one large file is dropped after it: the next file is small.
+const READ_KEEP: usize = 1024 * 1024;
+
+thread_local! {
+    /// Each scanning thread reads every file into one buffer, kept for the thread's life.
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn scan_file(
+    path: &Path,
+    search: &SearchPath,
+    exists: &Exists,
+    overlay: Option<&Vec<u8>>,
+) -> FileResult {
+    READ_BUF.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut buf) => {
+            let res = scan_file_with(path, search, exists, overlay, &mut buf);
+            if buf.len() > READ_KEEP {
+                *buf = Vec::new();
+            }
+            res
+        }
+        // Only a re-entrant scan on this thread holds it: read into a buffer of its own.
+        Err(_) => scan_file_with(path, search, exists, overlay, &mut Vec::new()),
+    })
+}
+
+fn scan_file_with(
     path: &Path,
     search: &SearchPath,
     exists: &Exists,

@@ -38,8 +38,12 @@ fn selection(g: &Graph, dir: Option<&str>) -> (Vec<NodeId>, Vec<(NodeId, usize)>
     (nodes, edges)
 }
 
-fn dot_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+fn dot_escape(s: &str) -> std::borrow::Cow<'_, str> {
+    // Almost no path holds either character: borrow instead of two copies per name.
+    if !s.contains(['\\', '"']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// GraphViz: one node per file (external headers dashed), conditional includes dashed edges.
@@ -728,4 +732,16 @@ pub fn layering_output(o: &LayeringOutcome, json: bool) -> serde_json::Result<(b
         false => layering_lines(o),
     };
     Ok((o.passed(), lines))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dot_escape;
+
+    #[test]
+    fn dot_escape_quotes_and_backslashes_only() {
+        assert_eq!(dot_escape("a/b.h"), "a/b.h");
+        assert_eq!(dot_escape("a\"b\\c.h"), "a\\\"b\\\\c.h");
+        assert!(matches!(dot_escape("x.h"), std::borrow::Cow::Borrowed(_)));
+    }
 }
