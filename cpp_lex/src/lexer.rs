@@ -261,29 +261,13 @@ pub fn lex(src: &[u8]) -> Lexed {
 
 /// Lex C++ source, pushing everything into `sink`.
 pub fn lex_with<S: Sink>(src: &[u8], sink: &mut S) {
-    let mut lx = Lx {
-        s: src,
-        i: 0,
-        end: 0,
-        line: 1,
-        line_start: 0,
-        bol: true,
-        space: true,
-        in_directive: false,
-        dir: Dir::None,
-        stop: false,
-        one_line: false,
-        splices: 0,
-        splices_at_end: 0,
-        splices_at_start: 0,
-        sink,
-    };
     // Offsets and lines are u32; larger inputs are lexed up to that bound only.
-    if src.len() > u32::MAX as usize - 4 {
-        lx.s = &src[..u32::MAX as usize - 4];
-    }
-    lx.normalize();
-    lx.run();
+    let src = if src.len() > u32::MAX as usize - 4 {
+        &src[..u32::MAX as usize - 4]
+    } else {
+        src
+    };
+    Lx::at_line_start(src, 0, 1, false, sink).run();
 }
 
 /// Lexes the one logical line that starts at `start` (0, or just after a newline that is outside
@@ -297,26 +281,40 @@ pub(crate) fn lex_line_with<S: Sink>(
     line: u32,
     sink: &mut S,
 ) -> (usize, u32) {
-    let mut lx = Lx {
-        s: src,
-        i: start,
-        end: start,
-        line,
-        line_start: start,
-        bol: true,
-        space: true,
-        in_directive: false,
-        dir: Dir::None,
-        stop: false,
-        one_line: true,
-        splices: 0,
-        splices_at_end: 0,
-        splices_at_start: 0,
-        sink,
-    };
-    lx.normalize();
+    let mut lx = Lx::at_line_start(src, start, line, true, sink);
     lx.run();
     (lx.i, lx.line)
+}
+
+impl<'a, S: Sink> Lx<'a, S> {
+    /// The lexer at a line start (`start` on line `line`), past any splices there.
+    fn at_line_start(
+        s: &'a [u8],
+        start: usize,
+        line: u32,
+        one_line: bool,
+        sink: &'a mut S,
+    ) -> Self {
+        let mut lx = Lx {
+            s,
+            i: start,
+            end: start,
+            line,
+            line_start: start,
+            bol: true,
+            space: true,
+            in_directive: false,
+            dir: Dir::None,
+            stop: false,
+            one_line,
+            splices: 0,
+            splices_at_end: 0,
+            splices_at_start: 0,
+            sink,
+        };
+        lx.normalize();
+        lx
+    }
 }
 
 impl<S: Sink> Lx<'_, S> {
