@@ -219,7 +219,12 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Special) -> Op
                 _ => p = q + 1,
             },
             quote => match before_quote(s, floor, q) {
-                Before::Separator => p = q + 1,
+                // The number runs on past the quote: resume after it, so a long run of
+                // separators is re-tokenised once, not once per `'`.
+                Before::Separator(end) => {
+                    p = end;
+                    floor = end;
+                }
                 Before::Raw if quote == b'"' => match raw_string_end(s, q) {
                     Some(end) => {
                         line += newlines(&s[q..end]);
@@ -304,8 +309,8 @@ fn raw_string_end(s: &[u8], q: usize) -> Option<usize> {
 /// What the bytes just before a quote make of it.
 #[derive(PartialEq, Eq)]
 enum Before {
-    /// A `'` inside a pp-number (`1'000`).
-    Separator,
+    /// A `'` inside a pp-number (`1'000`) that ends at the given offset.
+    Separator(usize),
     /// An identifier `R`, `LR`, `uR`, `UR` or `u8R` ends at the quote.
     Raw,
     /// Anything else: the quote opens an ordinary literal.
@@ -341,7 +346,7 @@ fn before_quote(s: &[u8], floor: usize, q: usize) -> Before {
     }
     if k > q {
         // Only a pp-number can run through a quote: through a `'` separator.
-        return Before::Separator;
+        return Before::Separator(k);
     }
     match last {
         (Kind::Ident, a, b)

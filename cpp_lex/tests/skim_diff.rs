@@ -152,6 +152,13 @@ fn edge_cases_agree() {
     for (k, src) in EDGES.iter().enumerate() {
         check(&format!("edge case {k}"), src.as_bytes());
     }
+    // One long number of separators, then a quote that is not one (the skimmer re-tokenises a
+    // number once, not once per `'`).
+    let long = format!(
+        "x = 1{}; c = '/'; /*\n#define NO\n*/\n#define A\n",
+        "'1".repeat(20_000)
+    );
+    check("a 40,000-byte number", long.as_bytes());
 }
 
 fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
