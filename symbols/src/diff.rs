@@ -123,18 +123,7 @@ impl NameTable {
                 (n.clone(), (text, hash))
             })
             .unzip();
-        let mut text_index: FxHashMap<Hashed<'_>, u32> =
-            FxHashMap::with_capacity_and_hasher(demangled.len(), Default::default());
-        let text_ids = demangled
-            .iter()
-            .zip(&text_hashes)
-            .map(|(text, &hash)| {
-                let next = text_index.len() as u32;
-                *text_index.entry(Hashed { hash, text }).or_insert(next)
-            })
-            .collect();
-        let texts = text_index.len();
-        drop(text_index);
+        let (text_ids, texts) = number_alike(&text_hashes, |i| &*demangled[i]);
         NameTable {
             mangled,
             demangled,
@@ -189,6 +178,45 @@ fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a Arc<str>>, Vec<Vec<u32>>
         ids.push(lib_ids);
     }
     (names, ids)
+}
+
+/// Numbers equal texts alike: for each item `i` (with `hashes[i]` the hash of `text(i)`), the
+/// index of the first item with the same text, and a bound on those numbers. Sorting the
+/// (hash, index) pairs in parallel and comparing texts only within a run of equal hashes
+/// replaces a hash map filled on one thread (the texts of two libraries, ~90k, on the
+/// critical path).
+fn number_alike<'t>(hashes: &[u64], text: impl Fn(usize) -> &'t str) -> (Vec<u32>, usize) {
+    let n = hashes.len();
+    // u32 indices: a symbol table has fewer than 2^32 entries (st_name is 32-bit); the two
+    // libraries' tables together are far below it in any file that can be read.
+    let mut order: Vec<(u64, u32)> = hashes
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| (h, i as u32))
+        .collect();
+    order.par_sort_unstable();
+    let mut numbers = vec![0u32; n];
+    // The distinct texts of the current run of equal hashes (nearly always one).
+    let mut leaders: Vec<u32> = Vec::new();
+    for (k, &(hash, i)) in order.iter().enumerate() {
+        if k == 0 || order[k - 1].0 != hash {
+            leaders.clear();
+        }
+        // Within a run indices ascend, so a leader is the first item of its text. The first
+        // of a run is one without reading any text.
+        let found = if leaders.is_empty() {
+            None
+        } else {
+            let t = text(i as usize);
+            leaders.iter().copied().find(|&l| text(l as usize) == t)
+        };
+        let number = found.unwrap_or_else(|| {
+            leaders.push(i);
+            i
+        });
+        numbers[i as usize] = number;
+    }
+    (numbers, n)
 }
 
 /// The rows of library number `lib` of `names`.
@@ -366,38 +394,47 @@ impl<'o> Replacements<'o> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Folded<'a> {
     pub name: Cow<'a, str>,
+    /// The row's shared demangled text when `name` is exactly it (no normalisation, no copy
+    /// suffix): a listed change then shares it instead of copying it.
+    #[serde(skip)]
+    shared: Option<&'a Arc<str>>,
     pub size: u64,
     pub count: usize,
     /// The mangled names, sorted: the first here, the others (most entries have none) in
     /// `more_mangled`, so a one-name entry allocates nothing.
-    pub mangled: &'a str,
-    pub more_mangled: Vec<&'a str>,
+    pub mangled: &'a Arc<str>,
+    pub more_mangled: Vec<&'a Arc<str>>,
     /// Type letter of the first row in table order.
     pub kind: char,
 }
 
 impl<'a> Folded<'a> {
-    /// An entry without rows yet.
-    fn new(name: Cow<'a, str>, kind: char) -> Self {
+    /// An entry of one row so far.
+    fn new(name: Cow<'a, str>, shared: Option<&'a Arc<str>>, r: &'a SymRow) -> Self {
         Folded {
             name,
-            size: 0,
-            count: 0,
-            mangled: "",
+            shared,
+            size: r.size,
+            count: 1,
+            mangled: &r.mangled,
             more_mangled: Vec::new(),
-            kind,
+            kind: r.kind,
         }
     }
 
     /// Fold one more row in.
     fn add(&mut self, r: &'a SymRow) {
-        if self.count == 0 {
-            self.mangled = &r.mangled;
-        } else {
-            self.more_mangled.push(&r.mangled);
-        }
+        self.more_mangled.push(&r.mangled);
         self.size += r.size;
         self.count += 1;
+    }
+
+    /// The name as a change lists it: shared with the rows when it is their text.
+    fn shared_name(&self) -> Arc<str> {
+        match self.shared {
+            Some(text) => text.clone(),
+            None => Arc::from(&*self.name),
+        }
     }
 }
 
@@ -530,10 +567,17 @@ fn fold_hashed<'a>(rows: &'a [SymRow], opts: &DiffOptions) -> Folding<'a, u64> {
     drop(slot);
     let mut folded: Vec<Folded<'a>> = first_rows
         .iter()
-        .map(|&i| Folded::new(std::mem::take(&mut keys[i]), rows[i].kind))
+        .map(|&i| {
+            let key = std::mem::take(&mut keys[i]);
+            // Borrowed: the text itself (nothing replaced, no copy suffix).
+            let shared = matches!(key, Cow::Borrowed(_)).then_some(&rows[i].demangled);
+            Folded::new(key, shared, &rows[i])
+        })
         .collect();
-    for (r, &g) in rows.iter().zip(&group) {
-        folded[g].add(r);
+    for (i, (r, &g)) in rows.iter().zip(&group).enumerate() {
+        if first_rows[g] != i {
+            folded[g].add(r);
+        }
     }
     sort_mangled(&mut folded);
     Folding {
@@ -602,10 +646,15 @@ fn fold_numbered<'a>(rows: &'a [SymRow], ids: &NameIds) -> Option<Folding<'a, u3
         let s = slot.get_mut(t as usize)?;
         if *s == u32::MAX {
             *s = folded.len() as u32;
-            folded.push(Folded::new(Cow::Borrowed(&r.demangled), r.kind));
+            folded.push(Folded::new(
+                Cow::Borrowed(&r.demangled),
+                Some(&r.demangled),
+                r,
+            ));
             texts.push(t);
+        } else {
+            folded[*s as usize].add(r);
         }
-        folded[*s as usize].add(r);
     }
     sort_mangled(&mut folded);
     Some(Folding {
@@ -653,13 +702,14 @@ impl std::str::FromStr for Bucket {
 /// One listed change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
-    pub name: String,
+    /// Shared with the rows when it is their demangled text (no copy per change).
+    pub name: Arc<str>,
     pub delta: i64,
     pub before: u64,
     pub after: u64,
     /// First mangled name of each side (empty when the side lacks the symbol).
-    pub before_mangled: String,
-    pub after_mangled: String,
+    pub before_mangled: Arc<str>,
+    pub after_mangled: Arc<str>,
     pub kind_before: Option<char>,
     pub kind_after: Option<char>,
 }
@@ -748,9 +798,9 @@ fn join(
         .collect()
 }
 
-/// [`bucket`] over a [`join`] of the two lists. Classified on one thread: each listed change
-/// copies its texts, and allocating them from two threads measured more CPU (a second malloc
-/// arena faulted in) for little wall time; the four buckets are then sorted in parallel.
+/// [`bucket`] over a [`join`] of the two lists, classified on both cores (a change shares its
+/// texts with the rows, so building one allocates no string), then the four buckets sorted in
+/// parallel.
 fn bucket_joined(
     before: &[Folded<'_>],
     after: &[Folded<'_>],
@@ -759,64 +809,94 @@ fn bucket_joined(
     only: &[String],
 ) -> Buckets {
     let listed = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
-    let mut b = Buckets::default();
     let mut matched = vec![false; after.len()];
-    for (fa, &pair) in before.iter().zip(pairs) {
-        let Some(j) = pair else {
-            if listed(&fa.name) {
-                b.removed.push(Change {
-                    name: fa.name.to_string(),
-                    delta: delta(fa.size, 0),
-                    before: fa.size,
-                    after: 0,
-                    before_mangled: first_mangled(fa),
-                    after_mangled: String::new(),
-                    kind_before: Some(fa.kind),
-                    kind_after: None,
-                });
-            }
-            continue;
-        };
-        matched[j] = true;
-        let fb = &after[j];
-        let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
-        let renamed = !resized && (fa.mangled != fb.mangled || fa.more_mangled != fb.more_mangled);
-        if !resized && !renamed {
-            b.unchanged += 1;
-            continue;
-        }
-        if !listed(&fa.name) {
-            continue;
-        }
-        let c = Change {
-            name: fa.name.to_string(),
-            delta: if resized { delta(fa.size, fb.size) } else { 0 },
-            before: fa.size,
-            after: fb.size,
-            before_mangled: first_mangled(fa),
-            after_mangled: first_mangled(fb),
-            kind_before: Some(fa.kind),
-            kind_after: Some(fb.kind),
-        };
-        if resized {
-            b.resized.push(c);
-        } else {
-            b.renamed.push(c);
+    for &j in pairs.iter().flatten() {
+        if let Some(m) = matched.get_mut(j) {
+            *m = true;
         }
     }
-    for (f, _) in after.iter().zip(&matched).filter(|(_, &m)| !m) {
-        if listed(&f.name) {
-            b.added.push(Change {
-                name: f.name.to_string(),
+    // Each chunk of `before` into its own buckets, with its own empty text (one reference
+    // count per thread), in chunk order.
+    let parts: Vec<Buckets> = before
+        .par_iter()
+        .zip(pairs.par_iter())
+        .with_min_len(2048)
+        .fold(
+            || (Buckets::default(), Arc::<str>::from("")),
+            |(mut b, empty), (fa, &pair)| {
+                let Some(fb) = pair.and_then(|j| after.get(j)) else {
+                    if listed(&fa.name) {
+                        b.removed.push(Change {
+                            name: fa.shared_name(),
+                            delta: delta(fa.size, 0),
+                            before: fa.size,
+                            after: 0,
+                            before_mangled: first_mangled(fa),
+                            after_mangled: empty.clone(),
+                            kind_before: Some(fa.kind),
+                            kind_after: None,
+                        });
+                    }
+                    return (b, empty);
+                };
+                let resized = fa.size != fb.size && fa.size.abs_diff(fb.size) > threshold;
+                let renamed =
+                    !resized && (fa.mangled != fb.mangled || fa.more_mangled != fb.more_mangled);
+                if !resized && !renamed {
+                    b.unchanged += 1;
+                    return (b, empty);
+                }
+                if !listed(&fa.name) {
+                    return (b, empty);
+                }
+                let c = Change {
+                    name: fa.shared_name(),
+                    delta: if resized { delta(fa.size, fb.size) } else { 0 },
+                    before: fa.size,
+                    after: fb.size,
+                    before_mangled: first_mangled(fa),
+                    after_mangled: first_mangled(fb),
+                    kind_before: Some(fa.kind),
+                    kind_after: Some(fb.kind),
+                };
+                if resized {
+                    b.resized.push(c);
+                } else {
+                    b.renamed.push(c);
+                }
+                (b, empty)
+            },
+        )
+        .map(|(b, _)| b)
+        .collect();
+    let added: Vec<Change> = after
+        .par_iter()
+        .zip(matched.par_iter())
+        .with_min_len(2048)
+        .filter(|(f, &m)| !m && listed(&f.name))
+        .map_init(
+            || Arc::<str>::from(""),
+            |empty, (f, _)| Change {
+                name: f.shared_name(),
                 delta: delta(0, f.size),
                 before: 0,
                 after: f.size,
-                before_mangled: String::new(),
+                before_mangled: empty.clone(),
                 after_mangled: first_mangled(f),
                 kind_before: None,
                 kind_after: Some(f.kind),
-            });
-        }
+            },
+        )
+        .collect();
+    let mut b = Buckets {
+        added,
+        ..Buckets::default()
+    };
+    for p in parts {
+        b.removed.extend(p.removed);
+        b.resized.extend(p.resized);
+        b.renamed.extend(p.renamed);
+        b.unchanged += p.unchanged;
     }
     // Names are unique within a bucket, so these orders are total (the input order is lost).
     let by_abs = |x: &Change, y: &Change| {
@@ -849,8 +929,8 @@ fn bucket_joined(
     b
 }
 
-fn first_mangled(f: &Folded<'_>) -> String {
-    f.mangled.to_string()
+fn first_mangled(f: &Folded<'_>) -> Arc<str> {
+    f.mangled.clone()
 }
 
 /// A section's before/after sizes (a missing side counts as 0).
@@ -947,7 +1027,7 @@ pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
         .filter_map(|(x, pair)| Some((x, &fb[(*pair)?])))
         .filter(|(x, y)| x.kind != y.kind)
         .map(|(x, y)| Change {
-            name: x.name.to_string(),
+            name: x.shared_name(),
             delta: delta(x.size, y.size),
             before: x.size,
             after: y.size,
@@ -967,5 +1047,40 @@ pub fn diff(before: &Side, after: &Side, opts: &DiffOptions) -> Diff {
         names_after: fb.len(),
         sections,
         kind_changes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equal texts get one number (the first item's), different texts different numbers, also
+    /// when every hash collides (one run holding several texts).
+    #[test]
+    fn number_alike_numbers_equal_texts_alike() {
+        let texts = ["a", "b", "a", "c", "b", "a", ""];
+        for hashes in [
+            vec![7u64; texts.len()],
+            texts.iter().map(|t| hash_of(t)).collect(),
+        ] {
+            let (numbers, bound) = number_alike(&hashes, |i| texts[i]);
+            assert_eq!(numbers, vec![0, 1, 0, 3, 1, 0, 6]);
+            assert!(numbers.iter().all(|&n| (n as usize) < bound));
+        }
+    }
+
+    /// Against a map from text to its first index, on many texts with few distinct hashes.
+    #[test]
+    fn number_alike_agrees_with_a_map() {
+        let texts: Vec<String> = (0..5000)
+            .map(|i| format!("t{}", (i * 7919) % 1231))
+            .collect();
+        let hashes: Vec<u64> = texts.iter().map(|t| hash_of(t) % 97).collect();
+        let (numbers, _) = number_alike(&hashes, |i| &texts[i]);
+        let mut first = std::collections::HashMap::new();
+        for (i, t) in texts.iter().enumerate() {
+            let want = *first.entry(t.as_str()).or_insert(i as u32);
+            assert_eq!(numbers[i], want, "item {i} ({t})");
+        }
     }
 }

@@ -191,7 +191,7 @@ pub fn pair_violations(
         .outcome
         .admitted
         .iter()
-        .map(|x| (x.entry.bucket, x.change.name.as_str()))
+        .map(|x| (x.entry.bucket, &*x.change.name))
         .collect();
     let codes = [
         (Bucket::Removed, S::Sym001),
@@ -210,7 +210,7 @@ pub fn pair_violations(
             .gate_view()
             .get(bucket)
             .iter()
-            .filter(|c| !admitted.contains(&(bucket, c.name.as_str())))
+            .filter(|c| !admitted.contains(&(bucket, &*c.name)))
             .collect();
         for c in rows.iter().take(MAX_PER_BUCKET) {
             let msg = match bucket {
@@ -233,7 +233,7 @@ pub fn pair_violations(
                 ),
                 ..Violation::new(code, set_severity, msg)
                     .file(unit_path)
-                    .unit(c.name.clone())
+                    .unit(c.name.to_string())
             });
         }
         if rows.len() > MAX_PER_BUCKET {
@@ -280,7 +280,7 @@ pub fn pair_violations(
             x.change.delta,
             x.entry.origin
         );
-        out.push(Violation::new(S::Sym009, Severity::Note, msg).unit(x.change.name.clone()));
+        out.push(Violation::new(S::Sym009, Severity::Note, msg).unit(x.change.name.to_string()));
     }
     out
 }

@@ -168,7 +168,7 @@ pub fn evaluate(diff: &Diff, g: &GateOptions) -> GateOutcome {
             let hit = g
                 .allow
                 .iter()
-                .position(|e| e.bucket == *b && e.name == c.name);
+                .position(|e| e.bucket == *b && *e.name == *c.name);
             match hit {
                 Some(i) => {
                     used[i] = true;

@@ -125,7 +125,7 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
     );
     let names = |v: &[crate::diff::Change]| {
         v.iter()
-            .map(|c| (c.name.clone(), c.delta))
+            .map(|c| (c.name.to_string(), c.delta))
             .collect::<Vec<_>>()
     };
     expect(

@@ -124,8 +124,8 @@ mod tests {
             delta: after as i64 - before as i64,
             before,
             after,
-            before_mangled: String::new(),
-            after_mangled: String::new(),
+            before_mangled: "".into(),
+            after_mangled: "".into(),
             kind_before: None,
             kind_after: None,
         }
@@ -154,7 +154,7 @@ mod tests {
         let (top, rest) = top_changes(&b, 3);
         let got: Vec<(&str, &str, i64)> = top
             .iter()
-            .map(|(k, c)| (k.as_str(), c.name.as_str(), c.delta))
+            .map(|(k, c)| (k.as_str(), &*c.name, c.delta))
             .collect();
         assert_eq!(
             got,
@@ -188,7 +188,7 @@ mod tests {
             ..Buckets::default()
         };
         let (top, rest) = top_changes(&b, 3);
-        let names: Vec<&str> = top.iter().map(|(_, c)| c.name.as_str()).collect();
+        let names: Vec<&str> = top.iter().map(|(_, c)| &*c.name).collect();
         assert_eq!(names, vec!["f00", "f01", "f02"]);
         assert_eq!(rest.count, 47);
         assert_eq!(rest.growth, 47 * 8);

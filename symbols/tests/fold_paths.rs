@@ -125,7 +125,7 @@ fn a_name_defined_twice_takes_the_hashed_path_with_copies_kept_apart() {
     let (sb, sa) = sides_from_libraries(&before, &after, false);
     let d = diff(&sb, &sa, &DiffOptions::default());
     assert_eq!(d.listing.removed.len(), 1, "{:?}", d.listing);
-    assert_eq!(d.listing.removed[0].name, "count() [copy 2]");
+    assert_eq!(&*d.listing.removed[0].name, "count() [copy 2]");
 }
 
 #[test]
