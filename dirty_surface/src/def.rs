@@ -1,14 +1,11 @@
 //! `DirtySurface.def`: `MGP_DIRTY_SURFACE_LIST` rows `X(Mutator, Answer)` and, after the
 //! `MGP_DIRTY_SURFACE_UNDECIDED_LIST` define, undecided marks `X(Mutator, Bit)` (spec §1.10, §2).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::sync::OnceLock;
-
-use regex::Regex;
-
 use crate::compat::mask;
 use crate::error::{Error, Result};
+use crate::rx::Rx;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 /// The seven answers that are not bits.
 pub const NON_BIT_ANSWERS: [&str; 7] = [
@@ -92,28 +89,10 @@ impl Def {
     }
 }
 
-fn upstream_row() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"^\s*X\((\w+),\s*([\w|]+)\)\s*\\?\s*$").unwrap_or_else(|_| unreachable!())
-    })
-}
-
-fn strict_row() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"^\s*X\(\s*(\w+)\s*,\s*([\w|]+(?:\s*\|\s*[\w|]*)*)\s*\)\s*\\?\s*$")
-            .unwrap_or_else(|_| unreachable!())
-    })
-}
-
-fn split_line() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"^\s*#\s*define\s+MGP_DIRTY_SURFACE_UNDECIDED_LIST\(")
-            .unwrap_or_else(|_| unreachable!())
-    })
-}
+pub(crate) static UPSTREAM_ROW: Rx = Rx::new(r"^\s*X\((\w+),\s*([\w|]+)\)\s*\\?\s*$");
+pub(crate) static STRICT_ROW: Rx =
+    Rx::new(r"^\s*X\(\s*(\w+)\s*,\s*([\w|]+(?:\s*\|\s*[\w|]*)*)\s*\)\s*\\?\s*$");
+pub(crate) static SPLIT_LINE: Rx = Rx::new(r"^\s*#\s*define\s+MGP_DIRTY_SURFACE_UNDECIDED_LIST\(");
 
 const EXPECTED: &str = "`X(Mutator, ANSWER)` on one line, ANSWER being answer words joined by `|`";
 
@@ -131,7 +110,7 @@ pub fn parse_with(text: &str, path: &Path, lenient: bool) -> Result<Def> {
     let mut in_marks = false;
     for (k, line) in masked.lines().enumerate() {
         let lineno = k + 1;
-        if !in_marks && split_line().is_match(line) {
+        if !in_marks && SPLIT_LINE.is_match(line) {
             in_marks = true;
             continue;
         }
@@ -139,8 +118,8 @@ pub fn parse_with(text: &str, path: &Path, lenient: bool) -> Result<Def> {
         if !trimmed.starts_with("X(") {
             continue;
         }
-        let upstream_reads = upstream_row().is_match(line);
-        let Some(c) = strict_row().captures(line) else {
+        let upstream_reads = UPSTREAM_ROW.is_match(line);
+        let Some(c) = STRICT_ROW.captures(line) else {
             if lenient {
                 continue;
             }
@@ -151,10 +130,10 @@ pub fn parse_with(text: &str, path: &Path, lenient: bool) -> Result<Def> {
                 found: line.trim().to_string(),
             });
         };
-        let mutator = c.get(1).map_or("", |m| m.as_str()).to_string();
+        let mutator = c.get(1).unwrap_or("").to_string();
         let answer: String = c
             .get(2)
-            .map_or("", |m| m.as_str())
+            .unwrap_or("")
             .chars()
             .filter(|ch| !ch.is_whitespace())
             .collect();

@@ -22,6 +22,7 @@ pub mod def;
 pub mod nonrender;
 pub mod render;
 pub mod report;
+pub(crate) mod rx;
 pub mod surface;
 pub mod tracker;
 pub mod tree;

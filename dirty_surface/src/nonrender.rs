@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::lex::{lex, Kind, Lexed, Token};
+use crate::rx::Rx;
 use crate::scope::{functions, Function};
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -1389,46 +1390,29 @@ fn match_rule(written: &TokenSet, shutter: &TokenSet) -> Match {
     }
 }
 
+pub(crate) static OUTSIDE_PRE: Rx = Rx::new(r"(?:\+\+|--)\s*(m_\w+)");
+pub(crate) static OUTSIDE_ASSIGN: Rx =
+    Rx::new(r"\b(m_\w+)(?:\s*(?:\.|->)\s*\w+|\s*\[[^\]\n]*\])*\s*(?:[-+*/%&|^]|<<|>>)?=[^=]");
+pub(crate) static OUTSIDE_DECL: Rx =
+    Rx::new(r"(?m)^\s*[\w:<>,\s*&]*[\w>*&]\s+(m_\w+)\s*(?:=|\{|;|\[)");
+
 /// Members written in files outside the analysed set (first file per member, sorted input).
 pub fn outside_writers(units: &[Unit<'_>]) -> BTreeMap<String, String> {
-    use regex::Regex;
-    use std::sync::OnceLock;
-    static PRE: OnceLock<Regex> = OnceLock::new();
-    static ASSIGN: OnceLock<Regex> = OnceLock::new();
-    static DECL: OnceLock<Regex> = OnceLock::new();
-    let pre =
-        PRE.get_or_init(|| Regex::new(r"(?:\+\+|--)\s*(m_\w+)").unwrap_or_else(|_| unreachable!()));
-    let assign = ASSIGN.get_or_init(|| {
-        Regex::new(r"\b(m_\w+)(?:\s*(?:\.|->)\s*\w+|\s*\[[^\]\n]*\])*\s*(?:[-+*/%&|^]|<<|>>)?=[^=]")
-            .unwrap_or_else(|_| unreachable!())
-    });
-    let decl = DECL.get_or_init(|| {
-        Regex::new(r"(?m)^\s*[\w:<>,\s*&]*[\w>*&]\s+(m_\w+)\s*(?:=|\{|;|\[)")
-            .unwrap_or_else(|_| unreachable!())
-    });
     let mut out = BTreeMap::new();
     for u in units {
         let masked = crate::compat::mask(u.text);
-        let declared: BTreeSet<&str> = decl
-            .captures_iter(&masked)
-            .filter_map(|c| c.get(1))
-            .map(|m| m.as_str())
-            .collect();
+        let declared: BTreeSet<&str> = OUTSIDE_DECL.group_iter(&masked, 1).into_iter().collect();
         let mut hit = |m: &str| {
             if !declared.contains(m) {
                 out.entry(format!("MEM:{m}"))
                     .or_insert_with(|| u.rel.to_string());
             }
         };
-        for c in pre.captures_iter(&masked) {
-            if let Some(m) = c.get(1) {
-                hit(m.as_str());
-            }
+        for m in OUTSIDE_PRE.group_iter(&masked, 1) {
+            hit(m);
         }
-        for c in assign.captures_iter(&masked) {
-            if let Some(m) = c.get(1) {
-                hit(m.as_str());
-            }
+        for m in OUTSIDE_ASSIGN.group_iter(&masked, 1) {
+            hit(m);
         }
     }
     out

@@ -2,12 +2,10 @@
 //! enumerators (spec §1.13 "Bit names", "Enumerator ↔ name pairing").
 
 use std::path::Path;
-use std::sync::OnceLock;
-
-use regex::Regex;
 
 use crate::compat::mask;
 use crate::error::{Error, Result};
+use crate::rx::Rx;
 
 /// The two bits the RenderState derivation owns; every other bit is a non-render bit.
 pub const RENDER_BITS: [&str; 2] = ["NEW_RENDER_STATE", "NEW_PIPELINE_STATE"];
@@ -20,37 +18,19 @@ pub struct Bits {
     pub pairs: Vec<(String, String)>,
 }
 
-fn name_row() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r#"^\s*"(NEW_[A-Z0-9_]+)",\s*$"#).unwrap_or_else(|_| unreachable!())
-    })
-}
-
-fn enumerator() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"^\s*([A-Za-z_]\w*)\s*(?:=\s*\d+\s*)?,\s*$").unwrap_or_else(|_| unreachable!())
-    })
-}
-
-fn enum_head() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"enum\s+class\s+MGPipeDirty\s*:\s*Uint32\s*\{")
-            .unwrap_or_else(|_| unreachable!())
-    })
-}
+pub(crate) static NAME_ROW: Rx = Rx::new(r#"^\s*"(NEW_[A-Z0-9_]+)",\s*$"#);
+pub(crate) static ENUMERATOR: Rx = Rx::new(r"^\s*([A-Za-z_]\w*)\s*(?:=\s*\d+\s*)?,\s*$");
+pub(crate) static ENUM_HEAD: Rx = Rx::new(r"enum\s+class\s+MGPipeDirty\s*:\s*Uint32\s*\{");
 
 /// Read the bit names and pair them with the enumerators; a drift between the two is an error.
 pub fn parse_bits(text: &str, path: &Path) -> Result<Bits> {
     let names: Vec<String> = text
         .lines()
         .filter_map(|l| {
-            name_row()
+            NAME_ROW
                 .captures(l)
                 .and_then(|c| c.get(1))
-                .map(|m| m.as_str().to_string())
+                .map(str::to_string)
         })
         .collect();
     if names.is_empty() {
@@ -61,23 +41,23 @@ pub fn parse_bits(text: &str, path: &Path) -> Result<Bits> {
         });
     }
     let masked = mask(text);
-    let Some(head) = enum_head().find(&masked) else {
+    let Some(head) = ENUM_HEAD.find(&masked) else {
         return Err(Error::Tracker {
             path: path.to_path_buf(),
             line: 1,
             message: "could not pair MGPipeDirty's enumerators with kMGPipeDirtyNames: no `enum class MGPipeDirty : Uint32 {`".into(),
         });
     };
-    let open = head.end() - 1;
+    let open = head.end - 1;
     let close = crate::compat::match_brace(masked.as_bytes(), open);
     let body = &masked[open + 1..close.min(masked.len())];
     let enums: Vec<String> = body
         .lines()
         .filter_map(|l| {
-            enumerator()
+            ENUMERATOR
                 .captures(l)
                 .and_then(|c| c.get(1))
-                .map(|m| m.as_str().to_string())
+                .map(str::to_string)
         })
         .filter(|e| e != "Count")
         .collect();
