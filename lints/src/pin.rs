@@ -103,10 +103,19 @@ fn holds<'p>(
     Ok(here)
 }
 
-/// The oldest commit (reachable from HEAD) whose tree holds each of `repo_paths`, in one walk of
-/// the history (oldest first, stopping once every path is found); None for a path never committed.
+/// Every commit reachable from HEAD, oldest first (reverse topological order).
+fn history(ws: &GitWorkspace) -> Result<Vec<Oid>, git2::Error> {
+    let mut walk = ws.repo().revwalk()?;
+    walk.push_head()?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)?;
+    walk.collect()
+}
+
+/// The oldest commit of `history` whose tree holds each of `repo_paths`, in one pass (stopping
+/// once every path is found); None for a path never committed.
 fn first_added(
     ws: &GitWorkspace,
+    history: &[Oid],
     repo_paths: &[String],
 ) -> Result<HashMap<String, Option<Oid>>, git2::Error> {
     let repo = ws.repo();
@@ -115,15 +124,11 @@ fn first_added(
     let mut pending: Vec<&String> = repo_paths.iter().collect();
     pending.sort();
     pending.dedup();
-    let mut walk = repo.revwalk()?;
-    walk.push_head()?;
-    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)?;
     let mut memo = HashMap::new();
-    for id in walk {
+    for &id in history {
         if pending.is_empty() {
             break;
         }
-        let id = id?;
         let tree = repo.find_commit(id)?.tree_id();
         let mut still = Vec::with_capacity(pending.len());
         for p in pending {
@@ -155,6 +160,9 @@ pub struct Pinner {
     root: std::path::PathBuf,
     ws: Result<GitWorkspace, String>,
     first: RefCell<HashMap<String, Option<Oid>>>,
+    /// HEAD's history, oldest first, listed once per run: sorting it parses every commit, and
+    /// each budget whose inputs are new would otherwise list it again.
+    history: RefCell<Option<Vec<Oid>>>,
     /// Per config: each working-tree line's last-changing commit (zero: uncommitted), or None
     /// when the config was never committed.
     blame: RefCell<HashMap<String, Option<Vec<Oid>>>>,
@@ -170,6 +178,7 @@ impl Pinner {
             root: root.to_path_buf(),
             ws: GitWorkspace::discover(root).map_err(|e| e.to_string()),
             first: RefCell::default(),
+            history: RefCell::default(),
             blame: RefCell::default(),
             text: RefCell::default(),
             blobs: RefCell::default(),
@@ -192,7 +201,12 @@ impl Pinner {
                 .collect()
         };
         if !unseen.is_empty() {
-            let found = first_added(ws, &unseen)?;
+            let mut history = self.history.borrow_mut();
+            let history = match history.as_mut() {
+                Some(h) => h,
+                None => history.insert(self::history(ws)?),
+            };
+            let found = first_added(ws, history, &unseen)?;
             self.first.borrow_mut().extend(found);
         }
         let known = self.first.borrow();
@@ -482,5 +496,46 @@ mod tests {
             check(plain.path(), "mgctl.toml", (3, 5), &inputs),
             Pin::NotChecked(_)
         ));
+    }
+
+    /// One Pinner over several budgets lists the history once and answers each budget as a
+    /// fresh one (a new Pinner per budget) does, whichever budget comes first.
+    #[test]
+    fn shared_history_answers_like_a_fresh_walk() {
+        let two = "[workspace]\n\n[[budget]]\nname = \"a\"\nmax = 1\n\n[[budget]]\nname = \"b\"\nmax = 1\n";
+        let dir = fixture::temp_repo(&[
+            (&[("mgctl.toml", two)], "[Feat] (ws): budgets"),
+            (&[("runs/a.json", "{}")], "[Feat] (ws): data a"),
+            (
+                &[("mgctl.toml", &two.replace("max = 1\n\n", "max = 2\n\n"))],
+                "[Fix] (ws): loosen a",
+            ),
+            (&[("runs/b.log", "x")], "[Feat] (ws): data b"),
+        ])
+        .unwrap();
+        let a = (vec!["runs/a.json".to_string()], (3, 5));
+        let b = (vec!["runs/b.log".to_string()], (7, 9));
+        let fresh: Vec<Pin> = [&a, &b]
+            .iter()
+            .map(|(i, l)| check(dir.path(), "mgctl.toml", *l, i))
+            .collect();
+        assert!(
+            matches!(fresh[0], Pin::EditedAfter { .. }),
+            "{:?}",
+            fresh[0]
+        );
+        assert!(matches!(fresh[1], Pin::Pinned { .. }), "{:?}", fresh[1]);
+        for order in [[&a, &b], [&b, &a]] {
+            let p = Pinner::new(dir.path());
+            let mut got: Vec<Pin> = order
+                .iter()
+                .map(|(i, l)| p.check("mgctl.toml", *l, i))
+                .collect();
+            if order[0].1 == b.1 {
+                got.reverse();
+            }
+            assert_eq!(got, fresh);
+            assert_eq!(p.history.borrow().as_ref().map(Vec::len), Some(4));
+        }
     }
 }
