@@ -331,7 +331,7 @@ fn matching_logs(root: &Path, globs: &[String]) -> Result<Vec<PathBuf>, CheckErr
         glob: globs.join(", "),
         reason: e.to_string(),
     })?;
-    crate::budget::inputs::walk(root, &set).map_err(|(dir, e)| CheckError::List {
+    crate::budget::inputs::walk_globs(root, globs, &set).map_err(|(dir, e)| CheckError::List {
         dir,
         reason: e.to_string(),
     })

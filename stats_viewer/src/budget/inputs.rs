@@ -21,24 +21,95 @@ pub fn matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<PathBuf
         b.add(Glob::new(g).map_err(|e| format!("{what}: bad glob {g:?}: {e}"))?);
     }
     let set = b.build().map_err(|e| format!("{what}: {e}"))?;
-    walk(root, &set).map_err(|(dir, e)| format!("{}: cannot list: {e}", dir.display()))
+    walk_globs(root, globs, &set).map_err(|(dir, e)| format!("{}: cannot list: {e}", dir.display()))
+}
+
+/// The directory (workspace-relative components) every path `glob` matches lies under: its
+/// leading components free of glob syntax, the file-name component excluded. A `*` crosses `/`
+/// in these globs, so only the literal head bounds the walk; `.`, `..` and empty components
+/// stop it (a relative path never spells them). None when no path under the walk can match:
+/// the head runs through a `.git` or `target` directory, which the walk never enters.
+fn literal_dir(glob: &str) -> Option<Vec<&str>> {
+    let comps: Vec<&str> = glob.split('/').collect();
+    let mut dir = Vec::new();
+    for c in &comps[..comps.len().saturating_sub(1)] {
+        let literal = !c.is_empty()
+            && *c != "."
+            && *c != ".."
+            && !c.contains(['*', '?', '[', ']', '{', '}', '\\', '!']);
+        if !literal {
+            break;
+        }
+        if *c == ".git" || *c == "target" {
+            return None;
+        }
+        dir.push(*c);
+    }
+    Some(dir)
+}
+
+/// Like [`walk`], but only under the directories the globs can reach (issue 16: a budget's
+/// `MobileGL/MG_Test/runs/*/…` no longer lists the whole workspace). Same paths, same order; a
+/// directory the globs cannot reach is not listed, so it cannot fail the walk either.
+pub(crate) fn walk_globs(
+    root: &Path,
+    globs: &[String],
+    set: &globset::GlobSet,
+) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
+    let mut dirs: Vec<Vec<&str>> = globs.iter().filter_map(|g| literal_dir(g)).collect();
+    dirs.sort();
+    dirs.dedup();
+    // A directory under another is walked with it (sorted: an ancestor comes first).
+    let mut tops: Vec<Vec<&str>> = Vec::new();
+    for d in dirs {
+        if !tops.iter().any(|t| d.starts_with(t)) {
+            tops.push(d);
+        }
+    }
+    let mut out = Vec::new();
+    for t in tops {
+        let start = t.iter().fold(root.to_path_buf(), |p, c| p.join(c));
+        // The old whole-tree walk found nothing below a head that is not a directory.
+        if t.is_empty() || start.is_dir() {
+            walk_from(root, start, set, &mut out)?;
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// Workspace files (skipping `.git` and `target`) whose relative path `set` matches, sorted; a
-/// directory that cannot be listed is the error, with its path.
-pub(crate) fn walk(
-    root: &Path,
-    set: &globset::GlobSet,
-) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
+/// directory that cannot be listed is the error, with its path. The whole-tree walk, kept as
+/// the reference [`walk_globs`] is held to.
+#[cfg(test)]
+fn walk(root: &Path, set: &globset::GlobSet) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
     let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
+    walk_from(root, root.to_path_buf(), set, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
+fn walk_from(
+    root: &Path,
+    start: PathBuf,
+    set: &globset::GlobSet,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), (PathBuf, std::io::Error)> {
+    let mut stack = vec![start];
     while let Some(dir) = stack.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|e| (dir.clone(), e))?;
         for e in entries {
             let e = e.map_err(|e| (dir.clone(), e))?;
             let p = e.path();
             let name = e.file_name();
-            if p.is_dir() {
+            // The entry's type comes with the listing; only a symlink (followed, as a
+            // directory or not) or an unknown type costs a stat.
+            let is_dir = match e.file_type() {
+                Ok(t) if !t.is_symlink() => t.is_dir(),
+                _ => p.is_dir(),
+            };
+            if is_dir {
                 if name != ".git" && name != "target" {
                     stack.push(p);
                 }
@@ -49,8 +120,7 @@ pub(crate) fn walk(
             }
         }
     }
-    out.sort();
-    Ok(out)
+    Ok(())
 }
 
 /// Workspace-relative display form (forward slashes).
@@ -74,4 +144,112 @@ pub fn read_matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<In
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_heads() {
+        let d = |g: &str| literal_dir(g).map(|v| v.join("/"));
+        assert_eq!(
+            d("MobileGL/MG_Test/runs/*/*/benchmark-run*.json").unwrap(),
+            "MobileGL/MG_Test/runs"
+        );
+        assert_eq!(d("a/b.log").unwrap(), "a");
+        assert_eq!(d("b.log").unwrap(), "");
+        assert_eq!(d("**/x.log").unwrap(), "");
+        assert_eq!(d("a/{b,c}/x").unwrap(), "a");
+        assert_eq!(d("a/[bc]/x").unwrap(), "a");
+        assert_eq!(d("a/b\\*/x").unwrap(), "a");
+        assert_eq!(d("/abs/x").unwrap(), "");
+        assert_eq!(d("./a/x").unwrap(), "");
+        assert_eq!(d("a/../b/x").unwrap(), "a");
+        assert_eq!(d("a//b/x").unwrap(), "a");
+        assert_eq!(d("a/target/x"), None);
+        assert_eq!(d("a/.git/x"), None);
+        assert_eq!(d("a/target*/x").unwrap(), "a");
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        for f in [
+            "a/b/x.log",
+            "a/b/c/x.log",
+            "a/bb/x.log",
+            "a/x.log",
+            "a/target/x.log",
+            "a/.git/x.log",
+            "target/x.log",
+            "x.log",
+            "a/b/target",
+            "c/d/e/f/run1.json",
+            "c/d/run2.json",
+            "a b/x.log",
+        ] {
+            let p = t.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        // A file where a glob's head wants a directory, and a symlinked directory.
+        std::fs::write(t.path().join("notdir"), "").unwrap();
+        std::os::unix::fs::symlink(t.path().join("c"), t.path().join("a/link")).unwrap();
+        t
+    }
+
+    /// The bounded walk lists exactly what the whole-tree walk lists, glob set for glob set.
+    #[test]
+    fn bounded_walk_equals_the_whole_tree_walk() {
+        let t = tree();
+        let sets: &[&[&str]] = &[
+            &["a/b/*.log"],
+            &["a/*/x.log"],
+            &["a/*"],
+            &["*.log"],
+            &["**/x.log"],
+            &["a/b/x.log", "a/*.log"],
+            &["a/b/c/*", "a/b/*"],
+            &["c/*/run*.json"],
+            &["a/link/*"],
+            &["a/link/d/*.json", "c/**"],
+            &["a/target/*", "target/x.log", "a/.git/*"],
+            &["a/b/target", "notdir/x", "missing/x/*"],
+            &["a b/*", "a/{b,bb}/x.log", "a/[b]/x.log"],
+            &[],
+        ];
+        let mut nonempty = 0;
+        for globs in sets {
+            let globs: Vec<String> = globs.iter().map(|s| s.to_string()).collect();
+            let mut b = GlobSetBuilder::new();
+            for g in &globs {
+                b.add(Glob::new(g).unwrap());
+            }
+            let set = b.build().unwrap();
+            let whole = walk(t.path(), &set).unwrap();
+            let bounded = walk_globs(t.path(), &globs, &set).unwrap();
+            assert_eq!(bounded, whole, "{globs:?}");
+            nonempty += usize::from(!whole.is_empty());
+        }
+        assert!(nonempty >= 10, "{nonempty}");
+    }
+
+    /// Only what the globs can reach is listed: an unreadable directory elsewhere is not an
+    /// error any more, one under the globs still is.
+    #[test]
+    fn unreachable_directories_are_not_listed() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tree();
+        let locked = t.path().join("a/bb");
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let can_lock = std::fs::read_dir(&locked).is_err(); // root ignores the mode
+        let r1 = matching(t.path(), &["c/*/run*.json".to_string()], "t");
+        let r2 = matching(t.path(), &["a/*/x.log".to_string()], "t");
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(r1.unwrap().len(), 2);
+        if can_lock {
+            assert!(r2.unwrap_err().contains("cannot list"));
+        }
+    }
 }
