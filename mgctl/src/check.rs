@@ -84,9 +84,10 @@ pub fn run_gates_with(
     sel: &Selection,
     pre: &(dyn Fn(&dyn Gate) -> Option<GateReport> + Sync),
 ) -> Vec<GateReport> {
-    let mut reports: Vec<GateReport> = gates
-        .par_iter()
-        .map(|gate| {
+    let mut reports: Vec<GateReport> = costliest_first(
+        gates,
+        |g| g.cost(),
+        |gate| {
             if let Some(reason) = sel.excluded(gate.name()) {
                 return GateReport::skipped(gate.name(), reason);
             }
@@ -103,10 +104,52 @@ pub fn run_gates_with(
             }
             sort_findings(&mut report.findings);
             report
-        })
-        .collect();
+        },
+    );
     reports.sort_by(|a, b| a.gate.cmp(b.gate));
     reports
+}
+
+/// `f` over `items` on one thread per core (the calling thread is one), costliest first: each
+/// thread takes the costliest item not yet started whenever it frees up (list scheduling), so
+/// the run ends about when its longest item does rather than when a long item started last
+/// does. Plain threads, not the rayon pool: the pool starts (its threads spawn) in whichever
+/// item first needs it, beside the others, instead of before any item starts. Results in
+/// `items` order.
+fn costliest_first<T: Sync, R: Send>(
+    items: &[T],
+    cost: impl Fn(&T) -> u32,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, PoisonError};
+    let order = start_order(&items.iter().map(cost).collect::<Vec<_>>());
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let work = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let r = f(&items[i]);
+            *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    std::thread::scope(|s| {
+        for _ in 1..threads.min(items.len()) {
+            s.spawn(work);
+        }
+        work();
+    });
+    slots
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
+}
+
+/// Indices by cost, costliest first, ties in input order.
+fn start_order(costs: &[u32]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
+    order
 }
 
 /// Under the built-in MobileGL profile there is no mgctl.toml to blame: a gate's "no [x]
@@ -213,4 +256,30 @@ pub fn passed(reports: &[GateReport]) -> bool {
 
 pub fn neutered(specs: &[String]) -> Neutered {
     Neutered(specs.iter().cloned().collect::<BTreeSet<_>>())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::costliest_first;
+
+    /// Every item runs once and results come back in input order; items start costliest
+    /// first, ties in input order.
+    #[test]
+    fn costliest_first_keeps_order_and_starts_the_costliest() {
+        let items: Vec<(u32, &str)> = vec![(1, "a"), (5, "b"), (1, "c"), (9, "d"), (5, "e")];
+        let runs = std::sync::atomic::AtomicUsize::new(0);
+        let out = costliest_first(
+            &items,
+            |i| i.0,
+            |i| {
+                runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                i.1.to_uppercase()
+            },
+        );
+        assert_eq!(out, vec!["A", "B", "C", "D", "E"]);
+        assert_eq!(runs.into_inner(), 5);
+        assert_eq!(super::start_order(&[1, 5, 1, 9, 5]), vec![3, 1, 4, 0, 2]);
+        assert!(costliest_first(&[] as &[u32], |c| *c, |c| *c).is_empty());
+    }
 }

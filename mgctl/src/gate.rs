@@ -178,4 +178,9 @@ pub trait Gate: Sync + Send {
     fn artifacts(&self, _ctx: &CheckCtx) -> Vec<String> {
         Vec::new()
     }
+    /// Rough relative cost of `run` on a typical workspace (issue 16): `check` starts the
+    /// costliest gates first, so the longest one does not start last. 1 by default.
+    fn cost(&self) -> u32 {
+        1
+    }
 }

@@ -23,6 +23,11 @@ impl Gate for BudgetsGate {
         GATE
     }
 
+    /// Lists HEAD's whole history for the pins.
+    fn cost(&self) -> u32 {
+        6
+    }
+
     fn description(&self) -> &'static str {
         "run artifacts: every [[budget]] holds on its inputs and was pinned before its run"
     }

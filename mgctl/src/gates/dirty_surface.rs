@@ -19,6 +19,11 @@ impl Gate for DirtySurfaceGate {
         GATE
     }
 
+    /// The longest gate: lexes and analyses every scanned and written file.
+    fn cost(&self) -> u32 {
+        8
+    }
+
     fn description(&self) -> &'static str {
         "every frontend mutator mapped in DirtySurface.def to what publishes it; render and shutter answers derived"
     }

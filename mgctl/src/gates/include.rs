@@ -68,6 +68,11 @@ impl Gate for IncludeProbesGate {
     fn name(&self) -> &'static str {
         PROBES
     }
+    /// Builds the include graph the layering gate then shares (so that one waits for nothing).
+    fn cost(&self) -> u32 {
+        4
+    }
+
     fn description(&self) -> &'static str {
         "named headers must not reach forbidden paths through any include chain (MobileGL's include-closure gate)"
     }
