@@ -85,22 +85,30 @@ fn holds<'p>(
     if let Some(&known) = memo.get(&(tree, rest)) {
         return Ok(known);
     }
+    let here = holds_in(repo, &repo.find_tree(tree)?, rest, memo)?;
+    memo.insert((tree, rest), here);
+    Ok(here)
+}
+
+/// [`holds`] for a tree already read (not memoised at this level).
+fn holds_in<'p>(
+    repo: &git2::Repository,
+    tree: &git2::Tree<'_>,
+    rest: &'p str,
+    memo: &mut HashMap<(Oid, &'p str), bool>,
+) -> Result<bool, git2::Error> {
     let (name, below) = match rest.split_once('/') {
         Some((n, b)) => (n, Some(b)),
         None => (rest, None),
     };
-    let entry = repo
-        .find_tree(tree)?
-        .get_name(name)
-        .map(|e| (e.id(), e.kind()));
-    let here = match (entry, below) {
-        (None, _) => false,
-        (Some(_), None) => true,
-        (Some((id, Some(git2::ObjectType::Tree))), Some(b)) => holds(repo, id, b, memo)?,
-        (Some(_), Some(_)) => false,
-    };
-    memo.insert((tree, rest), here);
-    Ok(here)
+    Ok(
+        match (tree.get_name(name).map(|e| (e.id(), e.kind())), below) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some((id, Some(git2::ObjectType::Tree))), Some(b)) => holds(repo, id, b, memo)?,
+            (Some(_), Some(_)) => false,
+        },
+    )
 }
 
 /// Every commit reachable from HEAD, oldest first (reverse topological order).
@@ -129,10 +137,11 @@ fn first_added(
         if pending.is_empty() {
             break;
         }
-        let tree = repo.find_commit(id)?.tree_id();
+        // The root tree is new in almost every commit: read it once here, not once per path.
+        let root = repo.find_commit(id)?.tree()?;
         let mut still = Vec::with_capacity(pending.len());
         for p in pending {
-            if holds(repo, tree, p, &mut memo)? {
+            if holds_in(repo, &root, p, &mut memo)? {
                 found.insert(p.clone(), Some(id));
             } else {
                 still.push(p);
