@@ -89,8 +89,25 @@ pub struct Workspace {
 }
 
 fn read_all(list: Vec<(String, std::path::PathBuf)>) -> Result<Vec<Source>> {
+    read_all_reusing(list, &[])
+}
+
+/// [`read_all`], copying a file already read into `known` (same relative path, read moments
+/// before) instead of reading it again: the scan, write and containment roots overlap.
+fn read_all_reusing(
+    list: Vec<(String, std::path::PathBuf)>,
+    known: &[&[Source]],
+) -> Result<Vec<Source>> {
+    let by_rel: std::collections::HashMap<&str, &Source> = known
+        .iter()
+        .flat_map(|k| k.iter())
+        .map(|s| (s.rel.as_str(), s))
+        .collect();
     list.into_par_iter()
-        .map(|(rel, p)| tree::read(&p, rel))
+        .map(|(rel, p)| match by_rel.get(rel.as_str()) {
+            Some(s) => Ok((*s).clone()),
+            None => tree::read(&p, rel),
+        })
         .collect()
 }
 
@@ -139,12 +156,13 @@ pub fn load(root: &Path, s: &Settings, for_check: bool) -> Result<Workspace> {
         )?);
         let writes = tree::list(root, &s.write_roots)?;
         let inside: BTreeSet<String> = writes.iter().map(|w| w.0.clone()).collect();
-        ws.write_units = read_all(writes)?;
+        ws.write_units = read_all_reusing(writes, &[&ws.sources])?;
         let all = tree::list(root, std::slice::from_ref(&s.containment_root))?;
-        ws.outside_units = read_all(
+        ws.outside_units = read_all_reusing(
             all.into_iter()
                 .filter(|(rel, _)| !inside.contains(rel))
                 .collect(),
+            &[&ws.sources],
         )?;
     }
     Ok(ws)
@@ -436,4 +454,35 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
             .map(|x| x.rel.clone())
             .collect(),
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A file of two overlapping roots is read once and copied: every loaded source is what
+    /// reading it afresh gives, and the overlap is really there (so the reuse is exercised).
+    #[test]
+    fn overlapping_roots_load_as_if_read_afresh() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../driver");
+        let ws = load(&root, &Settings::mobilegl(), true).unwrap();
+        let scanned: BTreeSet<&str> = ws.sources.iter().map(|s| s.rel.as_str()).collect();
+        let shared = ws
+            .write_units
+            .iter()
+            .chain(&ws.outside_units)
+            .filter(|u| scanned.contains(u.rel.as_str()))
+            .count();
+        assert!(shared > 10, "{shared}");
+        for u in ws.write_units.iter().chain(&ws.outside_units) {
+            let fresh = tree::read(&root.join(&u.rel), u.rel.clone()).unwrap();
+            assert_eq!(
+                (&u.text, u.bad_utf8),
+                (&fresh.text, fresh.bad_utf8),
+                "{}",
+                u.rel
+            );
+        }
+    }
 }
