@@ -830,20 +830,34 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
         names: budgets.iter().map(|b| b.name().to_string()).collect(),
         ..Outcome::default()
     };
+    // Budgets over the same globs (the p50 and the p99 delta of one run) list and read them once.
+    let mut read: Vec<(&[String], Vec<InputFile>)> = Vec::new();
     for b in budgets {
         let lines = budget_lines(ws.config_text, b.name.span().start);
-        let files =
-            match inputs::read_matching(ws.root, &b.inputs, &format!("budget {} inputs", b.name()))
-            {
-                Ok(f) => f,
-                Err(m) => {
-                    let line = ws.config_rel.map(|_| lines.0);
-                    let path = ws.config_rel.map(str::to_string);
-                    o.findings
-                        .push(finding(Code::Bud004, b.name(), m, path, line));
-                    continue;
+        let files = match read.iter().find(|(g, _)| *g == b.inputs.as_slice()) {
+            Some((_, f)) => Ok(f.clone()),
+            None => {
+                let r = inputs::read_matching(
+                    ws.root,
+                    &b.inputs,
+                    &format!("budget {} inputs", b.name()),
+                );
+                if let Ok(f) = &r {
+                    read.push((&b.inputs, f.clone()));
                 }
-            };
+                r
+            }
+        };
+        let files = match files {
+            Ok(f) => f,
+            Err(m) => {
+                let line = ws.config_rel.map(|_| lines.0);
+                let path = ws.config_rel.map(str::to_string);
+                o.findings
+                    .push(finding(Code::Bud004, b.name(), m, path, line));
+                continue;
+            }
+        };
         o.inputs.extend(files.iter().map(|f| f.rel.clone()));
         let (v, f) = evaluate(b, ws.config_rel, lines, &files, pin);
         o.verdicts.push(v);
