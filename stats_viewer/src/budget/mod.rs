@@ -834,32 +834,32 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
     let mut read: Vec<(&[String], Vec<InputFile>)> = Vec::new();
     for b in budgets {
         let lines = budget_lines(ws.config_text, b.name.span().start);
-        let files = match read.iter().find(|(g, _)| *g == b.inputs.as_slice()) {
-            Some((_, f)) => Ok(f.clone()),
+        let at = match read.iter().position(|(g, _)| *g == b.inputs.as_slice()) {
+            Some(i) => i,
             None => {
-                let r = inputs::read_matching(
+                match inputs::read_matching(
                     ws.root,
                     &b.inputs,
                     &format!("budget {} inputs", b.name()),
-                );
-                if let Ok(f) = &r {
-                    read.push((&b.inputs, f.clone()));
+                ) {
+                    Ok(f) => {
+                        read.push((&b.inputs, f));
+                        read.len() - 1
+                    }
+                    Err(m) => {
+                        let line = ws.config_rel.map(|_| lines.0);
+                        let path = ws.config_rel.map(str::to_string);
+                        o.findings
+                            .push(finding(Code::Bud004, b.name(), m, path, line));
+                        continue;
+                    }
                 }
-                r
             }
         };
-        let files = match files {
-            Ok(f) => f,
-            Err(m) => {
-                let line = ws.config_rel.map(|_| lines.0);
-                let path = ws.config_rel.map(str::to_string);
-                o.findings
-                    .push(finding(Code::Bud004, b.name(), m, path, line));
-                continue;
-            }
-        };
+        // Borrowed from the cache: the inputs' bytes are read once and never copied.
+        let files = &read[at].1;
         o.inputs.extend(files.iter().map(|f| f.rel.clone()));
-        let (v, f) = evaluate(b, ws.config_rel, lines, &files, pin);
+        let (v, f) = evaluate(b, ws.config_rel, lines, files, pin);
         o.verdicts.push(v);
         o.findings.extend(f);
     }
