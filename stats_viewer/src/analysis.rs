@@ -250,6 +250,9 @@ impl<T: Default> Named<T> {
     }
 }
 
+/// A field's place in a window layout: its group, key and value shape.
+type Shape = (Option<Sym>, Sym, Discriminant<Value>);
+
 /// What one field of a window adds to the run totals: the index of its sum in `Totals::over`'s
 /// tables, by kind.
 #[derive(Clone, Copy)]
@@ -283,23 +286,21 @@ impl Totals {
         let mut bytes: Named<(u64, u64)> = Named::new();
         // Windows of a session print the same fields in the same order, so what each field adds
         // is decided once per layout (its names and value shapes), not looked up per field.
-        let mut layout: Vec<(Option<Sym>, Sym, Discriminant<Value>)> = Vec::new();
-        let mut plan: Vec<Add> = Vec::new();
+        // Per field of the last layout: its names and value shape, and what it adds.
+        let mut plan: Vec<(Shape, Add)> = Vec::new();
         for w in ws {
             t.windows += 1;
             t.frames = w.frames;
             t.window_frames += w.window;
-            let same = layout.len() == w.fields.len()
-                && layout
+            let same = plan.len() == w.fields.len()
+                && plan
                     .iter()
                     .zip(&w.fields)
-                    .all(|(l, f)| *l == (f.group, f.key, discriminant(&f.value)));
+                    .all(|((l, _), f)| *l == (f.group, f.key, discriminant(&f.value)));
             if !same {
-                layout.clear();
                 plan.clear();
                 for f in &w.fields {
-                    layout.push((f.group, f.key, discriminant(&f.value)));
-                    plan.push(match (f.kind(), &f.value) {
+                    let add = match (f.kind(), &f.value) {
                         (FieldKind::Count, Value::Int(_))
                             if f.group.as_deref() == Some("bytes") =>
                         {
@@ -318,10 +319,11 @@ impl Totals {
                             Add::RateBytes(bytes.slot(f, || f.name()))
                         }
                         _ => Add::Nothing,
-                    });
+                    };
+                    plan.push(((f.group, f.key, discriminant(&f.value)), add));
                 }
             }
-            for (add, f) in plan.iter().zip(&w.fields) {
+            for ((_, add), f) in plan.iter().zip(&w.fields) {
                 match (*add, &f.value) {
                     (Add::WindowBytes(i), Value::Int(v)) => {
                         let e = &mut bytes.items[i].1;
