@@ -100,7 +100,6 @@ pub struct NameTable {
     /// The number of each entry's demangled text among the distinct texts (two mangled names
     /// can demangle alike: constructor and destructor variants, local-name discriminators).
     text_ids: Vec<u32>,
-    texts: usize,
     /// Per library, per defined symbol: its entry in the table.
     ids: Vec<Vec<u32>>,
     space: u64,
@@ -123,12 +122,11 @@ impl NameTable {
                 (n.clone(), (text, hash))
             })
             .unzip();
-        let (text_ids, texts) = number_alike(&text_hashes, |i| &*demangled[i]);
+        let text_ids = number_alike(&text_hashes, |i| &*demangled[i]);
         NameTable {
             mangled,
             demangled,
             text_ids,
-            texts,
             ids,
             space: NEXT_SPACE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
@@ -181,11 +179,11 @@ fn distinct_names<'a>(libs: &[&'a Library]) -> (Vec<&'a Arc<str>>, Vec<Vec<u32>>
 }
 
 /// Numbers equal texts alike: for each item `i` (with `hashes[i]` the hash of `text(i)`), the
-/// index of the first item with the same text, and a bound on those numbers. Sorting the
+/// index of the first item with the same text (so every number is below the item count). Sorting the
 /// (hash, index) pairs in parallel and comparing texts only within a run of equal hashes
 /// replaces a hash map filled on one thread (the texts of two libraries, ~90k, on the
 /// critical path).
-fn number_alike<'t>(hashes: &[u64], text: impl Fn(usize) -> &'t str) -> (Vec<u32>, usize) {
+fn number_alike<'t>(hashes: &[u64], text: impl Fn(usize) -> &'t str) -> Vec<u32> {
     let n = hashes.len();
     // u32 indices: a symbol table has fewer than 2^32 entries (st_name is 32-bit); the two
     // libraries' tables together are far below it in any file that can be read.
@@ -216,7 +214,7 @@ fn number_alike<'t>(hashes: &[u64], text: impl Fn(usize) -> &'t str) -> (Vec<u32
         });
         numbers[i as usize] = number;
     }
-    (numbers, n)
+    numbers
 }
 
 /// The rows of library number `lib` of `names`.
@@ -280,7 +278,8 @@ fn side(lib: &Library, keep_versions: bool, names: &NameTable, lib_index: usize)
         space: names.space,
         rows: row_ids,
         names: names.mangled.len(),
-        texts: names.texts,
+        // A text's number is the index of its first entry: below the entry count.
+        texts: names.text_ids.len(),
     });
     // Only names that did not demangle are checked again (a handful per library).
     let kept_mangled = rows
@@ -1063,7 +1062,8 @@ mod tests {
             vec![7u64; texts.len()],
             texts.iter().map(|t| hash_of(t)).collect(),
         ] {
-            let (numbers, bound) = number_alike(&hashes, |i| texts[i]);
+            let numbers = number_alike(&hashes, |i| texts[i]);
+            let bound = numbers.len();
             assert_eq!(numbers, vec![0, 1, 0, 3, 1, 0, 6]);
             assert!(numbers.iter().all(|&n| (n as usize) < bound));
         }
@@ -1076,7 +1076,7 @@ mod tests {
             .map(|i| format!("t{}", (i * 7919) % 1231))
             .collect();
         let hashes: Vec<u64> = texts.iter().map(|t| hash_of(t) % 97).collect();
-        let (numbers, _) = number_alike(&hashes, |i| &texts[i]);
+        let numbers = number_alike(&hashes, |i| &texts[i]);
         let mut first = std::collections::HashMap::new();
         for (i, t) in texts.iter().enumerate() {
             let want = *first.entry(t.as_str()).or_insert(i as u32);
