@@ -445,6 +445,7 @@ struct Ctx<'c, 'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>> {
     sections: &'c SectionTable<'a, Elf, R>,
     /// nm's section letter per section index, computed once.
     letters: Vec<char>,
+    data: R,
 }
 
 /// The symbols of one table, split into (defined, undefined), in table order.
@@ -459,6 +460,7 @@ fn read_table<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
     let mut undefined = Vec::new();
     // One shared string per version name (a table has a handful, and every symbol carries one).
     let mut names = VersionNames::default();
+    let strings = TableText::of(cx, table);
     for (index, sym) in table.enumerate() {
         if index.0 == 0 {
             continue;
@@ -473,7 +475,9 @@ fn read_table<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         if is_special(cx.machine, raw) {
             continue;
         }
-        let symbol = symbol(cx, table, versions, &mut names, index, sym, raw, what)?;
+        let symbol = symbol(
+            cx, table, versions, &mut names, index, sym, raw, &strings, what,
+        )?;
         if symbol.defined {
             defined.push(symbol);
         } else {
@@ -481,6 +485,48 @@ fn read_table<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         }
     }
     Ok((defined, undefined))
+}
+
+/// A symbol table's string section, validated as UTF-8 once: a name inside it is then a slice
+/// of it, not checked again (one pass over 3 MB instead of one call per name).
+struct TableText<'a> {
+    text: Option<&'a str>,
+}
+
+impl<'a> TableText<'a> {
+    fn of<Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
+        cx: &Ctx<'_, 'a, Elf, R>,
+        table: &SymbolTable<'a, Elf, R>,
+    ) -> Self {
+        let text = cx
+            .sections
+            .section(table.string_section())
+            .ok()
+            .and_then(|h| h.data(cx.endian, cx.data).ok())
+            .and_then(|b| std::str::from_utf8(b).ok());
+        TableText { text }
+    }
+
+    /// `raw` as text when it lies inside the validated section and starts and ends on
+    /// character boundaries (a name may be the tail of another); `None` sends the caller to
+    /// the per-name check, which gives the same answer.
+    fn get(&self, raw: &[u8]) -> Option<&'a str> {
+        let text = self.text?;
+        let start = (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        text.get(start..start.checked_add(raw.len())?)
+    }
+
+    /// The name's text: a slice of the checked section, else checked here (lossy when it is
+    /// not UTF-8). Either way the same text as checking `raw` alone.
+    fn text<'r>(&self, raw: &'r [u8]) -> Cow<'r, str>
+    where
+        'a: 'r,
+    {
+        match self.get(raw).map_or_else(|| std::str::from_utf8(raw), Ok) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(raw),
+        }
+    }
 }
 
 /// Version names already seen, to share one `Arc<str>` per distinct name. Runs of symbols
@@ -507,6 +553,15 @@ impl VersionNames {
         self.last = Some(v.clone());
         v
     }
+
+    /// [`VersionNames::get`] of the lossy text of `raw`, comparing the bytes with the last
+    /// version first (nearly every symbol repeats its neighbour's) so no text is built.
+    fn get_bytes(&mut self, raw: &[u8]) -> Arc<str> {
+        if let Some(v) = self.last.as_ref().filter(|v| v.as_bytes() == raw) {
+            return v.clone();
+        }
+        self.get(&String::from_utf8_lossy(raw))
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -518,6 +573,7 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
     index: SymbolIndex,
     sym: &Elf::Sym,
     raw: &[u8],
+    strings: &TableText<'a>,
     what: &str,
 ) -> Result<Symbol> {
     let endian = cx.endian;
@@ -576,11 +632,7 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
             c
         }
     };
-    // Names are nearly always valid UTF-8; `from_utf8` checks that fastest.
-    let text = match std::str::from_utf8(raw) {
-        Ok(t) => Cow::Borrowed(t),
-        Err(_) => String::from_utf8_lossy(raw),
-    };
+    let text = strings.text(raw);
     let mut name: &str = &text;
     let (mut version, mut version_hidden) = (None, false);
     // Since binutils 2.35 the linker writes `foo@@VER` / `foo@VER` into `.symtab` itself.
@@ -603,7 +655,7 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
             // binutils prints no version for the version-definition symbol itself (`LLVM_15`).
             let is_own_node = v.file().is_none() && vname == raw;
             if !is_own_node && !vname.is_empty() {
-                version = Some(version_names.get(&String::from_utf8_lossy(vname)));
+                version = Some(version_names.get_bytes(vname));
                 version_hidden = vi.is_hidden() || !defined;
             }
         }
@@ -660,6 +712,7 @@ fn parse_elf<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         machine,
         sections: &sections,
         letters,
+        data,
     };
 
     let symtab = sections
@@ -809,6 +862,31 @@ fn build_id<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name read as a slice of the once-checked string section is the text a check of the
+    /// name alone gives, for every stretch of a section with multi-byte characters (a name
+    /// may start inside another's character: linkers share tails), and for bytes outside it.
+    #[test]
+    fn names_sliced_from_the_checked_section_equal_names_checked_alone() {
+        let section = "\0a\0Ünïcödé::f\0€x\0plain_name\0";
+        let table = TableText {
+            text: Some(section),
+        };
+        let b = section.as_bytes();
+        for start in 0..b.len() {
+            for end in start..=b.len() {
+                let raw = &b[start..end];
+                let alone = String::from_utf8_lossy(raw);
+                assert_eq!(table.text(raw), alone, "bytes {start}..{end}");
+            }
+        }
+        let outside = b"x\xffy".to_vec();
+        assert_eq!(table.text(&outside), String::from_utf8_lossy(&outside));
+        let unchecked = TableText { text: None };
+        assert_eq!(unchecked.text(&outside), "x\u{fffd}y");
+        assert_eq!(table.get(&b[3..6]), Some("Ün"));
+        assert_eq!(table.get(&b[4..6]), None);
+    }
 
     /// A file that ends before the length it had when opened was rewritten under the reader:
     /// an input error naming it, not a fault or a parse of half old, half new bytes.

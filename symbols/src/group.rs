@@ -66,24 +66,26 @@ fn qualified(name: &str) -> &str {
     &s[start.min(end)..end]
 }
 
-/// The byte offsets of the `::` separators of a qualified name (outside brackets), at most `max`.
-fn separators(qualified: &str, max: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let (qb, mut depth) = (qualified.as_bytes(), 0i32);
-    let mut j = 0;
-    while j < qb.len() && out.len() < max {
-        match qb[j] {
-            b'<' | b'(' => depth += 1,
-            b'>' | b')' => depth -= 1,
-            b':' if depth == 0 && qb.get(j + 1) == Some(&b':') => {
-                out.push(j);
-                j += 1;
+/// The byte offsets of the `::` separators of a qualified name (outside brackets), in order,
+/// found lazily: a caller that wants the first few stops the scan there.
+fn separators(qualified: &str) -> impl Iterator<Item = usize> + '_ {
+    let (qb, mut depth, mut j) = (qualified.as_bytes(), 0i32, 0usize);
+    std::iter::from_fn(move || {
+        while j < qb.len() {
+            let at = j;
+            j += 1;
+            match qb[at] {
+                b'<' | b'(' => depth += 1,
+                b'>' | b')' => depth -= 1,
+                b':' if depth == 0 && qb.get(at + 1) == Some(&b':') => {
+                    j += 1;
+                    return Some(at);
+                }
+                _ => {}
             }
-            _ => {}
         }
-        j += 1;
-    }
-    out
+        None
+    })
 }
 
 /// The scope components of a demangled name, the symbol's own name last:
@@ -92,7 +94,7 @@ pub fn scope_components(name: &str) -> Vec<&str> {
     let q = qualified(name);
     let mut parts = Vec::new();
     let mut last = 0;
-    for at in separators(q, usize::MAX) {
+    for at in separators(q) {
         parts.push(&q[last..at]);
         last = at + 2;
     }
@@ -104,16 +106,17 @@ pub fn scope_components(name: &str) -> Vec<&str> {
 /// first `depth` scopes are one stretch of the name, so it is borrowed, never built.
 pub fn namespace_str(name: &str, depth: usize) -> &str {
     let q = qualified(name);
-    // The scopes are the components before the last: with `depth` of them wanted, the
-    // separator after the last wanted scope must exist.
-    let seps = separators(q, depth.saturating_add(1));
-    if seps.is_empty() {
+    // The scopes are the components before the last, so a name without a separator has
+    // none; otherwise the namespace ends at the `depth`-th separator (or the last one).
+    let mut seps = separators(q);
+    let Some(first) = seps.next() else {
         return "(global)";
+    };
+    if depth == 0 {
+        return "";
     }
-    match depth.min(seps.len()) {
-        0 => "",
-        k => &q[..seps[k - 1]],
-    }
+    let end = seps.take(depth - 1).last().unwrap_or(first);
+    &q[..end]
 }
 
 /// [`namespace_str`], owned.
@@ -230,6 +233,51 @@ mod tests {
             "a<b::c>::d"
         );
         assert_eq!(namespace_of("vtable for A::B", 3), "A");
+    }
+
+    /// The namespace as it was computed before the lazy scan: every separator up to
+    /// `depth + 1` collected, then cut. The lazy one must agree on every name and depth.
+    fn namespace_reference(name: &str, depth: usize) -> &str {
+        let q = qualified(name);
+        let seps: Vec<usize> = separators(q).take(depth.saturating_add(1)).collect();
+        if seps.is_empty() {
+            return "(global)";
+        }
+        match depth.min(seps.len()) {
+            0 => "",
+            k => &q[..seps[k - 1]],
+        }
+    }
+
+    #[test]
+    fn lazy_namespace_agrees_with_the_collected_separators() {
+        let parts = [
+            "a",
+            "b<c::d>",
+            "(anonymous namespace)",
+            "operator()",
+            "e(f::g)",
+            "h",
+        ];
+        let mut names = vec![String::new(), "::".to_string(), "a::".to_string()];
+        for n in 1..=4usize {
+            for start in 0..parts.len() {
+                let scoped: Vec<&str> = (0..n).map(|k| parts[(start + k) % parts.len()]).collect();
+                let q = scoped.join("::");
+                names.push(format!("void {q}(int)"));
+                names.push(format!("vtable for {q}"));
+                names.push(q);
+            }
+        }
+        for name in &names {
+            for depth in [0, 1, 2, 3, 4, 9, usize::MAX] {
+                assert_eq!(
+                    namespace_str(name, depth),
+                    namespace_reference(name, depth),
+                    "{name:?} at depth {depth}"
+                );
+            }
+        }
     }
 
     #[test]

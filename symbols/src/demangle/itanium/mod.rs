@@ -114,6 +114,8 @@ struct Demangler {
     /// While printing: the template argument lists `T_` refers to, innermost last. As in
     /// libiberty, a template parameter is looked up when printed, in the function being printed.
     templates: Vec<Span>,
+    /// Template argument lists taken out of scope while an outer scope prints, innermost last.
+    hidden: Vec<Span>,
     /// While printing a pack expansion: which element of the pack is printed.
     pack_index: Option<u32>,
     /// Template parameters printed under a reference, with the scope they were printed in.
@@ -175,6 +177,7 @@ impl Demangler {
         self.subs.clear();
         self.in_lambda_sig = false;
         self.templates.clear();
+        self.hidden.clear();
         self.pack_index = None;
         self.saved_scopes.clear();
         self.depth = 0;
@@ -193,6 +196,7 @@ impl Demangler {
         p.pos == p.s.len() && self.print(top, out).is_ok()
     }
 
+    #[inline]
     fn str(&self, (start, end): Str) -> &str {
         self.text.get(start as usize..end as usize).unwrap_or("")
     }
@@ -202,6 +206,7 @@ impl Demangler {
         (self.nodes.len() - 1) as Id
     }
 
+    #[inline]
     fn node(&self, id: Id) -> R<Node> {
         self.nodes.get(id as usize).copied().ok_or(Unsupported)
     }

@@ -133,10 +133,25 @@ impl Demangler {
         if depth >= self.templates.len() {
             return self.print(id, out);
         }
-        let inner = self.templates.split_off(depth);
+        let mark = self.hide_templates(depth);
         let r = self.print(id, out);
-        self.templates.extend(inner);
+        self.restore_templates(mark);
         r
+    }
+
+    /// Move the template argument lists from `depth` on to `hidden` (reused, so printing
+    /// in an outer scope allocates nothing); [`Self::restore_templates`] puts them back.
+    fn hide_templates(&mut self, depth: usize) -> usize {
+        let mark = self.hidden.len();
+        let depth = depth.min(self.templates.len());
+        self.hidden.extend_from_slice(&self.templates[depth..]);
+        self.templates.truncate(depth);
+        mark
+    }
+
+    fn restore_templates(&mut self, mark: usize) {
+        self.templates.extend_from_slice(&self.hidden[mark..]);
+        self.hidden.truncate(mark);
     }
 
     /// A function: while its return type, name and parameters print, `T_` refers to the
@@ -477,9 +492,9 @@ impl Demangler {
                     out.push(')');
                 }
                 out.push('(');
-                let saved = self.templates.split_off(depth.min(self.templates.len()));
+                let mark = self.hide_templates(depth);
                 let r = self.print_list(params, out);
-                self.templates.extend(saved);
+                self.restore_templates(mark);
                 r?;
                 out.push(')');
                 push_cv(out, fcv);
