@@ -3,6 +3,9 @@
 
 use super::demangle;
 
+/// See `deep_nesting_is_declined_at_the_same_depth`.
+const FIRST_DECLINED: usize = 191;
+
 /// Expected texts are GNU c++filt 2.40's output for each name.
 const CASES: &[(&str, &str)] = &[
     ("_ZN1AE", "A"),
@@ -88,4 +91,37 @@ fn never_panics_on_cut_or_corrupted_names() {
             }
         }
     }
+}
+
+/// Nesting near the depth limit: any shortcut in `print` or the parse must decline exactly
+/// where the general path declines (measured at 2c2ad5d). Substitutions nest the printed text
+/// deeper than the parse (`A<A<…A<int>…>>` from `S_IS<k>_E` at each step), so the chain meets
+/// the print limit; the nested template arguments meet the parse limit.
+#[test]
+fn deep_nesting_is_declined_at_the_same_depth() {
+    fn seq(mut k: usize) -> String {
+        const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        let mut d = Vec::new();
+        loop {
+            d.push(DIGITS[k % 36]);
+            k /= 36;
+            if k == 0 {
+                break;
+            }
+        }
+        d.reverse();
+        String::from_utf8(d).unwrap_or_default()
+    }
+    let chain = |n: usize| {
+        let mut name = String::from("_Z1f1AIiE");
+        for j in 1..n {
+            name.push_str(&format!("S_IS{}_E", seq(j - 1)));
+        }
+        name
+    };
+    let first_declined = (1..400).find(|&n| demangle(&chain(n)).is_none());
+    eprintln!("first chain declined: {first_declined:?}");
+    assert_eq!(first_declined, Some(FIRST_DECLINED));
+    let nested = |k: usize| format!("_Z1f{}i{}", "1AI".repeat(k), "E".repeat(k));
+    assert_eq!((1..400).find(|&k| demangle(&nested(k)).is_none()), Some(96));
 }
