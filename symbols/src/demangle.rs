@@ -817,7 +817,8 @@ mod cap_tests {
         name
     }
 
-    fn base36(mut n: usize) -> String {
+    /// A substitution's sequence id (`S<id>_`), base 36 with upper-case digits.
+    pub(crate) fn base36(mut n: usize) -> String {
         const D: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
         let mut v = Vec::new();
         loop {

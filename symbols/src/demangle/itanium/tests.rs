@@ -99,19 +99,7 @@ fn never_panics_on_cut_or_corrupted_names() {
 /// the print limit; the nested template arguments meet the parse limit.
 #[test]
 fn deep_nesting_is_declined_at_the_same_depth() {
-    fn seq(mut k: usize) -> String {
-        const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-        let mut d = Vec::new();
-        loop {
-            d.push(DIGITS[k % 36]);
-            k /= 36;
-            if k == 0 {
-                break;
-            }
-        }
-        d.reverse();
-        String::from_utf8(d).unwrap_or_default()
-    }
+    use crate::demangle::cap_tests::base36 as seq;
     let chain = |n: usize| {
         let mut name = String::from("_Z1f1AIiE");
         for j in 1..n {
