@@ -10,10 +10,12 @@ use rayon::prelude::*;
 use crate::check::{self as checker, CheckInput, CheckResult};
 use crate::def::{self, Def};
 use crate::error::{Error, Result};
+use crate::fx::FxHashMap;
+use crate::lex::{parse, Parsed};
 use crate::nonrender::{self, Claim, Unit, Verdicts};
 use crate::render;
 use crate::scan::{upstream_prefixes, ScanConfig};
-use crate::surface::{analyse, FileIssue, Mode, Options, Surface};
+use crate::surface::{analyse_parsed, FileIssue, Mode, Options, Surface};
 use crate::tracker::{self, RENDER_BITS};
 use crate::tree::{self, Source};
 
@@ -169,8 +171,67 @@ pub fn load(root: &Path, s: &Settings, for_check: bool) -> Result<Workspace> {
 }
 
 pub fn surface(ws: &Workspace, s: &Settings, opts: Options) -> Result<Surface> {
-    analyse(&ws.sources, &s.scan_roots, &s.scan_config(), opts)
+    surface_parsed(ws, None, s, opts)
+}
+
+fn surface_parsed(
+    ws: &Workspace,
+    parsed: Option<&[&Parsed]>,
+    s: &Settings,
+    opts: Options,
+) -> Result<Surface> {
+    analyse_parsed(&ws.sources, parsed, &s.scan_roots, &s.scan_config(), opts)
         .map_err(|e| Error::Config(format!("prefix pattern: {e}")))
+}
+
+/// Every file a check run lexes, lexed once: the scan roots, the write-analysis roots,
+/// RenderState.cpp and Tracker.h overlap (a file under two of them is one entry, as long as
+/// its text is the same).
+struct Lexicon {
+    parsed: Vec<Parsed>,
+    sources: Vec<usize>,
+    write_units: Vec<usize>,
+    render_state: Option<usize>,
+    tracker: Option<usize>,
+}
+
+impl Lexicon {
+    fn new(ws: &Workspace) -> Lexicon {
+        let mut files: Vec<&Source> = Vec::new();
+        let mut by_rel: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut add = |src| add_file(src, &mut files, &mut by_rel);
+        let sources = ws.sources.iter().map(&mut add).collect();
+        let write_units = ws.write_units.iter().map(&mut add).collect();
+        let render_state = ws.render_state.as_ref().map(&mut add);
+        let tracker = ws.tracker.as_ref().map(&mut add);
+        let parsed = files.par_iter().map(|f| parse(&f.text)).collect();
+        Lexicon {
+            parsed,
+            sources,
+            write_units,
+            render_state,
+            tracker,
+        }
+    }
+
+    fn refs(&self, idx: &[usize]) -> Vec<&Parsed> {
+        idx.iter().filter_map(|&i| self.parsed.get(i)).collect()
+    }
+}
+
+fn add_file<'a>(
+    src: &'a Source,
+    files: &mut Vec<&'a Source>,
+    by_rel: &mut FxHashMap<&'a str, usize>,
+) -> usize {
+    if let Some(&i) = by_rel.get(src.rel.as_str()) {
+        if files.get(i).is_some_and(|f| f.text == src.text) {
+            return i;
+        }
+    }
+    files.push(src);
+    by_rel.insert(&src.rel, files.len() - 1);
+    files.len() - 1
 }
 
 /// The def, strictly (a malformed row is an error) or, for `--compat upstream`, as upstream reads
@@ -344,42 +405,64 @@ impl CheckRun {
 
 /// Run the gate over a loaded workspace.
 pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
-    let Some(def) = parse_def(ws, mode)? else {
+    let outside_units: Vec<Unit<'_>> = nonrender::units(&ws.outside_units);
+    // Lexing every file once, the outside-writer scan (which reads upstream's masked text, not
+    // tokens) and the def are independent; their errors are still reported in the order below.
+    let (lexicon, (outside, def)) = rayon::join(
+        || Lexicon::new(ws),
+        || {
+            rayon::join(
+                || nonrender::outside_writers(&outside_units),
+                || parse_def(ws, mode),
+            )
+        },
+    );
+    let Some(def) = def? else {
         return Err(Error::MissingFile {
             path: s.def.clone().into(),
             what: "the DirtySurface.def mapping",
         });
     };
     let def_path = ws.def.as_ref().map(|d| d.rel.clone()).unwrap_or_default();
-    let surf = surface(
-        ws,
-        s,
-        Options {
-            mode,
-            call_graph: false,
-            explain: false,
+    let units: Vec<Unit<'_>> = nonrender::units(&ws.write_units);
+    let (surf, writers) = rayon::join(
+        || {
+            surface_parsed(
+                ws,
+                Some(&lexicon.refs(&lexicon.sources)),
+                s,
+                Options {
+                    mode,
+                    call_graph: false,
+                    explain: false,
+                },
+            )
         },
-    )?;
+        || nonrender::writers_parsed(&units, &lexicon.refs(&lexicon.write_units)),
+    );
+    let surf = surf?;
     let (Some(rs), Some(tr)) = (&ws.render_state, &ws.tracker) else {
+        return Err(Error::Config(
+            "the workspace was loaded without the --check inputs".into(),
+        ));
+    };
+    let (Some(rs_parsed), Some(tr_parsed)) = (
+        lexicon.render_state.and_then(|i| lexicon.parsed.get(i)),
+        lexicon.tracker.and_then(|i| lexicon.parsed.get(i)),
+    ) else {
         return Err(Error::Config(
             "the workspace was loaded without the --check inputs".into(),
         ));
     };
     let bits = tracker::parse_bits(&tr.text, Path::new(&tr.rel))?;
     let upstream = mode == Mode::Upstream;
-    let render = render::derive(&rs.text, upstream);
+    let render = render::derive_parsed(&rs.text, rs_parsed, upstream);
     if render.is_empty() {
         return Err(Error::Derivation {
             path: rs.rel.clone().into(),
             message: "could not derive any RenderState setter (no `Set…` body)".into(),
         });
     }
-    let units: Vec<Unit<'_>> = nonrender::units(&ws.write_units);
-    let outside_units: Vec<Unit<'_>> = nonrender::units(&ws.outside_units);
-    let (writers, outside) = rayon::join(
-        || nonrender::writers(&units),
-        || nonrender::outside_writers(&outside_units),
-    );
     let map = def.map(upstream);
     let mut claims = Vec::new();
     for (m, row) in &map {
@@ -396,8 +479,9 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
             }
         }
     }
-    let pairs = nonrender::derive(
+    let pairs = nonrender::derive_parsed(
         &tr.text,
+        tr_parsed,
         &writers,
         &outside,
         &claims,

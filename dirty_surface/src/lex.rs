@@ -9,6 +9,26 @@ pub fn lex(src: &str) -> Lexed {
     cpp_lex::lex(src.as_bytes())
 }
 
+/// One file lexed and scoped once per run: every pass that reads the file (the scan, the write
+/// analysis, the render derivation, the shutters) shares it instead of lexing again.
+#[derive(Debug)]
+pub struct Parsed {
+    pub lx: Lexed,
+    pub funcs: Vec<crate::scope::Function>,
+    pub scope_issues: Vec<crate::scope::ScopeIssue>,
+}
+
+/// Lex `src` and find its function bodies.
+pub fn parse(src: &str) -> Parsed {
+    let lx = lex(src);
+    let (funcs, scope_issues) = crate::scope::functions(src, &lx);
+    Parsed {
+        lx,
+        funcs,
+        scope_issues,
+    }
+}
+
 /// A token's source slice. A token with a line splice inside spans it; [`Lexed::text`] gives
 /// its spelling (what scans that match names use).
 pub fn text<'a>(src: &'a str, t: &Token) -> &'a str {

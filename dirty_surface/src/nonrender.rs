@@ -6,11 +6,13 @@
 //! Function-like macros of the analysed files are expanded first (4 rounds, `##` pasted), as
 //! upstream does; a call to a refused token-pasting macro taints the body.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::lex::{lex, Kind, Lexed, Token};
+use crate::fx::{FxHashMap, FxHashSet};
+use crate::lex::{parse, Kind, Lexed, Parsed, Token};
 use crate::rx::Rx;
-use crate::scope::{functions, Function};
+use crate::scope::Function;
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "verdict", content = "detail", rename_all = "kebab-case")]
@@ -59,17 +61,55 @@ pub type TokenSet = BTreeSet<String>;
 /// The writer side: per function name, what it writes transitively.
 #[derive(Debug, Default)]
 pub struct Writers {
-    pub tokens: HashMap<String, TokenSet>,
     pub own_taint: BTreeSet<String>,
     pub bodies: usize,
     /// Accessor bodies: per name, the token texts of each `return` expression.
-    returns: HashMap<String, Vec<Vec<String>>>,
+    returns: FxHashMap<String, Vec<Vec<String>>>,
+    /// Every token a body writes, sorted; `sets` holds bits over it.
+    universe: Vec<String>,
+    /// u64 words per set.
+    words: usize,
+    /// Function name → its set (`sets[i * words..(i + 1) * words]`).
+    names: FxHashMap<String, usize>,
+    sets: Vec<u64>,
 }
 
-struct Parsed<'a> {
+impl Writers {
+    fn ids(&self, name: &str) -> Option<impl Iterator<Item = usize> + '_> {
+        let i = *self.names.get(name)?;
+        let set = self.sets.get(i * self.words..(i + 1) * self.words)?;
+        Some(set.iter().enumerate().flat_map(|(k, &word)| {
+            (0..64)
+                .filter(move |b| word & (1u64 << b) != 0)
+                .map(move |b| k * 64 + b)
+        }))
+    }
+
+    /// What the function `name` writes, transitively (`None`: no body of that name).
+    pub fn tokens(&self, name: &str) -> Option<TokenSet> {
+        Some(
+            self.ids(name)?
+                .filter_map(|i| self.universe.get(i).cloned())
+                .collect(),
+        )
+    }
+
+    /// Whether `name`'s set holds a TAINT.
+    fn tainted(&self, name: &str) -> bool {
+        self.ids(name).is_some_and(|mut it| {
+            it.any(|i| {
+                self.universe
+                    .get(i)
+                    .is_some_and(|t| t.starts_with("TAINT:"))
+            })
+        })
+    }
+}
+
+/// A write-analysis file with its shared lexing.
+struct File<'a> {
     src: &'a str,
-    lx: Lexed,
-    funcs: Vec<Function>,
+    p: &'a Parsed,
 }
 
 const CONST_METHODS: [&str; 15] = [
@@ -106,17 +146,12 @@ const NOT_CALLEES: [&str; 10] = [
     "alignof",
 ];
 
-fn parse(src: &str) -> Parsed<'_> {
-    let lx = lex(src);
-    let (funcs, _) = functions(src, &lx);
-    Parsed { src, lx, funcs }
-}
-
 /// One token of a (macro-expanded) function: text, whether it is an identifier, and the source
-/// span it came from (an expansion keeps its invocation's span).
+/// span it came from (an expansion keeps its invocation's span). The text borrows the file's
+/// spelling; only a `##` paste owns its joined text.
 #[derive(Debug, Clone)]
-struct Tok {
-    text: String,
+struct Tok<'a> {
+    text: Cow<'a, str>,
     ident: bool,
     start: u32,
     end: u32,
@@ -125,7 +160,7 @@ struct Tok {
 /// A function's parameter list and body as one token sequence: `params` is the parameter
 /// range, `lo` the body's `{`, `hi` its closing `}` (excluded from scans).
 struct Body<'a> {
-    toks: Vec<Tok>,
+    toks: Vec<Tok<'a>>,
     src: &'a str,
     params: (usize, usize),
     lo: usize,
@@ -134,7 +169,7 @@ struct Body<'a> {
 
 impl Body<'_> {
     fn t(&self, i: usize) -> &str {
-        self.toks.get(i).map_or("", |t| t.text.as_str())
+        self.toks.get(i).map_or("", |t| &t.text)
     }
     fn is_ident(&self, i: usize) -> bool {
         self.toks.get(i).is_some_and(|t| t.ident)
@@ -155,21 +190,21 @@ impl Body<'_> {
 }
 
 /// A function-like macro the analysis expands.
-struct Macro {
-    params: Vec<String>,
-    body: Vec<Tok>,
+struct Macro<'a> {
+    params: Vec<&'a str>,
+    body: Vec<Tok<'a>>,
 }
 
 #[derive(Default)]
-struct Macros {
-    ok: HashMap<String, Macro>,
+struct Macros<'a> {
+    ok: FxHashMap<&'a str, Macro<'a>>,
     /// Refused macros whose body pastes tokens: a call to one taints the body.
     refused_pasting: BTreeSet<String>,
 }
 
-fn tok_of(lx: &Lexed, src: &str, t: &Token) -> Tok {
+fn tok_of<'a>(lx: &'a Lexed, src: &'a str, t: &Token) -> Tok<'a> {
     Tok {
-        text: lx.text(src, t).to_string(),
+        text: Cow::Borrowed(lx.text(src, t)),
         ident: t.kind == Kind::Ident,
         start: t.start,
         end: t.end,
@@ -179,24 +214,25 @@ fn tok_of(lx: &Lexed, src: &str, t: &Token) -> Tok {
 /// Collect the function-like `#define`s of the analysed files; refuse the ones upstream refuses
 /// (the MGP_NOTE_* markers, several distinct bodies, a body over 4000 characters, unbalanced
 /// brackets, a variadic or non-identifier parameter).
-fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
+fn collect_macros<'a>(files: &[File<'a>]) -> Macros<'a> {
     // name → every definition: (parameters, body tokens, body text)
-    type Defs = Vec<(Vec<String>, Vec<Tok>, String)>;
-    let mut seen: HashMap<String, Defs> = HashMap::new();
-    let mut bad_params: BTreeSet<String> = BTreeSet::new();
-    for p in parsed {
-        let toks = &p.lx.tokens;
+    type Defs<'a> = Vec<(Vec<&'a str>, Vec<Tok<'a>>, String)>;
+    let mut seen: FxHashMap<&'a str, Defs<'a>> = FxHashMap::default();
+    let mut bad_params: FxHashSet<&'a str> = FxHashSet::default();
+    for p in files {
+        let (lx, src) = (&p.p.lx, p.src);
+        let toks = &lx.tokens;
         let n = toks.len();
         for k in 0..n.saturating_sub(3) {
             if toks[k].kind != Kind::Hash
-                || p.lx.text(p.src, &toks[k + 1]) != "define"
+                || lx.text(src, &toks[k + 1]) != "define"
                 || !toks[k + 2].directive
             {
                 continue;
             }
-            let name = p.lx.text(p.src, &toks[k + 2]).to_string();
+            let name = lx.text(src, &toks[k + 2]);
             if toks[k + 3].start != toks[k + 2].end
-                || p.lx.text(p.src, &toks[k + 3]) != "("
+                || lx.text(src, &toks[k + 3]) != "("
                 || !toks[k + 3].directive
             {
                 continue;
@@ -204,28 +240,24 @@ fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
             let mut j = k + 4;
             let mut params = Vec::new();
             let mut ok = true;
-            while j < n && toks[j].directive && p.lx.text(p.src, &toks[j]) != ")" {
-                let w = p.lx.text(p.src, &toks[j]);
+            while j < n && toks[j].directive && lx.text(src, &toks[j]) != ")" {
+                let w = lx.text(src, &toks[j]);
                 if w != "," {
                     if toks[j].kind == Kind::Ident {
-                        params.push(w.to_string());
+                        params.push(w);
                     } else {
                         ok = false;
                     }
                 }
                 j += 1;
             }
-            let body: Vec<Tok> = (j + 1..n)
+            let body: Vec<Tok<'a>> = (j + 1..n)
                 .take_while(|&b| toks[b].directive && toks[b].kind != Kind::Hash)
-                .map(|b| tok_of(&p.lx, p.src, &toks[b]))
+                .map(|b| tok_of(lx, src, &toks[b]))
                 .collect();
-            let body_text: String = body
-                .iter()
-                .map(|t| t.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
+            let body_text: String = body.iter().map(|t| &*t.text).collect::<Vec<_>>().join(" ");
             if !ok {
-                bad_params.insert(name.clone());
+                bad_params.insert(name);
             }
             seen.entry(name)
                 .or_default()
@@ -233,9 +265,10 @@ fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
         }
     }
     let mut out = Macros::default();
-    for (name, defs) in seen {
+    for (name, mut defs) in seen {
         let bodies: BTreeSet<&str> = defs.iter().map(|d| d.2.as_str()).collect();
-        let (params, body, body_text) = &defs[0];
+        let distinct = bodies.len();
+        let (_, body, body_text) = &defs[0];
         let balanced = ["()", "[]", "{}"].iter().all(|pair| {
             let (o, c) = (&pair[..1], &pair[1..]);
             body.iter().filter(|t| t.text == o).count()
@@ -243,41 +276,44 @@ fn collect_macros(parsed: &[Parsed<'_>]) -> Macros {
         });
         let refused = name == "MGP_NOTE_AGGREGATE"
             || name == "MGP_NOTE_MUTATION"
-            || bodies.len() > 1
+            || distinct > 1
             || body_text.len() > 4000
             || !balanced
-            || bad_params.contains(&name);
+            || bad_params.contains(name);
         if refused {
             if defs.iter().any(|d| d.1.iter().any(|t| t.text == "##")) {
-                out.refused_pasting.insert(name);
+                out.refused_pasting.insert(name.to_string());
             }
         } else {
-            out.ok.insert(
-                name,
-                Macro {
-                    params: params.clone(),
-                    body: body.clone(),
-                },
-            );
+            let (params, body, _) = defs.swap_remove(0);
+            out.ok.insert(name, Macro { params, body });
         }
     }
     out
 }
 
+/// Whether `toks` holds a call (`NAME (`) of an expandable macro: without one, expansion is the
+/// identity, and the body's tokens are not copied.
+fn calls_a_macro(toks: &[Tok<'_>], m: &Macros<'_>) -> bool {
+    toks.iter().enumerate().any(|(i, t)| {
+        t.ident && m.ok.contains_key(&*t.text) && toks.get(i + 1).is_some_and(|x| x.text == "(")
+    })
+}
+
 /// Expand the expandable macros in `toks`, up to 4 rounds: arguments split at depth-0 commas
 /// (the count must match), parameters replaced as whole tokens, `##` pasted.
-fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
-    if m.ok.is_empty() {
-        return toks;
-    }
+fn expand<'a>(mut toks: Vec<Tok<'a>>, m: &Macros<'a>) -> Vec<Tok<'a>> {
     for _ in 0..4 {
+        if !calls_a_macro(&toks, m) {
+            break;
+        }
         let mut out = Vec::with_capacity(toks.len());
         let mut changed = false;
         let mut i = 0;
         while i < toks.len() {
             let t = &toks[i];
             let Some(mac) =
-                m.ok.get(&t.text)
+                m.ok.get(&*t.text)
                     .filter(|_| t.ident && toks.get(i + 1).is_some_and(|x| x.text == "("))
             else {
                 out.push(toks[i].clone());
@@ -285,12 +321,12 @@ fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
                 continue;
             };
             // Arguments.
-            let mut args: Vec<Vec<Tok>> = vec![Vec::new()];
+            let mut args: Vec<Vec<Tok<'a>>> = vec![Vec::new()];
             let mut depth = 0;
             let mut j = i + 1;
             let mut closed = None;
             while j < toks.len() {
-                let w = toks[j].text.as_str();
+                let w = &*toks[j].text;
                 let keep = match w {
                     "(" | "[" | "{" => {
                         depth += 1;
@@ -326,7 +362,7 @@ fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
                 continue;
             };
             let (start, end) = (toks[i].start, toks[close].end);
-            let mut body: Vec<Tok> = Vec::new();
+            let mut body: Vec<Tok<'a>> = Vec::new();
             for bt in &mac.body {
                 match mac.params.iter().position(|p| bt.ident && *p == bt.text) {
                     Some(k) => body.extend(args[k].iter().map(|a| Tok {
@@ -342,12 +378,12 @@ fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
                 }
             }
             // `a ## b` pastes into one token.
-            let mut pasted: Vec<Tok> = Vec::with_capacity(body.len());
+            let mut pasted: Vec<Tok<'a>> = Vec::with_capacity(body.len());
             let mut k = 0;
             while k < body.len() {
                 if body[k].text == "##" && !pasted.is_empty() && k + 1 < body.len() {
                     if let Some(prev) = pasted.last_mut() {
-                        prev.text.push_str(&body[k + 1].text);
+                        prev.text.to_mut().push_str(&body[k + 1].text);
                         prev.ident = is_ident_text(&prev.text);
                     }
                     k += 2;
@@ -369,19 +405,23 @@ fn expand(mut toks: Vec<Tok>, m: &Macros) -> Vec<Tok> {
 }
 
 /// The function's parameters and body as tokens, directives dropped, macros expanded.
-fn body_of<'a>(p: &'a Parsed<'a>, f: &Function, m: &Macros) -> Body<'a> {
-    let toks = &p.lx.tokens;
-    let params: Vec<Tok> = (f.params.0..f.params.1.min(toks.len()))
-        .map(|k| tok_of(&p.lx, p.src, &toks[k]))
-        .collect();
-    let raw: Vec<Tok> = (f.open..=f.close.min(toks.len().saturating_sub(1)))
+fn body_of<'a>(p: &File<'a>, f: &Function, m: &Macros<'a>) -> Body<'a> {
+    let (lx, src) = (&p.p.lx, p.src);
+    let toks = &lx.tokens;
+    let last = f.close.min(toks.len().saturating_sub(1));
+    let mut all: Vec<Tok<'a>> = Vec::with_capacity(
+        f.params.1.saturating_sub(f.params.0) + (last + 1).saturating_sub(f.open),
+    );
+    all.extend((f.params.0..f.params.1.min(toks.len())).map(|k| tok_of(lx, src, &toks[k])));
+    let np = all.len();
+    let raw = (f.open..=last)
         .filter(|&k| !toks[k].directive)
-        .map(|k| tok_of(&p.lx, p.src, &toks[k]))
-        .collect();
-    let body = expand(raw, m);
-    let np = params.len();
-    let mut all = params;
-    all.extend(body);
+        .map(|k| tok_of(lx, src, &toks[k]));
+    if m.ok.is_empty() {
+        all.extend(raw);
+    } else {
+        all.extend(expand(raw.collect(), m));
+    }
     let hi = if all.last().is_some_and(|t| t.text == "}") {
         all.len() - 1
     } else {
@@ -389,18 +429,17 @@ fn body_of<'a>(p: &'a Parsed<'a>, f: &Function, m: &Macros) -> Body<'a> {
     };
     Body {
         toks: all,
-        src: p.src,
+        src,
         params: (0, np),
         lo: np,
         hi,
     }
 }
-
 /// An lvalue chain `[*]* [this->] root (.f | ->f | [..])*` ending just before `end`; returns
 /// (root token, path names, through_pointer, start token).
-fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, usize)> {
+fn lvalue_before<'b>(b: &'b Body<'_>, end: usize) -> Option<(usize, Vec<&'b str>, bool, usize)> {
     let mut j = end;
-    let mut path_rev: Vec<String> = Vec::new();
+    let mut path_rev: Vec<&'b str> = Vec::new();
     let mut through = false;
     loop {
         if j <= b.lo {
@@ -410,7 +449,7 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
         match b.t(k) {
             "]" => {
                 let m = open_back(b, k, "[", "]")?;
-                path_rev.push(String::new());
+                path_rev.push("");
                 j = m;
             }
             _ if b.is_ident(k) => {
@@ -418,7 +457,7 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
                     if b.t(k - 1) == "->" {
                         through = true;
                     }
-                    path_rev.push(b.t(k).to_string());
+                    path_rev.push(b.t(k));
                     j = k - 1;
                 } else {
                     let mut start = k;
@@ -436,8 +475,7 @@ fn lvalue_before(b: &Body<'_>, end: usize) -> Option<(usize, Vec<String>, bool, 
                         start -= 1;
                     }
                     path_rev.reverse();
-                    let path: Vec<String> =
-                        path_rev.into_iter().filter(|s| !s.is_empty()).collect();
+                    let path: Vec<&str> = path_rev.into_iter().filter(|s| !s.is_empty()).collect();
                     return Some((root, path, through, start));
                 }
             }
@@ -502,18 +540,25 @@ fn close_fwd<'a>(t: impl Fn(usize) -> &'a str, from: usize, hi: usize) -> usize 
 }
 
 /// `lvalue.method(...)` ending at the `)` at `close`: (root, path, through, method).
-fn call_result_lvalue(b: &Body<'_>, close: usize) -> Option<(usize, Vec<String>, bool, String)> {
+fn call_result_lvalue<'b>(
+    b: &'b Body<'_>,
+    close: usize,
+) -> Option<(usize, Vec<&'b str>, bool, &'b str)> {
     let m = open_back(b, close, "(", ")")?;
     if m < 2 || !b.is_ident(m - 1) || !matches!(b.t(m - 2), "." | "->") {
         return None;
     }
     let (root, path, through, _) = lvalue_before(b, m - 2)?;
-    Some((root, path, through, b.t(m - 1).to_string()))
+    Some((root, path, through, b.t(m - 1)))
 }
 
 /// An lvalue chain starting at `start` (for pre-increment and bulk-call arguments); returns
 /// (root, path, through_pointer, end).
-fn lvalue_after(b: &Body<'_>, start: usize, hi: usize) -> Option<(usize, Vec<String>, bool)> {
+fn lvalue_after<'b>(
+    b: &'b Body<'_>,
+    start: usize,
+    hi: usize,
+) -> Option<(usize, Vec<&'b str>, bool)> {
     let mut i = start;
     let mut through = false;
     while i < hi && matches!(b.t(i), "*" | "&" | "(") {
@@ -538,7 +583,7 @@ fn lvalue_after(b: &Body<'_>, start: usize, hi: usize) -> Option<(usize, Vec<Str
                 if b.t(i) == "->" {
                     through = true;
                 }
-                path.push(b.t(i + 1).to_string());
+                path.push(b.t(i + 1));
                 i += 2;
             }
             "[" => {
@@ -552,29 +597,29 @@ fn lvalue_after(b: &Body<'_>, start: usize, hi: usize) -> Option<(usize, Vec<Str
 }
 
 #[derive(Debug, Clone)]
-enum Binding {
-    Member(String, Vec<String>),
+enum Binding<'b> {
+    Member(&'b str, Vec<&'b str>),
     Local,
     Unresolvable,
 }
 
-struct Locals {
-    values: BTreeSet<String>,
-    ref_params: BTreeSet<String>,
-    aliases: HashMap<String, Vec<(Vec<usize>, bool)>>,
+struct Locals<'b> {
+    values: FxHashSet<&'b str>,
+    ref_params: FxHashSet<&'b str>,
+    aliases: FxHashMap<&'b str, Vec<(Vec<usize>, bool)>>,
 }
 
-fn declared_locals(b: &Body<'_>) -> Locals {
+fn declared_locals<'b>(b: &'b Body<'_>) -> Locals<'b> {
     let params = b.params;
     let mut l = Locals {
-        values: BTreeSet::new(),
-        ref_params: BTreeSet::new(),
-        aliases: HashMap::new(),
+        values: FxHashSet::default(),
+        ref_params: FxHashSet::default(),
+        aliases: FxHashMap::default(),
     };
     // Parameters: split at depth-0 commas; the last identifier is the name.
     let mut depth = 0;
     let mut seg: Vec<usize> = Vec::new();
-    let flush = |seg: &mut Vec<usize>, l: &mut Locals| {
+    let flush = |seg: &mut Vec<usize>, l: &mut Locals<'b>| {
         let name = seg
             .iter()
             .rev()
@@ -587,9 +632,9 @@ fn declared_locals(b: &Body<'_>) -> Locals {
                 .iter()
                 .any(|&k| matches!(b.t(k), "&" | "&&" | "*" | "["));
             if is_ref {
-                l.ref_params.insert(b.t(n).to_string());
+                l.ref_params.insert(b.t(n));
             } else {
-                l.values.insert(b.t(n).to_string());
+                l.values.insert(b.t(n));
             }
         }
         seg.clear();
@@ -626,7 +671,7 @@ fn declared_locals(b: &Body<'_>) -> Locals {
             continue;
         }
         // `a * b;` at statement level is rare; `x & y (` is a call; accept the C++ reading.
-        let name = b.t(k).to_string();
+        let name = b.t(k);
         let ro = (b.lo..k).rev().take(6).any(|j| b.t(j) == "const");
         let init: Vec<usize> = match b.t(k + 1) {
             "=" | ":" => initialiser(b, k + 2, &[";", ")", "{"]),
@@ -668,13 +713,13 @@ fn initialiser(b: &Body<'_>, from: usize, stops: &[&str]) -> Vec<usize> {
     out
 }
 
-fn resolve_alias(
-    b: &Body<'_>,
-    l: &Locals,
-    name: &str,
-    seen: &mut BTreeSet<String>,
-) -> Vec<Binding> {
-    if !seen.insert(name.to_string()) {
+fn resolve_alias<'b>(
+    b: &'b Body<'_>,
+    l: &Locals<'b>,
+    name: &'b str,
+    seen: &mut FxHashSet<&'b str>,
+) -> Vec<Binding<'b>> {
+    if !seen.insert(name) {
         return vec![Binding::Unresolvable];
     }
     let mut out = Vec::new();
@@ -688,7 +733,7 @@ fn resolve_alias(
             Some((root, path, _)) if lvalue_after_end(b, lo, hi) == hi => {
                 let r = b.t(root);
                 if r.starts_with("m_") {
-                    out.push(Binding::Member(r.to_string(), path));
+                    out.push(Binding::Member(r, path));
                 } else if l.aliases.contains_key(r) {
                     for inner in resolve_alias(b, l, r, seen) {
                         out.push(match inner {
@@ -732,30 +777,31 @@ fn lvalue_after_end(b: &Body<'_>, lo: usize, hi: usize) -> usize {
     i
 }
 
-struct Own {
+struct Own<'b> {
     tokens: TokenSet,
     taints: Vec<String>,
-    callees: BTreeSet<String>,
+    /// Every call's name, repeats included.
+    callees: Vec<&'b str>,
 }
 
-fn member_tokens(out: &mut TokenSet, member: &str, path: &[String]) {
+fn member_tokens(out: &mut TokenSet, member: &str, path: &[&str]) {
     out.insert(format!("MEM:{member}"));
     out.insert(format!(
         "FIELD:{member}.{}",
-        path.first().map_or("*", String::as_str)
+        path.first().copied().unwrap_or("*")
     ));
 }
 
 #[allow(clippy::too_many_arguments)] // the write site's context, kept explicit
-fn credit(
-    b: &Body<'_>,
-    l: &Locals,
+fn credit<'b>(
+    b: &'b Body<'_>,
+    l: &Locals<'b>,
     site: &str,
     what: &str,
     root: usize,
-    path: &[String],
+    path: &[&str],
     through: bool,
-    own: &mut Own,
+    own: &mut Own<'_>,
 ) {
     let r = b.t(root);
     if r.starts_with("m_") {
@@ -765,11 +811,11 @@ fn credit(
         if ro && !through {
             return;
         }
-        for bind in resolve_alias(b, l, r, &mut BTreeSet::new()) {
+        for bind in resolve_alias(b, l, r, &mut FxHashSet::default()) {
             match bind {
                 Binding::Member(m, mut p) => {
-                    p.extend(path.iter().cloned());
-                    member_tokens(&mut own.tokens, &m, &p);
+                    p.extend(path.iter().copied());
+                    member_tokens(&mut own.tokens, m, &p);
                 }
                 Binding::Local => {}
                 Binding::Unresolvable => {
@@ -790,15 +836,15 @@ fn credit(
     }
 }
 
-fn analyse_body(b: &Body<'_>, f: &Function, rel: &str, macros: &Macros) -> Own {
+fn analyse_body<'b>(b: &'b Body<'_>, f: &Function, rel: &str, macros: &Macros<'_>) -> Own<'b> {
     let l = declared_locals(b);
     let site = format!("{}()", f.short());
     let mut own = Own {
         tokens: TokenSet::new(),
         taints: Vec::new(),
-        callees: BTreeSet::new(),
+        callees: Vec::new(),
     };
-    let mut claimed: BTreeSet<usize> = BTreeSet::new();
+    let mut claimed: FxHashSet<usize> = FxHashSet::default();
     let mut k = b.lo + 1;
     while k < b.hi {
         let w = b.t(k);
@@ -900,7 +946,7 @@ fn analyse_body(b: &Body<'_>, f: &Function, rel: &str, macros: &Macros) -> Own {
                         }
                     }
                 }
-                own.callees.insert(w.to_string());
+                own.callees.push(w);
             } else if w == "MGP_NOTE_AGGREGATE" && b.is_ident(k + 2) {
                 own.tokens.insert(format!("AGG:{}", b.t(k + 2)));
             } else if macros.refused_pasting.contains(w) {
@@ -908,7 +954,7 @@ fn analyse_body(b: &Body<'_>, f: &Function, rel: &str, macros: &Macros) -> Own {
                     "{rel}: {w}(), a token-pasting macro this script refused to expand"
                 ));
             } else if !NOT_CALLEES.contains(&w) {
-                own.callees.insert(w.to_string());
+                own.callees.push(w);
             }
         } else if w == "##" {
             own.taints.push(format!(
@@ -975,28 +1021,48 @@ fn split_args(b: &Body<'_>, open: usize) -> Vec<(usize, usize)> {
 
 /// Analyse the write-analysis files: own tokens, taints, call graph fixed point, aggregates.
 pub fn writers(units: &[Unit<'_>]) -> Writers {
-    let parsed: Vec<Parsed<'_>> = {
+    let parsed: Vec<Parsed> = {
         use rayon::prelude::*;
         units.par_iter().map(|u| parse(u.text)).collect()
     };
-    let macros = collect_macros(&parsed);
+    let refs: Vec<&Parsed> = parsed.iter().collect();
+    writers_parsed(units, &refs)
+}
+
+/// [`writers`] over files already lexed and scoped (`parsed[i]` is `units[i]`'s).
+pub fn writers_parsed(units: &[Unit<'_>], parsed: &[&Parsed]) -> Writers {
+    let files: Vec<File<'_>> = units
+        .iter()
+        .zip(parsed)
+        .map(|(u, p)| File { src: u.text, p })
+        .collect();
+    let macros = collect_macros(&files);
     let mut w = Writers::default();
-    let mut own: HashMap<String, TokenSet> = HashMap::new();
-    let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
-    let mut agg_calls: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for (p, u) in parsed.iter().zip(units) {
-        for f in &p.funcs {
+    let mut own: FxHashMap<&str, TokenSet> = FxHashMap::default();
+    let mut order: Vec<&str> = Vec::new();
+    let mut calls: FxHashMap<&str, FxHashSet<String>> = FxHashMap::default();
+    let mut agg_calls: FxHashMap<String, FxHashSet<String>> = FxHashMap::default();
+    for (p, u) in files.iter().zip(units) {
+        for f in &p.p.funcs {
             w.bodies += 1;
-            let name = f.short().to_string();
+            let name = f.short();
             let b = body_of(p, f, &macros);
             let o = analyse_body(&b, f, u.rel, &macros);
-            let e = own.entry(name.clone()).or_default();
+            let e = own.entry(name).or_insert_with(|| {
+                order.push(name);
+                TokenSet::new()
+            });
             e.extend(o.tokens);
             if !o.taints.is_empty() {
-                w.own_taint.insert(name.clone());
+                w.own_taint.insert(name.to_string());
             }
             e.extend(o.taints.into_iter().map(|t| format!("TAINT:{t}")));
-            calls.entry(name.clone()).or_default().extend(o.callees);
+            let cs = calls.entry(name).or_default();
+            for c in o.callees {
+                if !cs.contains(c) {
+                    cs.insert(c.to_string());
+                }
+            }
             // Accessor returns.
             let mut k = b.lo;
             while k < b.hi {
@@ -1005,7 +1071,7 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
                         .take_while(|&j| b.t(j) != ";")
                         .map(|j| b.t(j).to_string())
                         .collect();
-                    w.returns.entry(name.clone()).or_default().push(expr);
+                    w.returns.entry(name.to_string()).or_default().push(expr);
                 }
                 k += 1;
             }
@@ -1031,43 +1097,101 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
             }
         }
     }
-    // Call-graph fixed point (calls resolved by name to every body of that name).
-    let mut tokens = own.clone();
+    fixed_point(&mut w, &order, &own, &calls, &agg_calls);
+    w
+}
+
+/// The call-graph fixed point (calls resolved by name to every body of that name): a name
+/// writes what it writes itself, what every callee writes, and, for each aggregate it notes,
+/// what the aggregate's note calls write (their own aggregate notes excepted). Sets are bit
+/// sets over the sorted universe of tokens, so a union is a few word ORs instead of string
+/// copies, and a set read back in index order is in string order.
+fn fixed_point(
+    w: &mut Writers,
+    order: &[&str],
+    own: &FxHashMap<&str, TokenSet>,
+    calls: &FxHashMap<&str, FxHashSet<String>>,
+    agg_calls: &FxHashMap<String, FxHashSet<String>>,
+) {
+    let universe: BTreeSet<&str> = own.values().flatten().map(String::as_str).collect();
+    let id: FxHashMap<&str, usize> = universe.iter().enumerate().map(|(i, t)| (*t, i)).collect();
+    let index: FxHashMap<&str, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let words = universe.len().div_ceil(64).max(1);
+    let mut sets = vec![0u64; order.len() * words];
+    for (n, name) in order.iter().enumerate() {
+        for t in own.get(name).into_iter().flatten() {
+            if let Some(&i) = id.get(t.as_str()) {
+                sets[n * words + i / 64] |= 1 << (i % 64);
+            }
+        }
+    }
+    let callees: Vec<Vec<usize>> = order
+        .iter()
+        .map(|n| {
+            let mut v: Vec<usize> = calls
+                .get(n)
+                .into_iter()
+                .flatten()
+                .filter(|c| c.as_str() != *n)
+                .filter_map(|c| index.get(c.as_str()).copied())
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    // Per token id: the names an `AGG:x` token pulls in (empty for every other token).
+    let mut not_agg = vec![u64::MAX; words];
+    let mut agg_targets: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, t) in universe.iter().enumerate() {
+        if let Some(a) = t.strip_prefix("AGG:") {
+            not_agg[i / 64] &= !(1 << (i % 64));
+            let mut v: Vec<usize> = agg_calls
+                .get(a)
+                .into_iter()
+                .flatten()
+                .filter_map(|c| index.get(c.as_str()).copied())
+                .collect();
+            v.sort_unstable();
+            agg_targets.push((i, v));
+        }
+    }
+    let mut add = vec![0u64; words];
     for _ in 0..16 {
         let mut changed = false;
-        let names: Vec<String> = tokens.keys().cloned().collect();
-        for n in &names {
-            let mut add = TokenSet::new();
-            for c in calls.get(n).into_iter().flatten() {
-                if c != n {
-                    if let Some(t) = tokens.get(c) {
-                        add.extend(t.iter().cloned());
+        for n in 0..order.len() {
+            add.iter_mut().for_each(|x| *x = 0);
+            for &c in &callees[n] {
+                for (a, s) in add.iter_mut().zip(&sets[c * words..(c + 1) * words]) {
+                    *a |= s;
+                }
+            }
+            for (i, targets) in &agg_targets {
+                if sets[n * words + i / 64] & (1 << (i % 64)) == 0 {
+                    continue;
+                }
+                for &c in targets {
+                    for ((a, s), m) in add
+                        .iter_mut()
+                        .zip(&sets[c * words..(c + 1) * words])
+                        .zip(&not_agg)
+                    {
+                        *a |= s & m;
                     }
                 }
             }
-            let aggs: Vec<String> = tokens[n]
-                .iter()
-                .filter_map(|t| t.strip_prefix("AGG:").map(String::from))
-                .collect();
-            for a in aggs {
-                for c in agg_calls.get(&a).into_iter().flatten() {
-                    if let Some(t) = tokens.get(c) {
-                        add.extend(t.iter().filter(|t| !t.starts_with("AGG:")).cloned());
-                    }
-                }
-            }
-            if let Some(e) = tokens.get_mut(n) {
-                let before = e.len();
-                e.extend(add);
-                changed |= e.len() != before;
+            for (s, a) in sets[n * words..(n + 1) * words].iter_mut().zip(&add) {
+                changed |= *a & !*s != 0;
+                *s |= a;
             }
         }
         if !changed {
             break;
         }
     }
-    w.tokens = tokens;
-    w
+    w.universe = universe.into_iter().map(String::from).collect();
+    w.words = words;
+    w.names = index.into_iter().map(|(n, i)| (n.to_string(), i)).collect();
+    w.sets = sets;
 }
 
 // ---- the shutter side -------------------------------------------------------------------
@@ -1126,9 +1250,9 @@ fn readers(expr: &[String], assigned: &Assigned, depth: usize, out: &mut BTreeSe
     }
 }
 
-/// The shutter of each enumerator: its readers, or None when nothing could be read.
-fn shutters(tracker: &str) -> Option<BTreeMap<String, BTreeSet<Reader>>> {
-    let p = parse(tracker);
+/// The shutter of each enumerator (`Tracker.h` lexed and scoped): its readers, or None when
+/// nothing could be read.
+fn shutters_parsed(tracker: &str, p: &Parsed) -> Option<BTreeMap<String, BTreeSet<Reader>>> {
     let toks = &p.lx.tokens;
     let f = p.funcs.iter().find(|f| {
         f.short() == "Update" && {
@@ -1400,6 +1524,11 @@ pub(crate) static OUTSIDE_DECL: Rx =
 pub fn outside_writers(units: &[Unit<'_>]) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for u in units {
+        // Every pattern's match holds `m_`, and masking only blanks bytes: a file without `m_`
+        // cannot match, so it is neither masked nor searched.
+        if !u.text.contains("m_") {
+            continue;
+        }
         let masked = crate::compat::mask(u.text);
         let declared: BTreeSet<&str> = OUTSIDE_DECL.group_iter(&masked, 1).into_iter().collect();
         let mut hit = |m: &str| {
@@ -1433,11 +1562,23 @@ pub fn derive(
     claims: &[Claim],
     roots_display: &str,
 ) -> Option<BTreeMap<(String, String), Verdict>> {
-    let sh = shutters(tracker)?;
+    derive_parsed(tracker, &parse(tracker), w, outside, claims, roots_display)
+}
+
+/// [`derive`] over `Tracker.h` already lexed and scoped.
+pub fn derive_parsed(
+    tracker: &str,
+    parsed: &Parsed,
+    w: &Writers,
+    outside: &BTreeMap<String, String>,
+    claims: &[Claim],
+    roots_display: &str,
+) -> Option<BTreeMap<(String, String), Verdict>> {
+    let sh = shutters_parsed(tracker, parsed)?;
     let mut out = BTreeMap::new();
     for c in claims {
         let verdict = (|| {
-            let Some(written) = w.tokens.get(&c.mutator) else {
+            let Some(written) = w.tokens(&c.mutator) else {
                 return Verdict::Undecided(format!(
                     "no body found under {roots_display} to derive from"
                 ));
@@ -1451,18 +1592,18 @@ pub fn derive(
                     &t["TAINT:".len()..]
                 ));
             }
-            match match_rule(written, &shutter) {
+            match match_rule(&written, &shutter) {
                 Match::Supported => Verdict::Supported,
                 Match::Coarse => Verdict::Coarse(format!(
                     "a member in common, but no field information on one side (shutter: {}; written: {})",
                     describe(&shutter),
-                    describe(written)
+                    describe(&written)
                 )),
                 Match::UnderFiring => {
                     if let Some(file) = shutter.iter().filter(|t| t.starts_with("MEM:")).filter_map(|t| outside.get(t)).min() {
                         return Verdict::Undecided(format!("that shutter's members are written outside the analysed roots too, e.g. {file}, so 'it writes nothing that shutter reads' is not a fact this script has"));
                     }
-                    let writes = if members(written).is_empty() { "no member".to_string() } else { describe(written) };
+                    let writes = if members(&written).is_empty() { "no member".to_string() } else { describe(&written) };
                     Verdict::UnderFiring(format!(
                         "it writes nothing {}'s shutter reads (shutter: {}; it writes: {writes}), so a mutation through it publishes nothing",
                         c.bit,
@@ -1478,14 +1619,7 @@ pub fn derive(
 
 /// Names with a TAINT among the given mutators.
 pub fn tainted_count(w: &Writers, mutators: &BTreeSet<&str>) -> usize {
-    mutators
-        .iter()
-        .filter(|m| {
-            w.tokens
-                .get(**m)
-                .is_some_and(|t| t.iter().any(|x| x.starts_with("TAINT:")))
-        })
-        .count()
+    mutators.iter().filter(|m| w.tainted(m)).count()
 }
 
 #[cfg(test)]
@@ -1565,14 +1699,14 @@ mod tests {
     fn macros_are_expanded_and_pasted_and_refused_pasters_taint() {
         let text = "#define SET_FIELD(dir, name, v) m_store.dir##name = v\n#define TWICE(a) SET_FIELD(Pack, a, 1); SET_FIELD(Unpack, a, 2)\n#define PASTE2(x) m_##x = 0\n#define PASTE2(x) m_##x = 1\nvoid SetA() { TWICE(Alignment); }\nvoid SetB() { PASTE2(y); }\n";
         let w = writers(&[Unit { rel: "M.h", text }]);
-        let a = &w.tokens["SetA"];
+        let a = &w.tokens("SetA").unwrap();
         assert!(
             a.contains("FIELD:m_store.PackAlignment")
                 && a.contains("FIELD:m_store.UnpackAlignment"),
             "{a:?}"
         );
         assert!(!a.iter().any(|t| t.starts_with("TAINT:")), "{a:?}");
-        let b = &w.tokens["SetB"];
+        let b = &w.tokens("SetB").unwrap();
         assert!(
             b.iter().any(
                 |t| t.contains("PASTE2(), a token-pasting macro this script refused to expand")

@@ -3,8 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::lex::{lex, text, Kind};
-use crate::scope::functions;
+use crate::lex::{parse, text, Kind, Parsed};
 
 /// Derived publishers per setter name.
 pub type Derived = BTreeMap<String, BTreeSet<&'static str>>;
@@ -18,8 +17,12 @@ struct Body {
 /// which two overloads delegating to the same setter fold to the empty set; without it each
 /// overload resolves on its own path.
 pub fn derive(src: &str, upstream_fold: bool) -> Derived {
-    let lx = lex(src);
-    let (funcs, _) = functions(src, &lx);
+    derive_parsed(src, &parse(src), upstream_fold)
+}
+
+/// [`derive`] over the file already lexed and scoped.
+pub fn derive_parsed(src: &str, p: &Parsed, upstream_fold: bool) -> Derived {
+    let (lx, funcs) = (&p.lx, &p.funcs);
     let toks = &lx.tokens;
     let mut bodies: BTreeMap<String, Vec<Body>> = BTreeMap::new();
     for f in funcs.iter().filter(|f| f.short().starts_with("Set")) {

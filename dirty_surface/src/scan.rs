@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use crate::compat::Lines;
-use crate::lex::{lex, Kind, Lexed};
-use crate::scope::{functions, Function, NestedKind};
+use crate::lex::{parse, Kind, Lexed, Parsed};
+use crate::scope::{Function, NestedKind};
 
 /// What the scan looks for; the prefix set comes from `mgctl.toml`.
 #[derive(Debug, Clone)]
@@ -97,8 +97,13 @@ const KEYWORDS: [&str; 16] = [
 
 /// Scan one file's text. Also returns the lexed form for callers that explain differences.
 pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
-    let lx = lex(src);
-    let (funcs, scope_issues) = functions(src, &lx);
+    let p = parse(src);
+    (scan_parsed(src, &p, cfg), p.lx)
+}
+
+/// [`scan_file`] over a file already lexed and scoped (shared with the run's other passes).
+pub fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
+    let (lx, funcs, scope_issues) = (&p.lx, &p.funcs, &p.scope_issues);
     let toks = &lx.tokens;
     // Spellings, not slices: `SetBlend\⏎Func` is the identifier `SetBlendFunc`, as to g++.
     let t = |i: usize| lx.text(src, &toks[i]);
@@ -113,7 +118,7 @@ pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
             message: li.message.to_string(),
         });
     }
-    for si in &scope_issues {
+    for si in scope_issues {
         let off = toks
             .get(si.token)
             .map(|k| k.start as usize)
@@ -220,7 +225,7 @@ pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
         i += 1;
     }
     out.issues.sort_by_key(|x| (x.line, x.column));
-    (out, lx)
+    out
 }
 
 #[cfg(test)]

@@ -625,7 +625,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         }];
         let v = nonrender::derive(tracker, &w, &BTreeMap::new(), &claims, "roots")
             .and_then(|p| p.into_values().next());
-        (v, w.tokens.get(m).cloned().unwrap_or_default())
+        (v, w.tokens(m).unwrap_or_default())
     };
     neg("11", &|on| {
         let body = if on {
@@ -710,11 +710,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         }
         let ws = f.workspace();
         let w = nonrender::writers(&nonrender::units(&ws.write_units));
-        let t = w
-            .tokens
-            .get("SetPixelStoreParam")
-            .cloned()
-            .unwrap_or_default();
+        let t = w.tokens("SetPixelStoreParam").unwrap_or_default();
         let v = verdict_of(&f.check(&s), "SetPixelStoreParam", "NEW_PIXEL_PACK");
         let pasted = t.contains("FIELD:m_pixelStore.PackAlignment")
             && t.contains("FIELD:m_pixelStore.UnpackAlignment");
@@ -907,7 +903,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         ("SetBlendFunc", "BlendStates"),
         ("SetStencilFunc", "StencilStates"),
     ] {
-        let t = w.tokens.get(m).cloned().unwrap_or_default();
+        let t = w.tokens(m).unwrap_or_default();
         if !t.contains("MEM:m_parameters")
             || !t.contains(&format!("FIELD:m_parameters.{field}"))
             || t.iter().any(|x| x.starts_with("TAINT:"))

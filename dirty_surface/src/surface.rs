@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use rayon::prelude::*;
 
 use crate::compat::{self, Patterns};
-use crate::lex::{Hidden, Kind, Lexed};
-use crate::scan::{scan_file, FileScan, Mechanism, ScanConfig};
+use crate::lex::{parse, Hidden, Kind, Lexed, Parsed};
+use crate::scan::{scan_parsed, FileScan, Mechanism, ScanConfig};
 use crate::tree::Source;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -194,6 +194,18 @@ pub fn analyse(
     cfg: &ScanConfig,
     opts: Options,
 ) -> Result<Surface, regex::Error> {
+    analyse_parsed(sources, None, roots, cfg, opts)
+}
+
+/// [`analyse`] with each source already lexed and scoped (`parsed[i]` is `sources[i]`'s), so a
+/// run that reads the same files for several passes lexes each once.
+pub fn analyse_parsed(
+    sources: &[Source],
+    parsed: Option<&[&Parsed]>,
+    roots: &[String],
+    cfg: &ScanConfig,
+    opts: Options,
+) -> Result<Surface, regex::Error> {
     let need_compat = opts.mode == Mode::Upstream || opts.explain;
     let pats = if need_compat {
         Some(Patterns::new(&cfg.prefixes)?)
@@ -202,7 +214,16 @@ pub fn analyse(
     };
     let results: Vec<FileResult> = sources
         .par_iter()
-        .map(|s| analyse_file(s, cfg, pats.as_ref(), opts))
+        .enumerate()
+        .map(|(i, s)| {
+            analyse_file(
+                s,
+                parsed.and_then(|p| p.get(i).copied()),
+                cfg,
+                pats.as_ref(),
+                opts,
+            )
+        })
         .collect();
 
     let mut surface = Surface {
@@ -243,6 +264,7 @@ pub fn analyse(
 
 fn analyse_file(
     src: &Source,
+    parsed: Option<&Parsed>,
     cfg: &ScanConfig,
     pats: Option<&Patterns>,
     opts: Options,
@@ -257,7 +279,19 @@ fn analyse_file(
         });
     }
     let upstream = pats.map(|p| compat::scan(p, &src.text));
-    let accurate = (opts.mode == Mode::Accurate).then(|| scan_file(&src.text, cfg));
+    let own;
+    let accurate = if opts.mode == Mode::Accurate {
+        let p = match parsed {
+            Some(p) => p,
+            None => {
+                own = parse(&src.text);
+                &own
+            }
+        };
+        Some((scan_parsed(&src.text, p, cfg), &p.lx))
+    } else {
+        None
+    };
     let mut r = FileResult {
         sites: Vec::new(),
         points: Vec::new(),
