@@ -3,7 +3,7 @@
 
 use crate::compat::mask;
 use crate::error::{Error, Result};
-use crate::rx::Rx;
+use crate::rx::{is_space, is_word, Cur, Rx};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -89,10 +89,124 @@ impl Def {
     }
 }
 
-pub(crate) static UPSTREAM_ROW: Rx = Rx::new(r"^\s*X\((\w+),\s*([\w|]+)\)\s*\\?\s*$");
-pub(crate) static STRICT_ROW: Rx =
-    Rx::new(r"^\s*X\(\s*(\w+)\s*,\s*([\w|]+(?:\s*\|\s*[\w|]*)*)\s*\)\s*\\?\s*$");
-pub(crate) static SPLIT_LINE: Rx = Rx::new(r"^\s*#\s*define\s+MGP_DIRTY_SURFACE_UNDECIDED_LIST\(");
+pub(crate) static UPSTREAM_ROW: Rx =
+    Rx::with_hand(r"^\s*X\((\w+),\s*([\w|]+)\)\s*\\?\s*$", upstream_row);
+pub(crate) static STRICT_ROW: Rx = Rx::with_hand(
+    r"^\s*X\(\s*(\w+)\s*,\s*([\w|]+(?:\s*\|\s*[\w|]*)*)\s*\)\s*\\?\s*$",
+    strict_row,
+);
+pub(crate) static SPLIT_LINE: Rx = Rx::with_hand(
+    r"^\s*#\s*define\s+MGP_DIRTY_SURFACE_UNDECIDED_LIST\(",
+    split_line,
+);
+
+type Groups = Option<Option<[Option<std::ops::Range<usize>>; 3]>>;
+
+/// `\s*\\?\s*$` from the cursor: the tail of a row line.
+fn row_tail(c: &mut Cur<'_>) -> bool {
+    c.ws();
+    c.lit(b"\\");
+    c.ws();
+    c.at_end()
+}
+
+/// [`UPSTREAM_ROW`] by hand: every class is disjoint from the literal after it, so each run is
+/// taken whole and nothing backtracks.
+fn upstream_row(s: &[u8]) -> Groups {
+    let mut c = Cur::new(s);
+    c.ws();
+    if !c.lit(b"X(") {
+        return Some(None);
+    }
+    let a = c.i;
+    if c.run(is_word) == 0 {
+        return Some(None);
+    }
+    let g1 = a..c.i;
+    if !c.lit(b",") {
+        return Some(None);
+    }
+    c.ws();
+    let b = c.i;
+    if c.run(|x| is_word(x) || x == b'|') == 0 {
+        return Some(None);
+    }
+    let g2 = b..c.i;
+    Some((c.lit(b")") && row_tail(&mut c)).then_some([Some(0..s.len()), Some(g1), Some(g2)]))
+}
+
+/// [`STRICT_ROW`] by hand. The answer group `[\w|]+(?:\s*\|\s*[\w|]*)*` is a run of word
+/// bytes, pipes and spaces up to the first `)` that starts with a word byte or pipe and whose
+/// inner space runs each touch a pipe.
+fn strict_row(s: &[u8]) -> Groups {
+    let mut c = Cur::new(s);
+    c.ws();
+    if !c.lit(b"X(") {
+        return Some(None);
+    }
+    c.ws();
+    let a = c.i;
+    if c.run(is_word) == 0 {
+        return Some(None);
+    }
+    let g1 = a..c.i;
+    c.ws();
+    if !c.lit(b",") {
+        return Some(None);
+    }
+    c.ws();
+    let b = c.i;
+    if !s.get(b).is_some_and(|&x| is_word(x) || x == b'|') {
+        return Some(None);
+    }
+    c.run(|x| is_word(x) || x == b'|' || is_space(x));
+    let region = &s[b..c.i];
+    if !c.lit(b")") || !row_tail(&mut c) {
+        return Some(None);
+    }
+    // Every inner space run must touch a pipe; the first one's pipe before it must not be the
+    // whole first run (`[\w|]+` keeps at least one byte).
+    let (mut k, mut first) = (0, true);
+    let mut end = region.len();
+    while k < region.len() {
+        if !is_space(region[k]) {
+            k += 1;
+            continue;
+        }
+        let from = k;
+        while k < region.len() && is_space(region[k]) {
+            k += 1;
+        }
+        let after_pipe = region[from - 1] == b'|';
+        if k == region.len() {
+            // Trailing spaces: after a word byte the group ends before them; after a pipe,
+            // whether the pipe's `\s*` takes them depends on how the pipes were split, so
+            // the compiled pattern decides (the def's reader strips spaces either way).
+            if after_pipe {
+                return None;
+            }
+            end = from;
+        } else if region[k] != b'|' && !(after_pipe && (!first || from >= 2)) {
+            return Some(None);
+        }
+        first = false;
+    }
+    Some(Some([Some(0..s.len()), Some(g1), Some(b..b + end)]))
+}
+
+/// [`SPLIT_LINE`] by hand.
+fn split_line(s: &[u8]) -> Groups {
+    let mut c = Cur::new(s);
+    c.ws();
+    let ok = c.lit(b"#")
+        && {
+            c.ws();
+            c.lit(b"define")
+        }
+        && c.ws() > 0
+        && c.lit(b"MGP_DIRTY_SURFACE_UNDECIDED_LIST(");
+    Some(ok.then_some([Some(0..c.i), None, None]))
+}
 
 const EXPECTED: &str = "`X(Mutator, ANSWER)` on one line, ANSWER being answer words joined by `|`";
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::compat::mask;
 use crate::error::{Error, Result};
-use crate::rx::Rx;
+use crate::rx::{is_word, Cur, Rx};
 
 /// The two bits the RenderState derivation owns; every other bit is a non-render bit.
 pub const RENDER_BITS: [&str; 2] = ["NEW_RENDER_STATE", "NEW_PIPELINE_STATE"];
@@ -18,9 +18,94 @@ pub struct Bits {
     pub pairs: Vec<(String, String)>,
 }
 
-pub(crate) static NAME_ROW: Rx = Rx::new(r#"^\s*"(NEW_[A-Z0-9_]+)",\s*$"#);
-pub(crate) static ENUMERATOR: Rx = Rx::new(r"^\s*([A-Za-z_]\w*)\s*(?:=\s*\d+\s*)?,\s*$");
-pub(crate) static ENUM_HEAD: Rx = Rx::new(r"enum\s+class\s+MGPipeDirty\s*:\s*Uint32\s*\{");
+pub(crate) static NAME_ROW: Rx = Rx::with_hand(r#"^\s*"(NEW_[A-Z0-9_]+)",\s*$"#, name_row);
+pub(crate) static ENUMERATOR: Rx =
+    Rx::with_hand(r"^\s*([A-Za-z_]\w*)\s*(?:=\s*\d+\s*)?,\s*$", enumerator);
+pub(crate) static ENUM_HEAD: Rx =
+    Rx::with_hand(r"enum\s+class\s+MGPipeDirty\s*:\s*Uint32\s*\{", enum_head);
+
+type Groups = Option<Option<[Option<std::ops::Range<usize>>; 3]>>;
+
+/// [`NAME_ROW`] by hand (each class is disjoint from the literal after it: nothing backtracks).
+fn name_row(s: &[u8]) -> Groups {
+    let mut c = Cur::new(s);
+    c.ws();
+    if !c.lit(b"\"") {
+        return Some(None);
+    }
+    let a = c.i;
+    if !c.lit(b"NEW_") || c.run(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') == 0
+    {
+        return Some(None);
+    }
+    let g1 = a..c.i;
+    let ok = c.lit(b"\",") && {
+        c.ws();
+        c.at_end()
+    };
+    Some(ok.then_some([Some(0..s.len()), Some(g1), None]))
+}
+
+/// [`ENUMERATOR`] by hand.
+fn enumerator(s: &[u8]) -> Groups {
+    let mut c = Cur::new(s);
+    c.ws();
+    let a = c.i;
+    if !s
+        .get(a)
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return Some(None);
+    }
+    c.run(is_word);
+    let g1 = a..c.i;
+    c.ws();
+    if c.lit(b"=") {
+        c.ws();
+        if c.run(|b| b.is_ascii_digit()) == 0 {
+            return Some(None);
+        }
+        c.ws();
+    }
+    let ok = c.lit(b",") && {
+        c.ws();
+        c.at_end()
+    };
+    Some(ok.then_some([Some(0..s.len()), Some(g1), None]))
+}
+
+/// [`ENUM_HEAD`] by hand: the first `enum` from which the rest matches (leftmost-first).
+fn enum_head(s: &[u8]) -> Groups {
+    let mut from = 0;
+    while let Some(k) = s
+        .get(from..)
+        .and_then(|r| r.windows(4).position(|w| w == b"enum"))
+    {
+        let start = from + k;
+        let mut c = Cur { s, i: start + 4 };
+        let ok = c.ws() > 0
+            && c.lit(b"class")
+            && c.ws() > 0
+            && c.lit(b"MGPipeDirty")
+            && {
+                c.ws();
+                c.lit(b":")
+            }
+            && {
+                c.ws();
+                c.lit(b"Uint32")
+            }
+            && {
+                c.ws();
+                c.lit(b"{")
+            };
+        if ok {
+            return Some(Some([Some(start..c.i), None, None]));
+        }
+        from = start + 1;
+    }
+    Some(None)
+}
 
 /// Read the bit names and pair them with the enumerators; a drift between the two is an error.
 pub fn parse_bits(text: &str, path: &Path) -> Result<Bits> {
