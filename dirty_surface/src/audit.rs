@@ -545,6 +545,32 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
 mod tests {
     use super::*;
 
+    /// A file under two roots is lexed once; the same path with other text (a canned tree) is
+    /// lexed on its own, so no pass reads another file's tokens.
+    #[test]
+    fn lexicon_shares_a_file_only_when_its_text_is_the_same() {
+        let src = |rel: &str, text: &str| Source {
+            rel: rel.into(),
+            text: text.into(),
+            bad_utf8: None,
+        };
+        let ws = Workspace {
+            sources: vec![src("a.cpp", "void A() {}"), src("b.cpp", "void B() {}")],
+            def: None,
+            render_state: Some(src("a.cpp", "void A() {}")),
+            tracker: Some(src("b.cpp", "void Other() {}")),
+            write_units: vec![src("b.cpp", "void B() {}"), src("c.cpp", "void C() {}")],
+            outside_units: Vec::new(),
+        };
+        let lx = Lexicon::new(&ws);
+        assert_eq!(lx.parsed.len(), 4);
+        assert_eq!(lx.sources, vec![0, 1]);
+        assert_eq!(lx.write_units, vec![1, 2]);
+        assert_eq!((lx.render_state, lx.tracker), (Some(0), Some(3)));
+        let names: Vec<&str> = lx.parsed.iter().map(|p| p.funcs[0].name.as_str()).collect();
+        assert_eq!(names, vec!["A", "B", "C", "Other"]);
+    }
+
     /// A file of two overlapping roots is read once and copied: every loaded source is what
     /// reading it afresh gives, and the overlap is really there (so the reuse is exercised).
     #[test]
