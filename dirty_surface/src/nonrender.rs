@@ -414,13 +414,14 @@ fn body_of<'a>(p: &File<'a>, f: &Function, m: &Macros<'a>) -> Body<'a> {
     );
     all.extend((f.params.0..f.params.1.min(toks.len())).map(|k| tok_of(lx, src, &toks[k])));
     let np = all.len();
-    let raw = (f.open..=last)
-        .filter(|&k| !toks[k].directive)
-        .map(|k| tok_of(lx, src, &toks[k]));
-    if m.ok.is_empty() {
-        all.extend(raw);
-    } else {
-        all.extend(expand(raw.collect(), m));
+    all.extend(
+        (f.open..=last)
+            .filter(|&k| !toks[k].directive)
+            .map(|k| tok_of(lx, src, &toks[k])),
+    );
+    if calls_a_macro(&all[np..], m) {
+        let raw = all.split_off(np);
+        all.extend(expand(raw, m));
     }
     let hi = if all.last().is_some_and(|t| t.text == "}") {
         all.len() - 1

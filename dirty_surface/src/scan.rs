@@ -209,7 +209,7 @@ pub fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
                 && i + 2 < n
                 && toks[i + 2].kind == Kind::Ident
             {
-                out.functions[k].backend.insert(next(2).to_string());
+                insert_new(&mut out.functions[k].backend, next(2));
             } else if word == "gBackendFunctionsTable"
                 && next(1) == "."
                 && next(2) == "GL"
@@ -217,15 +217,22 @@ pub fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
                 && i + 4 < n
                 && toks[i + 4].kind == Kind::Ident
             {
-                out.functions[k].backend.insert(next(4).to_string());
+                insert_new(&mut out.functions[k].backend, next(4));
             } else if next(1) == "(" && !KEYWORDS.contains(&word) && !tok.directive {
-                out.functions[k].callees.insert(word.to_string());
+                insert_new(&mut out.functions[k].callees, word);
             }
         }
         i += 1;
     }
     out.issues.sort_by_key(|x| (x.line, x.column));
     out
+}
+
+/// Insert `name` unless it is there: a name called many times is copied once.
+fn insert_new(set: &mut BTreeSet<String>, name: &str) {
+    if !set.contains(name) {
+        set.insert(name.to_string());
+    }
 }
 
 #[cfg(test)]
