@@ -131,14 +131,16 @@ pub fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
         });
     }
 
-    // Which function (and nested scope) owns token i: functions are disjoint and sorted.
-    let owner = |i: usize| -> Option<usize> {
-        let k = funcs.partition_point(|f| f.open <= i);
-        if k == 0 {
-            return None;
+    // Which function (and nested scope) owns token i: functions are disjoint and sorted by
+    // `open`, and i only grows, so `opened` (how many functions open at or before i, what a
+    // binary search would count) only moves forward.
+    let mut opened = 0usize;
+    let mut owner = |i: usize| -> Option<usize> {
+        while funcs.get(opened).is_some_and(|f| f.open <= i) {
+            opened += 1;
         }
-        let f = &funcs[k - 1];
-        (i <= f.close).then_some(k - 1)
+        let k = opened.checked_sub(1)?;
+        (i <= funcs[k].close).then_some(k)
     };
     let nested_of = |f: &Function, i: usize| -> Option<NestedKind> {
         f.nested
@@ -276,6 +278,48 @@ mod tests {
         let names: Vec<&str> = s.calls.iter().map(|c| c.mutator.as_str()).collect();
         assert_eq!(names, vec!["SetA"]);
         assert!(s.issues.is_empty());
+    }
+
+    /// The forward-moving owner cursor answers what a binary search over the sorted functions
+    /// does, for every call on the driver's files and on calls between, before and after bodies.
+    #[test]
+    fn call_owners_equal_the_binary_search() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../driver/MobileGL");
+        let mut texts = vec![
+            "pGLContext->SetA(1);\nvoid F() { pGLContext->SetB(1); }\npGLContext->SetC(1);\nvoid G() {}\nvoid H() { pGLContext->SetD(1); }\npGLContext->SetE(1);\n".to_string(),
+        ];
+        let mut stack = vec![root];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Ok(t) = std::fs::read_to_string(&p) {
+                    texts.push(t);
+                }
+            }
+        }
+        let mut calls = 0;
+        for src in &texts {
+            let p = parse(src);
+            let s = scan_parsed(src, &p, &cfg());
+            for c in &s.calls {
+                let i =
+                    p.lx.tokens
+                        .iter()
+                        .position(|t| t.start == c.offset)
+                        .unwrap();
+                let k = p.funcs.partition_point(|f| f.open <= i);
+                let want = k.checked_sub(1).filter(|&k| i <= p.funcs[k].close);
+                assert_eq!(c.function, want, "{}", &src[..src.len().min(60)]);
+                calls += 1;
+            }
+        }
+        assert!(calls > 100, "{calls}");
+        let p = parse(&texts[0]);
+        let s = scan_parsed(&texts[0], &p, &cfg());
+        let owners: Vec<Option<usize>> = s.calls.iter().map(|c| c.function).collect();
+        assert_eq!(owners, vec![None, Some(0), None, Some(2), None]);
     }
 
     #[test]
