@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::check::{self as checker, CheckInput, CheckResult};
 use crate::def::{self, Def};
 use crate::error::{Error, Result};
-use crate::fx::FxHashMap;
+use crate::fast::FastMap;
 use crate::lex::{parse, Parsed};
 use crate::nonrender::{self, Claim, Unit, Verdicts};
 use crate::render;
@@ -198,7 +198,7 @@ struct Lexicon {
 impl Lexicon {
     fn new(ws: &Workspace) -> Lexicon {
         let mut files: Vec<&Source> = Vec::new();
-        let mut by_rel: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut by_rel: FastMap<&str, usize> = FastMap::default();
         let mut add = |src| add_file(src, &mut files, &mut by_rel);
         let sources = ws.sources.iter().map(&mut add).collect();
         let write_units = ws.write_units.iter().map(&mut add).collect();
@@ -222,7 +222,7 @@ impl Lexicon {
 fn add_file<'a>(
     src: &'a Source,
     files: &mut Vec<&'a Source>,
-    by_rel: &mut FxHashMap<&'a str, usize>,
+    by_rel: &mut FastMap<&'a str, usize>,
 ) -> usize {
     if let Some(&i) = by_rel.get(src.rel.as_str()) {
         if files.get(i).is_some_and(|f| f.text == src.text) {
@@ -479,7 +479,7 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
             }
         }
     }
-    let pairs = nonrender::derive_parsed(
+    let pairs = nonrender::derive(
         &tr.text,
         tr_parsed,
         &writers,

@@ -333,20 +333,9 @@ mod tests {
             cases.extend(next.iter().cloned());
             frontier = next;
         }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../driver/MobileGL");
-        let mut stack = vec![root];
-        let mut files = 0;
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if let Ok(t) = std::fs::read_to_string(&p) {
-                    files += 1;
-                    cases.push(t);
-                }
-            }
-        }
+        let driver = crate::rx::driver_texts();
+        let files = driver.len();
+        cases.extend(driver);
         assert!(
             files > 50 && cases.len() > 250_000,
             "{files} {}",

@@ -113,11 +113,9 @@ fn row_tail(c: &mut Cur<'_>) -> bool {
 /// [`UPSTREAM_ROW`] by hand: every class is disjoint from the literal after it, so each run is
 /// taken whole and nothing backtracks.
 fn upstream_row(s: &[u8]) -> Groups {
-    let mut c = Cur::new(s);
-    c.ws();
-    if !c.lit(b"X(") {
+    let Some(mut c) = Cur::past(s, b"X(") else {
         return Some(None);
-    }
+    };
     let a = c.i;
     if c.run(is_word) == 0 {
         return Some(None);
@@ -139,11 +137,9 @@ fn upstream_row(s: &[u8]) -> Groups {
 /// bytes, pipes and spaces up to the first `)` that starts with a word byte or pipe and whose
 /// inner space runs each touch a pipe.
 fn strict_row(s: &[u8]) -> Groups {
-    let mut c = Cur::new(s);
-    c.ws();
-    if !c.lit(b"X(") {
+    let Some(mut c) = Cur::past(s, b"X(") else {
         return Some(None);
-    }
+    };
     c.ws();
     let a = c.i;
     if c.run(is_word) == 0 {

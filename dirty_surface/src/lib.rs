@@ -19,7 +19,7 @@ pub mod cfg;
 pub mod check;
 pub mod code;
 pub mod def;
-pub(crate) mod fx;
+pub(crate) mod fast;
 pub mod nonrender;
 pub mod render;
 pub mod report;

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::fx::{FxHashMap, FxHashSet};
+use crate::fast::{FastMap, FastSet};
 use crate::lex::{parse, Kind, Lexed, Parsed, Token};
 use crate::rx::Rx;
 use crate::scope::Function;
@@ -64,13 +64,13 @@ pub struct Writers {
     pub own_taint: BTreeSet<String>,
     pub bodies: usize,
     /// Accessor bodies: per name, the token texts of each `return` expression.
-    returns: FxHashMap<String, Vec<Vec<String>>>,
+    returns: FastMap<String, Vec<Vec<String>>>,
     /// Every token a body writes, sorted; `sets` holds bits over it.
     universe: Vec<String>,
     /// u64 words per set.
     words: usize,
     /// Function name → its set (`sets[i * words..(i + 1) * words]`).
-    names: FxHashMap<String, usize>,
+    names: FastMap<String, usize>,
     sets: Vec<u64>,
 }
 
@@ -197,7 +197,7 @@ struct Macro<'a> {
 
 #[derive(Default)]
 struct Macros<'a> {
-    ok: FxHashMap<&'a str, Macro<'a>>,
+    ok: FastMap<&'a str, Macro<'a>>,
     /// Refused macros whose body pastes tokens: a call to one taints the body.
     refused_pasting: BTreeSet<String>,
 }
@@ -217,8 +217,8 @@ fn tok_of<'a>(lx: &'a Lexed, src: &'a str, t: &Token) -> Tok<'a> {
 fn collect_macros<'a>(files: &[File<'a>]) -> Macros<'a> {
     // name → every definition: (parameters, body tokens, body text)
     type Defs<'a> = Vec<(Vec<&'a str>, Vec<Tok<'a>>, String)>;
-    let mut seen: FxHashMap<&'a str, Defs<'a>> = FxHashMap::default();
-    let mut bad_params: FxHashSet<&'a str> = FxHashSet::default();
+    let mut seen: FastMap<&'a str, Defs<'a>> = FastMap::default();
+    let mut bad_params: FastSet<&'a str> = FastSet::default();
     for p in files {
         let (lx, src) = (&p.p.lx, p.src);
         let toks = &lx.tokens;
@@ -605,17 +605,17 @@ enum Binding<'b> {
 }
 
 struct Locals<'b> {
-    values: FxHashSet<&'b str>,
-    ref_params: FxHashSet<&'b str>,
-    aliases: FxHashMap<&'b str, Vec<(Vec<usize>, bool)>>,
+    values: FastSet<&'b str>,
+    ref_params: FastSet<&'b str>,
+    aliases: FastMap<&'b str, Vec<(Vec<usize>, bool)>>,
 }
 
 fn declared_locals<'b>(b: &'b Body<'_>) -> Locals<'b> {
     let params = b.params;
     let mut l = Locals {
-        values: FxHashSet::default(),
-        ref_params: FxHashSet::default(),
-        aliases: FxHashMap::default(),
+        values: FastSet::default(),
+        ref_params: FastSet::default(),
+        aliases: FastMap::default(),
     };
     // Parameters: split at depth-0 commas; the last identifier is the name.
     let mut depth = 0;
@@ -718,7 +718,7 @@ fn resolve_alias<'b>(
     b: &'b Body<'_>,
     l: &Locals<'b>,
     name: &'b str,
-    seen: &mut FxHashSet<&'b str>,
+    seen: &mut FastSet<&'b str>,
 ) -> Vec<Binding<'b>> {
     if !seen.insert(name) {
         return vec![Binding::Unresolvable];
@@ -812,7 +812,7 @@ fn credit<'b>(
         if ro && !through {
             return;
         }
-        for bind in resolve_alias(b, l, r, &mut FxHashSet::default()) {
+        for bind in resolve_alias(b, l, r, &mut FastSet::default()) {
             match bind {
                 Binding::Member(m, mut p) => {
                     p.extend(path.iter().copied());
@@ -845,7 +845,7 @@ fn analyse_body<'b>(b: &'b Body<'_>, f: &Function, rel: &str, macros: &Macros<'_
         taints: Vec::new(),
         callees: Vec::new(),
     };
-    let mut claimed: FxHashSet<usize> = FxHashSet::default();
+    let mut claimed: FastSet<usize> = FastSet::default();
     let mut k = b.lo + 1;
     while k < b.hi {
         let w = b.t(k);
@@ -1039,10 +1039,10 @@ pub fn writers_parsed(units: &[Unit<'_>], parsed: &[&Parsed]) -> Writers {
         .collect();
     let macros = collect_macros(&files);
     let mut w = Writers::default();
-    let mut own: FxHashMap<&str, TokenSet> = FxHashMap::default();
+    let mut own: FastMap<&str, TokenSet> = FastMap::default();
     let mut order: Vec<&str> = Vec::new();
-    let mut calls: FxHashMap<&str, FxHashSet<String>> = FxHashMap::default();
-    let mut agg_calls: FxHashMap<String, FxHashSet<String>> = FxHashMap::default();
+    let mut calls: FastMap<&str, FastSet<String>> = FastMap::default();
+    let mut agg_calls: FastMap<String, FastSet<String>> = FastMap::default();
     for (p, u) in files.iter().zip(units) {
         for f in &p.p.funcs {
             w.bodies += 1;
@@ -1110,13 +1110,13 @@ pub fn writers_parsed(units: &[Unit<'_>], parsed: &[&Parsed]) -> Writers {
 fn fixed_point(
     w: &mut Writers,
     order: &[&str],
-    own: &FxHashMap<&str, TokenSet>,
-    calls: &FxHashMap<&str, FxHashSet<String>>,
-    agg_calls: &FxHashMap<String, FxHashSet<String>>,
+    own: &FastMap<&str, TokenSet>,
+    calls: &FastMap<&str, FastSet<String>>,
+    agg_calls: &FastMap<String, FastSet<String>>,
 ) {
     let universe: BTreeSet<&str> = own.values().flatten().map(String::as_str).collect();
-    let id: FxHashMap<&str, usize> = universe.iter().enumerate().map(|(i, t)| (*t, i)).collect();
-    let index: FxHashMap<&str, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let id: FastMap<&str, usize> = universe.iter().enumerate().map(|(i, t)| (*t, i)).collect();
+    let index: FastMap<&str, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let words = universe.len().div_ceil(64).max(1);
     let mut sets = vec![0u64; order.len() * words];
     for (n, name) in order.iter().enumerate() {
@@ -1555,19 +1555,9 @@ pub struct Claim {
     pub enumerator: String,
 }
 
-/// Decide every claim. `None` when `Tracker.h` has no readable shutters.
+/// Decide every claim, reading the shutters of `Tracker.h` (`parsed`: its tokens, shared with
+/// the run's other passes). `None` when it has no readable shutters.
 pub fn derive(
-    tracker: &str,
-    w: &Writers,
-    outside: &BTreeMap<String, String>,
-    claims: &[Claim],
-    roots_display: &str,
-) -> Option<BTreeMap<(String, String), Verdict>> {
-    derive_parsed(tracker, &parse(tracker), w, outside, claims, roots_display)
-}
-
-/// [`derive`] over `Tracker.h` already lexed and scoped.
-pub fn derive_parsed(
     tracker: &str,
     parsed: &Parsed,
     w: &Writers,
@@ -1642,11 +1632,18 @@ mod tests {
             bit: bit.into(),
             enumerator: en.into(),
         }];
-        derive(TRACKER, &w, &BTreeMap::new(), &claims, "roots")
-            .unwrap()
-            .into_values()
-            .next()
-            .unwrap()
+        derive(
+            TRACKER,
+            &parse(TRACKER),
+            &w,
+            &BTreeMap::new(),
+            &claims,
+            "roots",
+        )
+        .unwrap()
+        .into_values()
+        .next()
+        .unwrap()
     }
 
     #[test]
@@ -1719,9 +1716,9 @@ mod tests {
     /// The string-set fixed point the bit-set one replaced (the original loop, kept as the
     /// reference): Gauss-Seidel over the names, at most 16 rounds.
     fn fixed_point_reference(
-        own: &FxHashMap<&str, TokenSet>,
-        calls: &FxHashMap<&str, FxHashSet<String>>,
-        agg_calls: &FxHashMap<String, FxHashSet<String>>,
+        own: &FastMap<&str, TokenSet>,
+        calls: &FastMap<&str, FastSet<String>>,
+        agg_calls: &FastMap<String, FastSet<String>>,
     ) -> HashMap<String, TokenSet> {
         let mut tokens: HashMap<String, TokenSet> = own
             .iter()
@@ -1779,9 +1776,9 @@ mod tests {
         for round in 0..300 {
             let n = 2 + next(39) as usize;
             let vocab = 1 + next(150);
-            let mut own: FxHashMap<&str, TokenSet> = FxHashMap::default();
-            let mut calls: FxHashMap<&str, FxHashSet<String>> = FxHashMap::default();
-            let mut agg_calls: FxHashMap<String, FxHashSet<String>> = FxHashMap::default();
+            let mut own: FastMap<&str, TokenSet> = FastMap::default();
+            let mut calls: FastMap<&str, FastSet<String>> = FastMap::default();
+            let mut agg_calls: FastMap<String, FastSet<String>> = FastMap::default();
             let mut order = Vec::new();
             for name in &names[..n] {
                 order.push(name.as_str());

@@ -44,6 +44,13 @@ impl<'a> Cur<'a> {
     pub fn new(s: &'a [u8]) -> Self {
         Cur { s, i: 0 }
     }
+    /// `^\s*` then the literal `l`: the cursor after it, or `None` when the line does not
+    /// start so (what every line pattern here opens with).
+    pub fn past(s: &'a [u8], l: &[u8]) -> Option<Self> {
+        let mut c = Cur::new(s);
+        c.ws();
+        c.lit(l).then_some(c)
+    }
     /// Skip a (possibly empty) run of `f` bytes; its length.
     pub fn run(&mut self, f: impl Fn(u8) -> bool) -> usize {
         let from = self.i;
@@ -210,6 +217,27 @@ impl Rx {
     }
 }
 
+/// Every UTF-8 file of the embedded driver's `MobileGL/` tree, for the crate's differential
+/// tests.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn driver_texts() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../driver/MobileGL");
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(t) = std::fs::read_to_string(&p) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -233,22 +261,11 @@ mod tests {
     /// ASCII haystacks: the driver's own inputs, every line of them, and lines built to sit on
     /// the patterns' edges (every ASCII byte, control characters included, in every slot).
     fn ascii_haystacks() -> Vec<String> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../driver/MobileGL");
         let mut out = Vec::new();
-        let mut stack = vec![root];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if let Ok(t) = std::fs::read_to_string(&p) {
-                    if t.is_ascii() {
-                        out.extend(t.lines().map(str::to_string));
-                        out.push(crate::compat::mask(&t));
-                        out.push(t);
-                    }
-                }
-            }
+        for t in driver_texts().into_iter().filter(|t| t.is_ascii()) {
+            out.extend(t.lines().map(str::to_string));
+            out.push(crate::compat::mask(&t));
+            out.push(t);
         }
         let seeds = [
             "    X(SetA, NEW_A|NEW_B) \\",

@@ -284,21 +284,10 @@ mod tests {
     /// does, for every call on the driver's files and on calls between, before and after bodies.
     #[test]
     fn call_owners_equal_the_binary_search() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../driver/MobileGL");
         let mut texts = vec![
             "pGLContext->SetA(1);\nvoid F() { pGLContext->SetB(1); }\npGLContext->SetC(1);\nvoid G() {}\nvoid H() { pGLContext->SetD(1); }\npGLContext->SetE(1);\n".to_string(),
         ];
-        let mut stack = vec![root];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if let Ok(t) = std::fs::read_to_string(&p) {
-                    texts.push(t);
-                }
-            }
-        }
+        texts.extend(crate::rx::driver_texts());
         let mut calls = 0;
         for src in &texts {
             let p = parse(src);

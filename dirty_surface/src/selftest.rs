@@ -623,8 +623,15 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             bit: bit.into(),
             enumerator: en.into(),
         }];
-        let v = nonrender::derive(tracker, &w, &BTreeMap::new(), &claims, "roots")
-            .and_then(|p| p.into_values().next());
+        let v = nonrender::derive(
+            tracker,
+            &crate::lex::parse(tracker),
+            &w,
+            &BTreeMap::new(),
+            &claims,
+            "roots",
+        )
+        .and_then(|p| p.into_values().next());
         (v, w.tokens(m).unwrap_or_default())
     };
     neg("11", &|on| {

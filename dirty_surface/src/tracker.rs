@@ -28,11 +28,9 @@ type Groups = Option<Option<[Option<std::ops::Range<usize>>; 3]>>;
 
 /// [`NAME_ROW`] by hand (each class is disjoint from the literal after it: nothing backtracks).
 fn name_row(s: &[u8]) -> Groups {
-    let mut c = Cur::new(s);
-    c.ws();
-    if !c.lit(b"\"") {
+    let Some(mut c) = Cur::past(s, b"\"") else {
         return Some(None);
-    }
+    };
     let a = c.i;
     if !c.lit(b"NEW_") || c.run(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') == 0
     {
