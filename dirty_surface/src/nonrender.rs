@@ -1031,7 +1031,7 @@ pub fn writers(units: &[Unit<'_>]) -> Writers {
 }
 
 /// [`writers`] over files already lexed and scoped (`parsed[i]` is `units[i]`'s).
-pub fn writers_parsed(units: &[Unit<'_>], parsed: &[&Parsed]) -> Writers {
+pub(crate) fn writers_parsed(units: &[Unit<'_>], parsed: &[&Parsed]) -> Writers {
     let files: Vec<File<'_>> = units
         .iter()
         .zip(parsed)

@@ -21,7 +21,7 @@ pub fn derive(src: &str, upstream_fold: bool) -> Derived {
 }
 
 /// [`derive`] over the file already lexed and scoped.
-pub fn derive_parsed(src: &str, p: &Parsed, upstream_fold: bool) -> Derived {
+pub(crate) fn derive_parsed(src: &str, p: &Parsed, upstream_fold: bool) -> Derived {
     let (lx, funcs) = (&p.lx, &p.funcs);
     let toks = &lx.tokens;
     let mut bodies: BTreeMap<String, Vec<Body>> = BTreeMap::new();

@@ -102,7 +102,7 @@ pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
 }
 
 /// [`scan_file`] over a file already lexed and scoped (shared with the run's other passes).
-pub fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
+pub(crate) fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
     let (lx, funcs, scope_issues) = (&p.lx, &p.funcs, &p.scope_issues);
     let toks = &lx.tokens;
     // Spellings, not slices: `SetBlend\⏎Func` is the identifier `SetBlendFunc`, as to g++.

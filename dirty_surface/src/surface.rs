@@ -199,7 +199,7 @@ pub fn analyse(
 
 /// [`analyse`] with each source already lexed and scoped (`parsed[i]` is `sources[i]`'s), so a
 /// run that reads the same files for several passes lexes each once.
-pub fn analyse_parsed(
+pub(crate) fn analyse_parsed(
     sources: &[Source],
     parsed: Option<&[&Parsed]>,
     roots: &[String],
