@@ -7,6 +7,7 @@ pub mod diag;
 pub mod excerpt;
 pub mod fatal_sites;
 pub mod gitread;
+pub(crate) mod lines;
 pub mod pin;
 pub mod preproc;
 pub mod regions;

@@ -71,44 +71,109 @@ fn shallow(desc: &str) -> Pin {
     ))
 }
 
-/// Whether the tree `tree` holds the path `rest` (slash-separated), memoised by tree id: trees
-/// are content-addressed, and consecutive commits share every subtree they did not touch, so a
-/// commit that left a path's directories alone costs one root-tree lookup, not a descent.
-/// `rest` is a suffix of an input path that outlives the walk, so the memo borrows it rather
-/// than copying a key per lookup (one lookup per commit and input).
-fn holds<'p>(
-    repo: &git2::Repository,
-    tree: Oid,
-    rest: &'p str,
-    memo: &mut HashMap<(Oid, &'p str), bool>,
-) -> Result<bool, git2::Error> {
-    if let Some(&known) = memo.get(&(tree, rest)) {
-        return Ok(known);
+/// Hashes a git object id by its first eight bytes: ids are already uniform (SHA-1), so
+/// SipHash over all twenty bytes buys nothing in a memo probed once per commit and path.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
     }
-    let here = holds_in(repo, &repo.find_tree(tree)?, rest, memo)?;
-    memo.insert((tree, rest), here);
-    Ok(here)
+    fn write(&mut self, bytes: &[u8]) {
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 ^= u64::from_le_bytes(word);
+    }
 }
 
-/// [`holds`] for a tree already read (not memoised at this level).
-fn holds_in<'p>(
-    repo: &git2::Repository,
-    tree: &git2::Tree<'_>,
-    rest: &'p str,
-    memo: &mut HashMap<(Oid, &'p str), bool>,
-) -> Result<bool, git2::Error> {
-    let (name, below) = match rest.split_once('/') {
-        Some((n, b)) => (n, Some(b)),
-        None => (rest, None),
-    };
-    Ok(
-        match (tree.get_name(name).map(|e| (e.id(), e.kind())), below) {
-            (None, _) => false,
-            (Some(_), None) => true,
-            (Some((id, Some(git2::ObjectType::Tree))), Some(b)) => holds(repo, id, b, memo)?,
-            (Some(_), Some(_)) => false,
-        },
-    )
+type IdMap<V> = HashMap<Oid, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// What one run learnt of HEAD's history, kept for every query of the run: trees are
+/// content-addressed and consecutive commits share every subtree they did not touch, so the
+/// answer "does tree T hold path suffix R" is memoised by T and R, and a later query (a budget
+/// over other inputs) re-walks the same commits at the cost of lookups, not reads.
+#[derive(Default)]
+struct Trees {
+    /// The root tree of each commit of the history, by position (None: not read yet).
+    roots: Vec<Option<Oid>>,
+    /// Per tree: each path suffix asked of it and whether the tree holds it.
+    memo: IdMap<Vec<(Box<str>, bool)>>,
+}
+
+impl Trees {
+    /// Whether the tree `tree` holds the path `rest` (slash-separated), memoised.
+    fn holds(
+        &mut self,
+        repo: &git2::Repository,
+        tree: Oid,
+        rest: &str,
+    ) -> Result<bool, git2::Error> {
+        if let Some(known) = self
+            .memo
+            .get(&tree)
+            .and_then(|asked| asked.iter().find(|(r, _)| &**r == rest))
+        {
+            return Ok(known.1);
+        }
+        let here = self.holds_in(repo, &repo.find_tree(tree)?, rest)?;
+        self.memo.entry(tree).or_default().push((rest.into(), here));
+        Ok(here)
+    }
+
+    /// [`Trees::holds`] for a tree already read (not memoised at this level: a commit's root
+    /// tree is new in almost every commit, and read once for all the paths asked of it).
+    fn holds_in(
+        &mut self,
+        repo: &git2::Repository,
+        tree: &git2::Tree<'_>,
+        rest: &str,
+    ) -> Result<bool, git2::Error> {
+        let (name, below) = match rest.split_once('/') {
+            Some((n, b)) => (n, Some(b)),
+            None => (rest, None),
+        };
+        Ok(
+            match (tree.get_name(name).map(|e| (e.id(), e.kind())), below) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some((id, Some(git2::ObjectType::Tree))), Some(b)) => self.holds(repo, id, b)?,
+                (Some(_), Some(_)) => false,
+            },
+        )
+    }
+
+    /// The root tree of `commit`, the `at`-th of the history: read from the commit's raw
+    /// header (the history walk left the object in libgit2's cache, so no inflate and no full
+    /// parse of signatures and message), once per run.
+    fn root(
+        &mut self,
+        odb: &git2::Odb<'_>,
+        repo: &git2::Repository,
+        at: usize,
+        commit: Oid,
+    ) -> Result<Oid, git2::Error> {
+        if self.roots.len() <= at {
+            self.roots.resize(at + 1, None);
+        }
+        if let Some(id) = self.roots[at] {
+            return Ok(id);
+        }
+        let raw = odb.read(commit)?;
+        let id = match raw
+            .data()
+            .strip_prefix(b"tree ")
+            .and_then(|d| d.get(..40))
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| Oid::from_str(hex).ok())
+        {
+            Some(id) => id,
+            None => repo.find_commit(commit)?.tree_id(),
+        };
+        self.roots[at] = Some(id);
+        Ok(id)
+    }
 }
 
 /// Every commit reachable from HEAD, oldest first (reverse topological order).
@@ -124,24 +189,24 @@ fn history(ws: &GitWorkspace) -> Result<Vec<Oid>, git2::Error> {
 fn first_added(
     ws: &GitWorkspace,
     history: &[Oid],
+    trees: &mut Trees,
     repo_paths: &[String],
 ) -> Result<HashMap<String, Option<Oid>>, git2::Error> {
     let repo = ws.repo();
+    let odb = repo.odb()?;
     let mut found: HashMap<String, Option<Oid>> =
         repo_paths.iter().map(|p| (p.clone(), None)).collect();
     let mut pending: Vec<&String> = repo_paths.iter().collect();
     pending.sort();
     pending.dedup();
-    let mut memo = HashMap::new();
-    for &id in history {
+    for (at, &id) in history.iter().enumerate() {
         if pending.is_empty() {
             break;
         }
-        // The root tree is new in almost every commit: read it once here, not once per path.
-        let root = repo.find_commit(id)?.tree()?;
+        let root = repo.find_tree(trees.root(&odb, repo, at, id)?)?;
         let mut still = Vec::with_capacity(pending.len());
         for p in pending {
-            if holds_in(repo, &root, p, &mut memo)? {
+            if trees.holds_in(repo, &root, p)? {
                 found.insert(p.clone(), Some(id));
             } else {
                 still.push(p);
@@ -172,6 +237,8 @@ pub struct Pinner {
     /// HEAD's history, oldest first, listed once per run: sorting it parses every commit, and
     /// each budget whose inputs are new would otherwise list it again.
     history: RefCell<Option<Vec<Oid>>>,
+    /// The history's root trees and the memo of what each tree holds, shared by every query.
+    trees: RefCell<Trees>,
     /// Per config: each working-tree line's last-changing commit (zero: uncommitted), or None
     /// when the config was never committed.
     blame: RefCell<HashMap<String, Option<Vec<Oid>>>>,
@@ -188,6 +255,7 @@ impl Pinner {
             ws: GitWorkspace::discover(root).map_err(|e| e.to_string()),
             first: RefCell::default(),
             history: RefCell::default(),
+            trees: RefCell::default(),
             blame: RefCell::default(),
             text: RefCell::default(),
             blobs: RefCell::default(),
@@ -215,7 +283,7 @@ impl Pinner {
                 Some(h) => h,
                 None => history.insert(self::history(ws)?),
             };
-            let found = first_added(ws, history, &unseen)?;
+            let found = first_added(ws, history, &mut self.trees.borrow_mut(), &unseen)?;
             self.first.borrow_mut().extend(found);
         }
         let known = self.first.borrow();
@@ -505,6 +573,115 @@ mod tests {
             check(plain.path(), "mgctl.toml", (3, 5), &inputs),
             Pin::NotChecked(_)
         ));
+    }
+
+    /// A history of `states` (the set of files of each commit) as real commits, parents given
+    /// by index (empty: a root); HEAD is the last. Files are written and the index rebuilt
+    /// from exactly the state, so a file absent from a state is removed in that commit.
+    fn history_of(states: &[(Vec<&str>, Vec<usize>)]) -> (tempfile::TempDir, Vec<Oid>) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let sig = git2::Signature::now("t", "t@t.invalid").unwrap();
+        let mut ids: Vec<Oid> = Vec::new();
+        for (n, (files, parents)) in states.iter().enumerate() {
+            let mut index = repo.index().unwrap();
+            index.clear().unwrap();
+            for f in files {
+                let p = dir.path().join(f);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, format!("{f} in {n}")).unwrap();
+                index.add_path(Path::new(f)).unwrap();
+            }
+            let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+            let parents: Vec<git2::Commit<'_>> = parents
+                .iter()
+                .map(|&i| repo.find_commit(ids[i]).unwrap())
+                .collect();
+            let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+            let id = repo
+                .commit(None, &sig, &sig, &format!("c{n}"), &tree, &refs)
+                .unwrap();
+            ids.push(id);
+        }
+        repo.set_head_detached(*ids.last().unwrap()).unwrap();
+        (dir, ids)
+    }
+
+    /// The reference: the first commit of HEAD's reverse topological order whose tree holds
+    /// the path, each commit's tree looked up from scratch.
+    fn first_added_plain(ws: &GitWorkspace, path: &str) -> Option<Oid> {
+        history(ws).unwrap().into_iter().find(|&id| {
+            let tree = ws.repo().find_commit(id).unwrap().tree().unwrap();
+            tree.get_path(Path::new(path)).is_ok()
+        })
+    }
+
+    /// The memoised walk, asked in several queries over one run's memo, answers every path as
+    /// the plain lookup does, on generated histories with paths added, removed, re-added and
+    /// merged in from a branch, directories turned into files and paths never committed.
+    #[test]
+    fn memoised_walk_answers_like_plain_lookups() {
+        let pool = [
+            "a/x/1.json",
+            "a/x/2.json",
+            "a/y/3.log",
+            "b/4",
+            "c",
+            "d/e/f/5",
+        ];
+        let asked = [
+            "a/x/1.json",
+            "a/x/2.json",
+            "a/y/3.log",
+            "b/4",
+            "c",
+            "d/e/f/5",
+            "c/6",
+            "a/x",
+            "a/z/7",
+            "zz",
+        ];
+        let mut seed = 0x2545_f491_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..12 {
+            let mut states: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
+            let n = 4 + (next() % 8) as usize;
+            for i in 0..n {
+                let files: Vec<&str> = pool
+                    .iter()
+                    .copied()
+                    .filter(|_| next() % 3 == 0)
+                    .chain(["keep"])
+                    .collect();
+                // Every third round branches off early and merges back at the end.
+                let parents = match i {
+                    0 => vec![],
+                    _ if round % 3 == 0 && i == 2 => vec![0],
+                    _ if round % 3 == 0 && i == n - 1 => vec![i - 1, 2],
+                    _ => vec![i - 1],
+                };
+                states.push((files, parents));
+            }
+            let (dir, _) = history_of(&states);
+            let ws = GitWorkspace::discover(dir.path()).unwrap();
+            let want: Vec<Option<Oid>> = asked.iter().map(|p| first_added_plain(&ws, p)).collect();
+            let walk = history(&ws).unwrap();
+            for split in [1, 3, asked.len()] {
+                let mut trees = Trees::default();
+                let mut got = HashMap::new();
+                for chunk in asked.chunks(split) {
+                    let paths: Vec<String> = chunk.iter().map(|p| p.to_string()).collect();
+                    got.extend(first_added(&ws, &walk, &mut trees, &paths).unwrap());
+                }
+                let got: Vec<Option<Oid>> = asked.iter().map(|p| got[*p]).collect();
+                assert_eq!(got, want, "round {round}, queries of {split}: {states:?}");
+            }
+        }
     }
 
     /// One Pinner over several budgets lists the history once and answers each budget as a

@@ -423,7 +423,7 @@ pub fn scan(doc: &str, doc_dir: Option<&str>, text: &str) -> DocScan {
     let mut scope = Scope::default();
     let mut fence: Option<(u8, usize)> = None;
     let mut offset = 0usize;
-    for (idx, raw_line) in text.split_inclusive('\n').enumerate() {
+    for (idx, raw_line) in crate::lines::inclusive(text).enumerate() {
         let line_no = idx + 1;
         let line = raw_line.trim_end_matches(['\n', '\r']);
         let line_off = offset;

@@ -22,7 +22,7 @@ pub struct SourceText {
 
 impl SourceText {
     pub fn from_bytes(bytes: &[u8]) -> Self {
-        let binary = bytes.iter().take(8192).any(|&b| b == 0);
+        let binary = memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some();
         if binary {
             return SourceText {
                 text: String::new(),
@@ -36,7 +36,7 @@ impl SourceText {
         };
         let mut spans = Vec::new();
         let mut start = 0;
-        for piece in text.split_inclusive('\n') {
+        for piece in crate::lines::inclusive(&text) {
             let body = piece.trim_end_matches(['\n', '\r']);
             spans.push((start, start + body.len()));
             start += piece.len();

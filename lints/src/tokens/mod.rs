@@ -173,7 +173,10 @@ pub fn scan(rule: &Rule, rel: &str, text: &str) -> Vec<Hit> {
     let masked = mask(text, rule.mask);
     let mut hits = Vec::new();
     // Masking keeps byte offsets and newlines, so lines of `masked` align with lines of `text`.
-    for (idx, (mline, oline)) in masked.lines().zip(text.lines()).enumerate() {
+    for (idx, (mline, oline)) in crate::lines::lines(&masked)
+        .zip(crate::lines::lines(text))
+        .enumerate()
+    {
         let line = u32::try_from(idx + 1).unwrap_or(u32::MAX);
         // Columns count characters from the previous hit on, not from the start of the line:
         // many hits on one long line stay linear.
