@@ -14,3 +14,14 @@ pub mod regions;
 pub mod source;
 pub mod test_names;
 pub mod tokens;
+
+/// A small deterministic generator (xorshift) for the tests over generated inputs.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}

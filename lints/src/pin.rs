@@ -629,25 +629,12 @@ mod tests {
             "c",
             "d/e/f/5",
         ];
-        let asked = [
-            "a/x/1.json",
-            "a/x/2.json",
-            "a/y/3.log",
-            "b/4",
-            "c",
-            "d/e/f/5",
-            "c/6",
-            "a/x",
-            "a/z/7",
-            "zz",
-        ];
-        let mut seed = 0x2545_f491_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let asked: Vec<&str> = pool
+            .iter()
+            .copied()
+            .chain(["c/6", "a/x", "a/z/7", "zz"])
+            .collect();
+        let mut next = crate::xorshift(0x2545_f491_u64);
         for round in 0..12 {
             let mut states: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
             let n = 4 + (next() % 8) as usize;
