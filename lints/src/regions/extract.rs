@@ -77,40 +77,53 @@ pub fn find_definitions(
     name: &str,
     dialect: Dialect,
 ) -> Vec<Definition> {
-    let masked = cpp::mask(
-        text,
-        if dialect == Dialect::Upstream {
-            MaskMode::Upstream
-        } else {
-            MaskMode::Exact
-        },
-    );
+    definitions_in(text, &masked(text, dialect), kind, name, dialect)
+}
+
+/// `text` with comments and literals blanked as `dialect` reads it.
+pub(crate) fn masked(text: &[u8], dialect: Dialect) -> Vec<u8> {
+    let mode = match dialect {
+        Dialect::Upstream => MaskMode::Upstream,
+        Dialect::Mgctl => MaskMode::Exact,
+    };
+    cpp::mask(text, mode)
+}
+
+/// [`find_definitions`] over `masked`, [`masked`] of `text`: the regions of one file (the
+/// eleven of `Managers.cpp` in `driver/`) share one masking instead of one each (issue 16).
+pub(crate) fn definitions_in(
+    text: &[u8],
+    masked: &[u8],
+    kind: RegionKind,
+    name: &str,
+    dialect: Dialect,
+) -> Vec<Definition> {
     let name = name.as_bytes();
     let mut defs = Vec::new();
     match kind {
         RegionKind::Function => {
-            for at in cpp::word_occurrences(&masked, name) {
-                let mut p = skip_ws(&masked, at + name.len());
+            for at in cpp::word_occurrences(masked, name) {
+                let mut p = skip_ws(masked, at + name.len());
                 if masked.get(p) != Some(&b'(') {
                     continue;
                 }
-                let Some(close) = matching(&masked, p, b'(', b')') else {
+                let Some(close) = matching(masked, p, b'(', b')') else {
                     continue;
                 };
                 p = close + 1;
                 let body = match dialect {
-                    Dialect::Upstream => upstream_body_open(&masked, p),
-                    Dialect::Mgctl => body_open(&masked, p),
+                    Dialect::Upstream => upstream_body_open(masked, p),
+                    Dialect::Mgctl => body_open(masked, p),
                 };
                 if let Some(open) = body {
-                    defs.push(extent(text, &masked, at, open, dialect == Dialect::Mgctl));
+                    defs.push(extent(text, masked, at, open, dialect == Dialect::Mgctl));
                 }
             }
         }
         RegionKind::Namespace => {
-            for at in cpp::word_occurrences(&masked, b"namespace") {
+            for at in cpp::word_occurrences(masked, b"namespace") {
                 let Some(after_name) =
-                    namespace_name_end(&masked, at + b"namespace".len(), name, dialect)
+                    namespace_name_end(masked, at + b"namespace".len(), name, dialect)
                 else {
                     continue;
                 };
@@ -121,7 +134,7 @@ pub fn find_definitions(
                 };
                 let p = skip_ws(&masked[..window_end], after_name);
                 if masked.get(p) == Some(&b'{') && p < window_end {
-                    defs.push(extent(text, &masked, at, p, false));
+                    defs.push(extent(text, masked, at, p, false));
                 }
             }
         }
@@ -528,6 +541,22 @@ mod tests {
             let b = find_definitions(src.as_bytes(), kind, name, Dialect::Mgctl);
             assert_eq!(a.len(), 1, "{name}");
             assert_eq!(a, b, "{name}");
+        }
+        // One masking shared by every row of the file finds what a masking per row finds.
+        for dialect in [Dialect::Upstream, Dialect::Mgctl] {
+            let m = masked(src.as_bytes(), dialect);
+            for (kind, name) in [
+                (RegionKind::Function, "Flush"),
+                (RegionKind::Function, "Pick"),
+                (RegionKind::Namespace, "NS"),
+                (RegionKind::Function, "Absent"),
+            ] {
+                assert_eq!(
+                    definitions_in(src.as_bytes(), &m, kind, name, dialect),
+                    find_definitions(src.as_bytes(), kind, name, dialect),
+                    "{name}"
+                );
+            }
         }
         let d = &find_definitions(src.as_bytes(), RegionKind::Function, "Pick", Dialect::Mgctl)[0];
         // The extent starts at the name's line: the template header and line 11 are outside.

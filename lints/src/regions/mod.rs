@@ -202,13 +202,16 @@ fn extract_side(
     dialect: Dialect,
     strict: impl Fn(usize) -> bool,
 ) -> (Vec<Option<Body>>, Vec<Problem>) {
-    let mut files: BTreeMap<&str, Result<Vec<u8>, String>> = BTreeMap::new();
+    // Each file is read and masked once per side, for all its rows: (masked, bytes).
+    type Read = Result<(Vec<u8>, Vec<u8>), String>;
+    let mut files: BTreeMap<&str, Read> = BTreeMap::new();
     let mut bodies = Vec::with_capacity(specs.len());
     let mut problems = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let text = files
-            .entry(spec.file.as_str())
-            .or_insert_with(|| side.read(&spec.file));
+        let text = files.entry(spec.file.as_str()).or_insert_with(|| {
+            let bytes = side.read(&spec.file)?;
+            Ok((extract::masked(&bytes, dialect), bytes))
+        });
         let body = match text {
             Err(message) => {
                 if strict(i) {
@@ -221,8 +224,8 @@ fn extract_side(
                 }
                 None
             }
-            Ok(bytes) => {
-                let defs = find_definitions(bytes, spec.kind, &spec.name, dialect);
+            Ok((masked, bytes)) => {
+                let defs = extract::definitions_in(bytes, masked, spec.kind, &spec.name, dialect);
                 if defs.len() == 1 {
                     let d = defs[0].clone();
                     let raw = &bytes[d.start..d.end];
