@@ -158,7 +158,16 @@ pub fn directive_text(src: &[u8], toks: &[Token]) -> String {
         }
         out.extend_from_slice(&spelling(src, t));
     }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// `String::from_utf8_lossy(b).into_owned()` without its second pass and copy when `b` is valid
+/// (every directive of a real tree is).
+fn lossy(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 /// Between two tokens there is only whitespace, splices and comments.
@@ -472,7 +481,7 @@ fn header_name(src: &[u8], rest: &[Token], next: bool) -> (IncludeKind, String) 
             };
             let inner = &s[1..];
             let inner = inner.strip_suffix(&[close]).unwrap_or(inner);
-            (open, String::from_utf8_lossy(inner).into_owned())
+            (open, lossy(inner))
         }
         _ => (IncludeKind::Computed, directive_text(src, rest)),
     };

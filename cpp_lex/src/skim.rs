@@ -11,7 +11,7 @@
 //! What the skimmer decides itself is where lines start; `tests/skim_diff.rs` checks that
 //! against the full lexer on the g++ corpus, the driver tree and generated inputs.
 
-use memchr::{memchr, memchr2, memchr3};
+use memchr::{memchr, memchr2, memchr3, memrchr};
 
 use crate::lexer::{is_ident_continue, lex_line_with, Kind, Sink, Token};
 
@@ -51,8 +51,26 @@ pub fn skim<D: DirectiveSink>(src: &[u8], sink: &mut D) -> u32 {
     let n = s.len();
     let mut pos = 0usize;
     let mut line = 1u32;
-    let mut special = Special { from: 1, at: 0 };
+    let mut special = Hit::new();
+    let mut marks = Marks::new();
     while pos < n {
+        // Lines before the one holding the next mark are plain: skipped in one step.
+        let mark = marks.from(s, pos);
+        let start = memrchr(b'\n', &s[pos..mark]).map_or(pos, |o| pos + o + 1);
+        let plain_end = if mark >= n { n } else { start };
+        if plain_end > pos {
+            if s[pos..plain_end]
+                .iter()
+                .any(|&b| b != b'\n' && !is_hspace(b))
+            {
+                sink.code(s);
+            }
+            line += newlines(&s[pos..plain_end]);
+            pos = plain_end;
+            if pos >= n {
+                break;
+            }
+        }
         let (next, next_line) = match line_kind(s, pos, line, &mut special, sink) {
             Some(end) => end,
             None => lex_line_with(s, pos, line, &mut Forward(sink)),
@@ -61,6 +79,34 @@ pub fn skim<D: DirectiveSink>(src: &[u8], sink: &mut D) -> u32 {
         line = next_line;
     }
     line
+}
+
+/// The next byte that can make a line more than plain code or blank: `/` (a comment), `"` (a
+/// string), `\\` (a splice, or a line the lexer reads), `#` and `%` (a directive). A line without
+/// any of them needs nothing but its newline: a `'` on it opens at most a character literal that
+/// ends on the line (nothing on it to hide), and its end is no splice. Two cached searches, so
+/// one search answers for every plain line up to its hit.
+struct Marks {
+    /// `/`, `"`, `\\`.
+    a: Hit,
+    /// `#`, `%`.
+    b: Hit,
+}
+
+impl Marks {
+    fn new() -> Marks {
+        Marks {
+            a: Hit::new(),
+            b: Hit::new(),
+        }
+    }
+
+    /// The first mark at or after `p` (`s.len()` when there is none).
+    fn from(&mut self, s: &[u8], p: usize) -> usize {
+        let a = self.a.from(s, p, |h| memchr3(b'/', b'"', b'\\', h));
+        let b = self.b.from(s, p, |h| memchr2(b'#', b'%', h));
+        a.min(b)
+    }
 }
 
 /// The lexer's horizontal whitespace (space, tab, CR, VT, FF), as a bit test: indentation is
@@ -75,24 +121,34 @@ fn spliced_at(s: &[u8], nl: usize) -> bool {
     (nl >= 1 && s[nl - 1] == b'\\') || (nl >= 2 && s[nl - 1] == b'\r' && s[nl - 2] == b'\\')
 }
 
-/// The next byte that can open a comment or a literal (`/`, `"`, `'`), found once for many lines:
-/// no such byte lies between the position it was searched from and `at`, so it answers for any
-/// later position up to `at` without searching again.
-struct Special {
+/// The first hit of one search, found once for many lines: no hit lies between the position it
+/// was searched from and `at`, so it answers for any later position up to `at` without searching
+/// again.
+struct Hit {
     /// Searched from here…
     from: usize,
     /// …to the first hit.
     at: usize,
 }
 
-impl Special {
-    /// The first `/`, `"` or `'` at or after `p` (`s.len()` when there is none).
-    fn from(&mut self, s: &[u8], p: usize) -> usize {
+impl Hit {
+    /// Not searched yet.
+    fn new() -> Hit {
+        Hit { from: 1, at: 0 }
+    }
+
+    /// The first hit of `search` at or after `p` (`s.len()` when there is none).
+    fn from(&mut self, s: &[u8], p: usize, search: impl Fn(&[u8]) -> Option<usize>) -> usize {
         if p < self.from || p > self.at {
             self.from = p;
-            self.at = memchr3(b'"', b'\'', b'/', &s[p..]).map_or(s.len(), |o| p + o);
+            self.at = search(&s[p..]).map_or(s.len(), |o| p + o);
         }
         self.at
+    }
+
+    /// The first `/`, `"` or `'` at or after `p`: what can open a comment or a literal.
+    fn special(&mut self, s: &[u8], p: usize) -> usize {
+        self.from(s, p, |h| memchr3(b'"', b'\'', b'/', h))
     }
 }
 
@@ -108,7 +164,7 @@ fn line_kind<D: DirectiveSink>(
     s: &[u8],
     ls: usize,
     line: u32,
-    special: &mut Special,
+    special: &mut Hit,
     sink: &mut D,
 ) -> Option<(usize, u32)> {
     let n = s.len();
@@ -194,7 +250,7 @@ fn block_comment_end(s: &[u8], p: usize) -> usize {
 
 /// The rest of a logical line from `p`, outside directives, where a token starts. `None` hands
 /// the whole line to the lexer (a splice on it).
-fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Special) -> Option<(usize, u32)> {
+fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option<(usize, u32)> {
     let n = s.len();
     // Literals and comments end before `floor`; a token starts at it.
     let mut floor = p;
@@ -203,7 +259,7 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Special) -> Op
         if nl < n && spliced_at(s, nl) {
             return None;
         }
-        let q = special.from(s, p);
+        let q = special.special(s, p);
         if q >= nl {
             return Some(next_line(nl, n, line));
         }

@@ -310,3 +310,57 @@ fn random_bytes_agree() {
         check(&format!("random input {round}"), &src);
     }
 }
+
+/// Runs of plain lines (code with `'` but no `/`, `"`, `\`, `#`, `%`; blank lines; a last line
+/// without a newline), which the skimmer passes over in one step, between lines that hold a mark.
+#[test]
+fn plain_stretches_agree() {
+    const PLAIN: &[&str] = &[
+        "int a = 1;\n",
+        "  char c = 'x';\n",
+        "x = 1'000'000 + 'a\n",
+        "c = '\n",
+        "\n",
+        " \t\x0b\x0c\r\n",
+        "\r\n",
+        "   \n",
+        "u8'a' L'b' R'c'\n",
+        "caf\u{e9} = 'é';\n",
+        "}\n",
+        "x",
+        "'",
+    ];
+    const MARKED: &[&str] = &[
+        "#define A\n",
+        "  # include <a.h>\n",
+        "%:define B\n",
+        "x % y;\n",
+        "a # b\n",
+        "// c\n",
+        "/* c\n",
+        "*/\n",
+        "s = \"#define NO\";\n",
+        "s = \"open\n",
+        "r = R\"(\n",
+        ")\";\n",
+        "x \\\n",
+        "\\\n",
+        "y / z\n",
+        "c = '/'; d = '\"';\n",
+        "x = 1'0\"\n",
+    ];
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+    for round in 0..10_000 {
+        let mut src = Vec::new();
+        for _ in 0..1 + round % 24 {
+            let r = rng.next();
+            let piece = if r % 3 == 0 {
+                MARKED[(r >> 8) as usize % MARKED.len()]
+            } else {
+                PLAIN[(r >> 8) as usize % PLAIN.len()]
+            };
+            src.extend_from_slice(piece.as_bytes());
+        }
+        check(&format!("plain stretch {round}"), &src);
+    }
+}

@@ -241,8 +241,8 @@ pub fn compare(
     let mut comp: Vec<NodeId> = Vec::new();
     let mut comp_unknown: Vec<(usize, PathBuf)> = Vec::new(); // in-root files the graph never saw
     for (i, e) in comp_paths.iter().enumerate() {
-        match g.index.get(&e.path) {
-            Some(&n) if !g.nodes[n].external => comp.push(n),
+        match g.node(&e.path) {
+            Some(n) if !g.nodes[n].external => comp.push(n),
             Some(_) => {}
             None if e.path.starts_with(&g.root) => comp_unknown.push((i, e.path.clone())),
             None => {}
@@ -288,7 +288,7 @@ pub fn compare(
             .iter()
             .rev()
             .find(|e| e.depth == d - 1)
-            .and_then(|e| g.index.get(&e.path).copied())
+            .and_then(|e| g.node(&e.path))
     };
     let explain_missing = |i: usize| -> Explanation {
         if let Some(p) = parent_of(i) {
@@ -308,7 +308,7 @@ pub fn compare(
         Explanation::Unexplained
     };
     for (i, e) in comp_paths.iter().enumerate() {
-        let Some(&n) = g.index.get(&e.path) else {
+        let Some(n) = g.node(&e.path) else {
             continue;
         };
         if g.nodes[n].external || stat.binary_search(&n).is_ok() {

@@ -151,7 +151,9 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Out-edges per node, in file order.
     pub out: Vec<Vec<Edge>>,
-    pub index: HashMap<PathBuf, NodeId>,
+    /// Node by its path's bytes (every node's path is normalised, so equal bytes are equal paths;
+    /// FxHash on bytes instead of `Path`'s component-wise SipHash): ask [`Graph::node`].
+    index: HashMap<Box<[u8]>, NodeId, FxBuild>,
     pub unresolved: Vec<UnresolvedInclude>,
     /// Includes inside dead `#if 0` groups: (file, line, spelling).
     pub skipped: Vec<(NodeId, u32, String)>,
@@ -332,20 +334,21 @@ impl Graph {
     }
 
     fn intern(&mut self, p: PathBuf) -> NodeId {
-        if let Some(&n) = self.index.get(&p) {
+        if let Some(&n) = self.index.get(path_bytes(&p)) {
             return n;
         }
         let (rel, external) = rel_of(&self.root, &p);
         let n = self.nodes.len();
         self.nodes.push(Node {
-            path: p.clone(),
+            path: PathBuf::new(),
             rel,
             external,
             scanned: false,
         });
         self.out.push(Vec::new());
         self.files.push(FilePp::default());
-        self.index.insert(p, n);
+        self.index.insert(path_bytes(&p).into(), n);
+        self.nodes[n].path = p;
         n
     }
 
@@ -435,8 +438,12 @@ impl Graph {
     }
 
     pub fn id(&self, path: &Path) -> Option<NodeId> {
-        let p = normalize(&self.root.join(path));
-        self.index.get(&p).copied()
+        self.node(&normalize(&self.root.join(path)))
+    }
+
+    /// The node of an absolute, normalised path ([`normalize`]).
+    pub fn node(&self, path: &Path) -> Option<NodeId> {
+        self.index.get(path_bytes(path)).copied()
     }
 
     /// Finds a node by a root-relative path, an absolute path, or a unique path suffix (a path
@@ -517,7 +524,7 @@ struct Exists {
 /// rustc's FxHash: a resolution hashes a few candidate paths per include, and SipHash's
 /// flooding resistance buys nothing for the file names of the tree being read.
 #[derive(Default, Clone, Copy)]
-struct Fx(u64);
+pub(crate) struct Fx(u64);
 
 impl std::hash::Hasher for Fx {
     fn write(&mut self, bytes: &[u8]) {
@@ -543,7 +550,7 @@ impl std::hash::Hasher for Fx {
     }
 }
 
-type FxBuild = std::hash::BuildHasherDefault<Fx>;
+pub(crate) type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
 fn path_bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()

@@ -147,8 +147,8 @@ impl Walker<'_> {
         let dir = self.g.nodes[from].path.parent().unwrap_or(Path::new("/"));
         let hit = candidates(dir, kind, name, &self.g.search)
             .into_iter()
-            .find(|c| self.g.index.contains_key(c) || c.is_file())?;
-        let node = self.g.index.get(&hit).copied();
+            .find(|c| self.g.node(c).is_some() || c.is_file())?;
+        let node = self.g.node(&hit);
         Some((hit, node))
     }
 
