@@ -164,7 +164,9 @@ impl Trees {
         let id = match raw
             .data()
             .strip_prefix(b"tree ")
-            .and_then(|d| d.get(..40))
+            // Exactly a SHA-1 id and its newline; any other header goes the parsing way.
+            .and_then(|d| d.get(..41))
+            .and_then(|d| d.strip_suffix(b"\n"))
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .and_then(|hex| Oid::from_str(hex).ok())
         {
