@@ -71,25 +71,6 @@ fn shallow(desc: &str) -> Pin {
     ))
 }
 
-/// Hashes a git object id by its first eight bytes: ids are already uniform (SHA-1), so
-/// SipHash over all twenty bytes buys nothing in a memo probed once per commit and path.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut word = [0u8; 8];
-        let n = bytes.len().min(8);
-        word[..n].copy_from_slice(&bytes[..n]);
-        self.0 ^= u64::from_le_bytes(word);
-    }
-}
-
-type IdMap<V> = HashMap<Oid, V, std::hash::BuildHasherDefault<IdHasher>>;
-
 /// What one run learnt of HEAD's history, kept for every query of the run: trees are
 /// content-addressed and consecutive commits share every subtree they did not touch, so the
 /// answer "does tree T hold path suffix R" is memoised by T and R, and a later query (a budget
@@ -99,7 +80,7 @@ struct Trees {
     /// The root tree of each commit of the history, by position (None: not read yet).
     roots: Vec<Option<Oid>>,
     /// Per tree: each path suffix asked of it and whether the tree holds it.
-    memo: IdMap<Vec<(Box<str>, bool)>>,
+    memo: HashMap<Oid, Vec<(Box<str>, bool)>>,
 }
 
 impl Trees {
