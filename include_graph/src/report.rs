@@ -49,6 +49,7 @@ fn dot_escape(s: &str) -> std::borrow::Cow<'_, str> {
 /// GraphViz: one node per file (external headers dashed), conditional includes dashed edges.
 /// Built in one buffer and written once: a large graph is thousands of lines.
 pub fn write_dot(g: &Graph, dir: Option<&str>, out: &mut dyn Write) -> io::Result<()> {
+    use std::fmt::Write as _;
     let (nodes, edges) = selection(g, dir);
     let mut b = String::with_capacity(48 * nodes.len() + 96 * edges.len() + 80);
     b.push_str("digraph includes {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n");
@@ -68,7 +69,7 @@ pub fn write_dot(g: &Graph, dir: Option<&str>, out: &mut dyn Write) -> io::Resul
         b.push_str("\" -> \"");
         b.push_str(&dot_escape(g.rel(e.to)));
         b.push_str("\" [label=\"");
-        push_u32(&mut b, e.line);
+        let _ = write!(b, "{}", e.line); // a String takes every write
         b.push_str(if e.conditional {
             "\", style=dashed];\n"
         } else {
@@ -77,21 +78,6 @@ pub fn write_dot(g: &Graph, dir: Option<&str>, out: &mut dyn Write) -> io::Resul
     }
     b.push_str("}\n");
     out.write_all(b.as_bytes())
-}
-
-/// `v` in decimal, without the formatting machinery (one per edge).
-fn push_u32(b: &mut String, mut v: u32) {
-    let mut d = [0u8; 10];
-    let mut k = d.len();
-    loop {
-        k -= 1;
-        d[k] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    b.extend(d[k..].iter().map(|&c| char::from(c)));
 }
 
 /// A graph node in the JSON documents.
@@ -755,33 +741,12 @@ pub fn layering_output(o: &LayeringOutcome, json: bool) -> serde_json::Result<(b
 
 #[cfg(test)]
 mod tests {
-    use super::{dot_escape, push_u32};
+    use super::dot_escape;
 
     #[test]
     fn dot_escape_quotes_and_backslashes_only() {
         assert_eq!(dot_escape("a/b.h"), "a/b.h");
         assert_eq!(dot_escape("a\"b\\c.h"), "a\\\"b\\\\c.h");
         assert!(matches!(dot_escape("x.h"), std::borrow::Cow::Borrowed(_)));
-    }
-
-    #[test]
-    fn push_u32_is_decimal() {
-        for v in [
-            0,
-            7,
-            9,
-            10,
-            99,
-            100,
-            4096,
-            65_535,
-            1_000_000,
-            u32::MAX - 1,
-            u32::MAX,
-        ] {
-            let mut b = String::from("x");
-            push_u32(&mut b, v);
-            assert_eq!(b, format!("x{v}"));
-        }
     }
 }
