@@ -1,5 +1,6 @@
 //! Renderers for `bench frames` (benchmark.json) and `bench driver` (DriverBench) results.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -384,46 +385,74 @@ pub fn decomposition(arms: &[Arm]) -> Option<Decomposition> {
     })
 }
 
-fn cell(c: Option<&CaseStats>) -> String {
-    c.map_or_else(
-        || "—".into(),
-        |c| format!("{:.1} (n={}, min {:.1})", c.median, c.n, c.min),
-    )
+fn cell(out: &mut String, c: Option<&CaseStats>) {
+    match c {
+        Some(c) => {
+            let _ = write!(out, "{:.1} (n={}, min {:.1})", c.median, c.n, c.min);
+        }
+        None => out.push('—'),
+    }
 }
 
-fn delta_cell(a: Option<&CaseStats>, b: Option<&CaseStats>) -> String {
+fn delta_cell(out: &mut String, a: Option<&CaseStats>, b: Option<&CaseStats>) {
     match (a, b) {
         (Some(a), Some(b)) => {
             let d = b.median - a.median;
-            let pct = if a.median != 0.0 {
-                format!(" ({:+.2} %)", 100.0 * d / a.median)
-            } else {
-                String::new()
-            };
-            format!("{d:+.1} ns/op{pct}")
+            let _ = write!(out, "{d:+.1} ns/op");
+            if a.median != 0.0 {
+                let _ = write!(out, " ({:+.2} %)", 100.0 * d / a.median);
+            }
         }
-        _ => "—".into(),
+        _ => out.push('—'),
     }
 }
 
-/// Rows of the DriverBench table: header and one row per case (cases in first-seen order).
-pub fn driver_rows(arms: &[Arm]) -> (Vec<String>, Vec<Vec<String>>) {
+/// The DriverBench table. Every cell of every row lives in one buffer: 100,000 cases per arm
+/// would otherwise be half a million small strings (issue 16: the 16x input cost 20x the time).
+struct DriverTable {
+    header: Vec<String>,
+    text: String,
+    /// End offset in `text` of each cell, row after row, `header.len()` cells a row.
+    ends: Vec<usize>,
+}
+
+impl DriverTable {
+    fn end_cell(&mut self) {
+        self.ends.push(self.text.len());
+    }
+
+    fn rows(&self) -> impl Iterator<Item = impl Iterator<Item = &str>> {
+        let cols = self.header.len().max(1);
+        self.ends.chunks(cols).enumerate().map(move |(r, ends)| {
+            let mut start = if r == 0 { 0 } else { self.ends[r * cols - 1] };
+            ends.iter().map(move |&end| {
+                let c = &self.text[start..end];
+                start = end;
+                c
+            })
+        })
+    }
+}
+
+/// Header and one row per case (cases in first-seen order).
+fn driver_table(arms: &[Arm]) -> DriverTable {
     let stats: Vec<Vec<CaseStats>> = arms.iter().map(|a| a.output.cases()).collect();
-    // Cases in first-seen order and a per-arm index: linear in the cases, not quadratic.
-    let mut cases: Vec<String> = Vec::new();
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for s in &stats {
+    // Cases in first-seen order, each arm's statistics in the case's row: one hash per case
+    // and arm, linear in the cases.
+    let mut cases: Vec<&str> = Vec::new();
+    let mut row_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut slots: Vec<Option<&CaseStats>> = Vec::new();
+    for (arm, s) in stats.iter().enumerate() {
         for c in s {
-            if seen.insert(c.case.as_str()) {
-                cases.push(c.case.clone());
-            }
+            let row = *row_of.entry(c.case.as_str()).or_insert_with(|| {
+                cases.push(c.case.as_str());
+                slots.resize(cases.len() * arms.len(), None);
+                cases.len() - 1
+            });
+            slots[row * arms.len() + arm] = Some(c);
         }
     }
-    let index: Vec<std::collections::HashMap<&str, &CaseStats>> = stats
-        .iter()
-        .map(|s| s.iter().map(|c| (c.case.as_str(), c)).collect())
-        .collect();
-    let get = |arm: usize, case: &str| index[arm].get(case).copied();
+    let get = |arm: usize, row: usize| slots[row * arms.len() + arm];
     let mut header = vec!["case".to_string()];
     header.extend(arms.iter().map(|a| a.name.clone()));
     let dec = decomposition(arms);
@@ -441,27 +470,42 @@ pub fn driver_rows(arms: &[Arm]) -> (Vec<String>, Vec<Vec<String>>) {
         None if arms.len() == 2 => header.push(format!("{} − {}", arms[1].name, arms[0].name)),
         None => {}
     }
-    let mut rows = Vec::new();
-    for case in &cases {
-        let mut r = vec![format!("`{case}`")];
-        r.extend((0..arms.len()).map(|i| cell(get(i, case))));
+    let mut t = DriverTable {
+        header,
+        text: String::new(),
+        ends: Vec::new(),
+    };
+    for (row, &name) in cases.iter().enumerate() {
+        let _ = write!(t.text, "`{name}`");
+        t.end_cell();
+        for i in 0..arms.len() {
+            cell(&mut t.text, get(i, row));
+            t.end_cell();
+        }
         match &dec {
             Some(d) => {
-                r.push(delta_cell(get(d.pull, case), get(d.push, case)));
+                delta_cell(&mut t.text, get(d.pull, row), get(d.push, row));
+                t.end_cell();
                 if let Some(p0) = d.push0 {
-                    r.push(delta_cell(get(d.pull, case), get(p0, case)));
-                    r.push(match (get(d.push, case), get(p0, case)) {
-                        (Some(a), Some(b)) => format!("{:+.1} ns/op", a.median - b.median),
-                        _ => "—".into(),
-                    });
+                    delta_cell(&mut t.text, get(d.pull, row), get(p0, row));
+                    t.end_cell();
+                    match (get(d.push, row), get(p0, row)) {
+                        (Some(a), Some(b)) => {
+                            let _ = write!(t.text, "{:+.1} ns/op", a.median - b.median);
+                        }
+                        _ => t.text.push('—'),
+                    }
+                    t.end_cell();
                 }
             }
-            None if arms.len() == 2 => r.push(delta_cell(get(0, case), get(1, case))),
+            None if arms.len() == 2 => {
+                delta_cell(&mut t.text, get(0, row), get(1, row));
+                t.end_cell();
+            }
             None => {}
         }
-        rows.push(r);
     }
-    (header, rows)
+    t
 }
 
 pub fn driver_text(arms: &[Arm], markdown: bool, out: &mut dyn Write) -> io::Result<()> {
@@ -485,34 +529,47 @@ pub fn driver_text(arms: &[Arm], markdown: bool, out: &mut dyn Write) -> io::Res
             )?;
         }
     }
-    let (header, rows) = driver_rows(arms);
+    let table = driver_table(arms);
+    let header = &table.header;
+    let mut line = String::new();
     if markdown {
         writeln!(out, "| {} |", header.join(" | "))?;
         writeln!(out, "|{}", "---|".repeat(header.len()))?;
-        for r in &rows {
-            writeln!(out, "| {} |", r.join(" | "))?;
+        for row in table.rows() {
+            line.clear();
+            for (i, c) in row.enumerate() {
+                line.push_str(if i == 0 { "| " } else { " | " });
+                line.push_str(c);
+            }
+            line.push_str(" |");
+            writeln!(out, "{line}")?;
         }
         return Ok(());
     }
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
+    for row in table.rows() {
+        for (i, c) in row.enumerate() {
             w[i] = w[i].max(c.chars().count());
         }
     }
-    let fmt = |cells: &[String]| {
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c:<w$}", w = w[i]))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
+    // Cells padded to their column's width, two spaces apart, the line's end trimmed.
+    let mut write_line = |cells: &mut dyn Iterator<Item = &str>| {
+        line.clear();
+        for (i, c) in cells.enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            line.push_str(c);
+            line.extend(std::iter::repeat_n(
+                ' ',
+                w[i].saturating_sub(c.chars().count()),
+            ));
+        }
+        writeln!(out, "{}", line.trim_end())
     };
-    writeln!(out, "{}", fmt(&header))?;
-    for r in &rows {
-        writeln!(out, "{}", fmt(r))?;
+    write_line(&mut header.iter().map(String::as_str))?;
+    for mut row in table.rows() {
+        write_line(&mut row)?;
     }
     Ok(())
 }
@@ -727,5 +784,55 @@ impl Arm {
             });
         }
         Ok(Arm { name, output })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn arm(name: &str, rows: &str) -> Arm {
+        let text = format!("{}\n{rows}", crate::driverbench::HEADER);
+        let output = BenchOutput::parse(Path::new("x.csv"), text.as_bytes()).unwrap();
+        Arm {
+            name: name.into(),
+            output,
+        }
+    }
+
+    #[test]
+    fn driver_table_pads_cells_marks_missing_cases_and_trims_line_ends() {
+        // A case only one arm has, a multi-byte cell (`—`) and a last column named with a
+        // trailing space: widths count characters and each line's end is trimmed.
+        let arms = [
+            arm("a", "x,1,1,1,10.0,1\nlong_case,1,1,1,2.5,1\n"),
+            arm("b ", "x,1,1,1,12.0,1\n"),
+            arm("c ", "x,1,1,1,0.0,1\n"),
+        ];
+        let mut out = Vec::new();
+        driver_text(&arms, false, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let table: Vec<&str> = text.lines().skip(4).collect();
+        assert_eq!(
+            table,
+            [
+                "case         a                     b                     c",
+                "`x`          10.0 (n=1, min 10.0)  12.0 (n=1, min 12.0)  0.0 (n=1, min 0.0)",
+                "`long_case`  2.5 (n=1, min 2.5)    —                     —",
+            ]
+        );
+        let mut md = Vec::new();
+        driver_text(&arms[..2], true, &mut md).unwrap();
+        let md = String::from_utf8(md).unwrap();
+        assert_eq!(
+            md.lines().collect::<Vec<_>>(),
+            [
+                "| case | a | b  | b  − a |",
+                "|---|---|---|---|",
+                "| `x` | 10.0 (n=1, min 10.0) | 12.0 (n=1, min 12.0) | +2.0 ns/op (+20.00 %) |",
+                "| `long_case` | 2.5 (n=1, min 2.5) | — | — |",
+            ]
+        );
     }
 }

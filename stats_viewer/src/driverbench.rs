@@ -67,8 +67,16 @@ impl BenchOutput {
                 in_table = true;
                 continue;
             }
-            let cols: Vec<&str> = line.split(',').collect();
-            if !in_table || cols.len() != 6 {
+            // Six columns, counted without collecting the line's fields.
+            let mut cols = [""; 6];
+            let mut n = 0;
+            for c in line.split(',') {
+                if let Some(slot) = cols.get_mut(n) {
+                    *slot = c;
+                }
+                n += 1;
+            }
+            if !in_table || n != 6 {
                 if !line.is_empty() {
                     out.noise += 1;
                 }
