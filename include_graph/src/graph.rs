@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::lex::{self, IncludeKind};
-use crate::search::{candidates_iter, normalize, SearchPath};
+use crate::search::{candidates_iter, is_normal, normalize, SearchPath};
 
 pub type NodeId = usize;
 
@@ -178,10 +178,35 @@ struct FileResult {
 }
 
 fn rel_of(root: &Path, p: &Path) -> (String, bool) {
+    if is_normal(root) && is_normal(p) {
+        return match strip_root(path_bytes(root), path_bytes(p)) {
+            Some(r) => (String::from_utf8_lossy(r).replace('\\', "/"), false),
+            None => (p.to_string_lossy().into_owned(), true),
+        };
+    }
     match p.strip_prefix(root) {
         Ok(r) => (r.to_string_lossy().replace('\\', "/"), false),
         Err(_) => (p.to_string_lossy().into_owned(), true),
     }
+}
+
+/// `Path::strip_prefix` on the bytes of two normal paths ([`is_normal`]; every node's path is):
+/// then components end exactly at the `/`s, and the component walk cost more than the rest of
+/// interning a node.
+fn strip_root<'p>(root: &[u8], p: &'p [u8]) -> Option<&'p [u8]> {
+    let rest = p.strip_prefix(root)?;
+    if rest.is_empty() || root.is_empty() || root.ends_with(b"/") {
+        return Some(rest);
+    }
+    rest.strip_prefix(b"/")
+}
+
+/// A walked entry's name: the bytes after its last `/`. An entry's path is its directory joined
+/// with a name `read_dir` gave (never `.`, `..` or empty), so this is `Path::file_name` without
+/// the component walk, which was most of the walk's sorting.
+fn entry_name(p: &Path) -> &[u8] {
+    let b = path_bytes(p);
+    b.rsplit(|&c| c == b'/').next().unwrap_or(b)
 }
 
 impl Graph {
@@ -289,7 +314,7 @@ impl Graph {
         let root = self.root.clone();
         let it = walkdir::WalkDir::new(dir)
             .follow_links(true)
-            .sort_by_file_name()
+            .sort_by(|a, b| entry_name(a.path()).cmp(entry_name(b.path())))
             .into_iter();
         let it = it.filter_entry(|e| {
             if exclude.is_empty() {
@@ -308,9 +333,9 @@ impl Graph {
                         continue;
                     }
                     let name = e.file_name().to_string_lossy();
-                    let ok = exts
-                        .iter()
-                        .any(|x| name.rsplit_once('.').is_some_and(|(_, ext)| ext == x));
+                    let ok = name
+                        .rsplit_once('.')
+                        .is_some_and(|(_, ext)| exts.iter().any(|x| ext == x));
                     if ok {
                         out.push(normalize(e.path()));
                     }
@@ -800,6 +825,103 @@ pub(crate) mod tests {
             let want = Path::new(p).parent().map(path_bytes);
             assert_eq!(parent_bytes(p.as_bytes()), want, "{p:?}");
         }
+    }
+
+    /// Paths from the pieces that matter to components: `/`, `//`, `.`, `..`, names that share
+    /// prefixes, a backslash, a trailing `/`.
+    fn generated_paths(n: usize) -> Vec<String> {
+        const PIECES: &[&str] = &[
+            "/", "/", "a", "ab", "b", ".", "..", "\\", "a.h", "//", "x-y",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        (0..n)
+            .map(|_| {
+                let len = next() % 7;
+                (0..len)
+                    .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rel_of_on_bytes_is_strip_prefix() {
+        let paths = generated_paths(3_000);
+        let roots = paths.iter().take(300).chain(paths.iter().step_by(97));
+        for root in roots {
+            for p in &paths {
+                let (root, p) = (Path::new(root), Path::new(p));
+                let want = match p.strip_prefix(root) {
+                    Ok(r) => (r.to_string_lossy().replace('\\', "/"), false),
+                    Err(_) => (p.to_string_lossy().into_owned(), true),
+                };
+                assert_eq!(rel_of(root, p), want, "root {root:?}, path {p:?}");
+            }
+            // Every path under a root, as interning meets them.
+            let under = Path::new(root).join("a/b.h");
+            let want = under
+                .strip_prefix(root)
+                .map(|r| r.to_string_lossy().into_owned());
+            assert_eq!(Ok(rel_of(Path::new(root), &under).0), want, "{under:?}");
+        }
+    }
+
+    #[test]
+    fn entry_name_is_file_name() {
+        for dir in generated_paths(500) {
+            for name in ["a", "a.h", ".h", "...", "x\\y", "\u{e9}.h", "a b"] {
+                let p = Path::new(&dir).join(name);
+                let want = p.file_name().map(|n| n.as_encoded_bytes());
+                assert_eq!(Some(entry_name(&p)), want, "{p:?}");
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn walk_order_and_issues_are_the_sorted_walk() {
+        let d = tree(&[
+            ("a-b/x.h", ""),
+            ("a/b/c.h", "#include \"../../a-b/x.h\"\n"),
+            ("a/z.h", ""),
+            ("a.h", ""),
+            ("B.h", ""),
+            ("b/y.h", ""),
+        ]);
+        std::os::unix::fs::symlink(d.path(), d.path().join("a/loop")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("a"), d.path().join("b/loop2")).unwrap();
+        let g = Graph::build(&GraphOptions::new(d.path())).unwrap();
+        let rels: Vec<&str> = (0..g.nodes.len()).map(|n| g.rel(n)).collect();
+        let mut sorted: Vec<PathBuf> = rels.iter().map(|r| d.path().join(r)).collect();
+        sorted.sort();
+        let want: Vec<String> = sorted
+            .iter()
+            .map(|p| {
+                p.strip_prefix(d.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(rels, want);
+        let loops: Vec<&Issue> = g.issues.iter().collect();
+        assert_eq!(
+            loops,
+            vec![
+                &Issue::SymlinkLoop {
+                    path: "a/loop".into()
+                },
+                &Issue::SymlinkLoop {
+                    path: "b/loop2/loop".into()
+                },
+            ]
+        );
     }
 
     #[cfg(unix)]

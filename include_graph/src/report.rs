@@ -21,26 +21,27 @@ fn under(g: &Graph, n: NodeId, dir: Option<&str>) -> bool {
 
 /// Edges whose including file lies under `dir` (all edges when None), and the nodes they touch.
 fn selection(g: &Graph, dir: Option<&str>) -> (Vec<NodeId>, Vec<(NodeId, usize)>) {
-    let mut nodes = std::collections::BTreeSet::new();
+    // A mark per node, not a set: the ids are dense, and they are sorted by name below anyway.
+    let mut picked = vec![false; g.nodes.len()];
     let mut edges = Vec::new();
     for n in 0..g.nodes.len() {
         if !under(g, n, dir) {
             continue;
         }
-        nodes.insert(n);
+        picked[n] = true;
         for (i, e) in g.out[n].iter().enumerate() {
-            nodes.insert(e.to);
+            picked[e.to] = true;
             edges.push((n, i));
         }
     }
-    let mut nodes: Vec<NodeId> = nodes.into_iter().collect();
+    let mut nodes: Vec<NodeId> = (0..g.nodes.len()).filter(|&n| picked[n]).collect();
     nodes.sort_by(|a, b| g.rel(*a).cmp(g.rel(*b)));
     (nodes, edges)
 }
 
 fn dot_escape(s: &str) -> std::borrow::Cow<'_, str> {
     // Almost no path holds either character: borrow instead of two copies per name.
-    if !s.contains(['\\', '"']) {
+    if !s.bytes().any(|c| c == b'\\' || c == b'"') {
         return std::borrow::Cow::Borrowed(s);
     }
     std::borrow::Cow::Owned(s.replace('\\', "\\\\").replace('"', "\\\""))
@@ -51,11 +52,13 @@ fn dot_escape(s: &str) -> std::borrow::Cow<'_, str> {
 pub fn write_dot(g: &Graph, dir: Option<&str>, out: &mut dyn Write) -> io::Result<()> {
     use std::fmt::Write as _;
     let (nodes, edges) = selection(g, dir);
+    // Each name is escaped once, not once per edge end: a node has four edge ends on average.
+    let names: Vec<_> = (0..g.nodes.len()).map(|n| dot_escape(g.rel(n))).collect();
     let mut b = String::with_capacity(48 * nodes.len() + 96 * edges.len() + 80);
     b.push_str("digraph includes {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n");
     for n in &nodes {
         b.push_str("  \"");
-        b.push_str(&dot_escape(g.rel(*n)));
+        b.push_str(&names[*n]);
         b.push_str(if g.nodes[*n].external {
             "\" [style=dashed];\n"
         } else {
@@ -65,9 +68,9 @@ pub fn write_dot(g: &Graph, dir: Option<&str>, out: &mut dyn Write) -> io::Resul
     for (n, i) in edges {
         let e = g.out[n][i];
         b.push_str("  \"");
-        b.push_str(&dot_escape(g.rel(n)));
+        b.push_str(&names[n]);
         b.push_str("\" -> \"");
-        b.push_str(&dot_escape(g.rel(e.to)));
+        b.push_str(&names[e.to]);
         b.push_str("\" [label=\"");
         let _ = write!(b, "{}", e.line); // a String takes every write
         b.push_str(if e.conditional {

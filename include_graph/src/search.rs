@@ -104,7 +104,7 @@ fn normalize_owned(p: PathBuf) -> PathBuf {
 
 /// Whether rebuilding `p` from its components would give the same bytes: no empty, `.` or `..`
 /// component, no trailing `/` (a leading `/` is the root).
-fn is_normal(p: &Path) -> bool {
+pub(crate) fn is_normal(p: &Path) -> bool {
     let b = p.as_os_str().as_encoded_bytes();
     let rest = b.strip_prefix(b"/").unwrap_or(b);
     if rest.is_empty() {
