@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::lex::{self, IncludeKind};
-use crate::search::{candidates_iter, is_normal, normalize, SearchPath};
+use crate::search::{first_candidate, is_normal, normalize, SearchPath};
 
 pub type NodeId = usize;
 
@@ -714,8 +714,7 @@ fn scan_file_with(
         .map(|inc| match inc.kind {
             IncludeKind::Computed => Err(Unresolvable::Computed),
             IncludeKind::Next => Err(Unresolvable::IncludeNext),
-            kind => candidates_iter(dir, kind, &inc.spelling, search)
-                .find(|c| exists.is_file(c))
+            kind => first_candidate(dir, kind, &inc.spelling, search, |c| exists.is_file(c))
                 .ok_or(Unresolvable::NotFound),
         })
         .collect();

@@ -167,10 +167,102 @@ pub fn candidates_iter<'a>(
         .map(move |d| normalize_owned(d.join(name_path)))
 }
 
+/// The first of [`candidates_iter`] that `exists`, built in one buffer: a candidate that does not
+/// exist (most of them, in a long search path) costs no allocation, and a hit costs one.
+pub(crate) fn first_candidate(
+    includer_dir: &Path,
+    kind: IncludeKind,
+    name: &str,
+    sp: &SearchPath,
+    mut exists: impl FnMut(&Path) -> bool,
+) -> Option<PathBuf> {
+    let name_path = Path::new(name);
+    if name_path.is_absolute() {
+        return candidates_iter(includer_dir, kind, name, sp).find(|c| exists(c));
+    }
+    let own = (kind == IncludeKind::Quoted).then_some(includer_dir);
+    let mut buf = PathBuf::new();
+    for d in own.into_iter().chain(sp.dirs(kind).map(PathBuf::as_path)) {
+        // `d.join(name)`, without its second allocation.
+        buf.as_mut_os_string().clear();
+        buf.push(d);
+        buf.push(name_path);
+        if !is_normal(&buf) {
+            let c = normalize_components(&buf);
+            if exists(&c) {
+                return Some(c);
+            }
+        } else if exists(&buf) {
+            return Some(buf.clone());
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_candidate_is_the_first_existing_candidate() {
+        const NAMES: &[&str] = &[
+            "x.h",
+            "a/x.h",
+            "../x.h",
+            "./x.h",
+            "a//x.h",
+            "a/../b/x.h",
+            "/abs/x.h",
+            "x.h/",
+            "..",
+            ".",
+            "",
+            "b/./../x.h",
+            "/a/../x.h",
+        ];
+        const DIRS: &[&str] = &["/r", "/r/a", "/", "/r/a/b", "rel", "", "/q", "/i/a"];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let mut pick = |k: usize| -> Vec<PathBuf> {
+                (0..next(k))
+                    .map(|_| PathBuf::from(DIRS[next(DIRS.len())]))
+                    .collect()
+            };
+            let sp = SearchPath {
+                quote: pick(3),
+                user: pick(4),
+                system: pick(3),
+                after: pick(2),
+                forced: Vec::new(),
+            };
+            let dir = PathBuf::from(DIRS[next(DIRS.len())]);
+            let name = NAMES[next(NAMES.len())];
+            let kind = [IncludeKind::Quoted, IncludeKind::Angle][next(2)];
+            let all = candidates(&dir, kind, name, &sp);
+            // Some of the candidates exist, chosen at random.
+            let present: Vec<PathBuf> = all.iter().filter(|_| next(3) == 0).cloned().collect();
+            let exists = |p: &Path| present.iter().any(|q| q == p);
+            let mut asked = Vec::new();
+            let got = first_candidate(&dir, kind, name, &sp, |p| {
+                asked.push(p.to_path_buf());
+                exists(p)
+            });
+            let want = all.iter().find(|c| exists(c)).cloned();
+            assert_eq!(got, want, "{dir:?} {kind:?} {name:?} {sp:?}");
+            // Asked in the same order, and none after the hit.
+            let upto = want
+                .as_ref()
+                .map_or(all.len(), |w| all.iter().position(|c| c == w).unwrap() + 1);
+            assert_eq!(asked, all[..upto], "{dir:?} {kind:?} {name:?} {sp:?}");
+        }
+    }
 
     #[test]
     fn normalise_folds_dotdot() {
