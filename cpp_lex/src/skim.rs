@@ -199,7 +199,10 @@ fn line_kind<D: DirectiveSink>(
     code_line(s, p, line, special)
 }
 
-/// A `//` comment at `p` runs to the first newline that is not part of a splice.
+/// A `//` comment at `p` runs to the first newline that is not part of a splice. A line right
+/// after it that is indentation and `//` again is skipped in the same loop: [`line_kind`] would
+/// read it as just that, and most lines of a documented header are such runs (`///` blocks),
+/// which would otherwise cost two more searches each from the top of [`skim`].
 fn line_comment(s: &[u8], p: usize, mut line: u32) -> Option<(usize, u32)> {
     let n = s.len();
     let mut k = p + 2;
@@ -210,7 +213,15 @@ fn line_comment(s: &[u8], p: usize, mut line: u32) -> Option<(usize, u32)> {
                 let nl = k + off;
                 line += 1;
                 if !spliced_at(s, nl) {
-                    return Some((nl + 1, line));
+                    let mut q = nl + 1;
+                    while q < n && is_hspace(s[q]) {
+                        q += 1;
+                    }
+                    if s.get(q) != Some(&b'/') || s.get(q + 1) != Some(&b'/') {
+                        return Some((nl + 1, line));
+                    }
+                    k = q + 2;
+                    continue;
                 }
                 k = nl + 1;
             }

@@ -364,3 +364,56 @@ fn plain_stretches_agree() {
         check(&format!("plain stretch {round}"), &src);
     }
 }
+
+/// Runs of `//` lines (indented, spliced, CRLF, at the end of the text without a newline) next
+/// to the lines that end a run: code, directives, blank lines, block comments, a `/` alone, a
+/// `//` split by a splice. The skimmer passes a run of `//` lines in one loop.
+#[test]
+fn comment_runs_agree() {
+    const LINES: &[&str] = &[
+        "/// doc\n",
+        "  // x\n",
+        "\t//\n",
+        "//\n",
+        "// spliced \\\n",
+        "// crlf\r\n",
+        "// spliced crlf \\\r\n",
+        " \x0c\x0b// ff vt\n",
+        "\r//\n",
+        "// \"q '\n",
+        "// R\"(\n",
+        "// #include <no.h>\n",
+        "// end",
+        "//",
+        "  /* b */ // y\n",
+        "/* a\n",
+        "*/ // c\n",
+        "/\\\n/ split\n",
+        "/\n",
+        "/ x\n",
+        "\n",
+        "  \n",
+        "\\\n",
+        "#include <a.h>\n",
+        "  # define X 1 // c\n",
+        "  %:include <b.h>\n",
+        "int x; // tail\n",
+        "x = \"//\";\n",
+        "x\n",
+    ];
+    let mut rng = Rng(0x0bad_cafe_dead_beef);
+    for round in 0..10_000 {
+        let mut src = Vec::new();
+        for _ in 0..1 + round % 30 {
+            let r = rng.next();
+            // Mostly comment lines, so runs of them are long.
+            let piece = if r % 2 == 0 {
+                LINES[(r >> 8) as usize % 13]
+            } else {
+                LINES[(r >> 8) as usize % LINES.len()]
+            };
+            src.extend_from_slice(piece.as_bytes());
+        }
+        check(&format!("comment run {round}"), &src);
+    }
+}
