@@ -183,10 +183,15 @@ pub(crate) fn first_candidate(
     let own = (kind == IncludeKind::Quoted).then_some(includer_dir);
     let mut buf = PathBuf::new();
     for d in own.into_iter().chain(sp.dirs(kind).map(PathBuf::as_path)) {
-        // `d.join(name)`, without its second allocation.
-        buf.as_mut_os_string().clear();
-        buf.push(d);
-        buf.push(name_path);
+        // `d.join(name)` for a relative name (a separator unless `d` is empty or ends in one),
+        // appended as bytes: `PathBuf::push` parses both paths again.
+        let b = buf.as_mut_os_string();
+        b.clear();
+        b.push(d.as_os_str());
+        if !d.as_os_str().is_empty() && !d.as_os_str().as_encoded_bytes().ends_with(b"/") {
+            b.push("/");
+        }
+        b.push(name_path.as_os_str());
         if !is_normal(&buf) {
             let c = normalize_components(&buf);
             if exists(&c) {
