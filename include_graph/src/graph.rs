@@ -201,12 +201,11 @@ fn strip_root<'p>(root: &[u8], p: &'p [u8]) -> Option<&'p [u8]> {
     rest.strip_prefix(b"/")
 }
 
-/// A walked entry's name: the bytes after its last `/`. An entry's path is its directory joined
-/// with a name `read_dir` gave (never `.`, `..` or empty), so this is `Path::file_name` without
-/// the component walk, which was most of the walk's sorting.
-fn entry_name(p: &Path) -> &[u8] {
-    let b = path_bytes(p);
-    b.rsplit(|&c| c == b'/').next().unwrap_or(b)
+/// The walk sorts the entries of a directory by name. They are its path joined with the names
+/// `read_dir` gave, one prefix for all, so comparing the paths' bytes is comparing the names
+/// (`sort_by_file_name` finds each name with a component walk, most of the walk's sorting).
+fn sibling_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    a.as_os_str().cmp(b.as_os_str())
 }
 
 impl Graph {
@@ -314,7 +313,7 @@ impl Graph {
         let root = self.root.clone();
         let it = walkdir::WalkDir::new(dir)
             .follow_links(true)
-            .sort_by(|a, b| entry_name(a.path()).cmp(entry_name(b.path())))
+            .sort_by(|a, b| sibling_order(a.path(), b.path()))
             .into_iter();
         let it = it.filter_entry(|e| {
             if exclude.is_empty() {
@@ -872,12 +871,19 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn entry_name_is_file_name() {
-        for dir in generated_paths(500) {
-            for name in ["a", "a.h", ".h", "...", "x\\y", "\u{e9}.h", "a b"] {
-                let p = Path::new(&dir).join(name);
-                let want = p.file_name().map(|n| n.as_encoded_bytes());
-                assert_eq!(Some(entry_name(&p)), want, "{p:?}");
+    fn sibling_order_is_file_name_order() {
+        const NAMES: &[&str] = &[
+            "a", "a.h", ".h", "...", "x\\y", "\u{e9}.h", "a b", "a-b", "ab", "A", "a.", "~",
+            "\u{7f}",
+        ];
+        for dir in generated_paths(300) {
+            let dir = Path::new(&dir);
+            for a in NAMES {
+                for b in NAMES {
+                    let (pa, pb) = (dir.join(a), dir.join(b));
+                    let want = pa.file_name().cmp(&pb.file_name());
+                    assert_eq!(sibling_order(&pa, &pb), want, "{pa:?} {pb:?}");
+                }
             }
         }
     }
