@@ -265,8 +265,14 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
     let n = s.len();
     // Literals and comments end before `floor`; a token starts at it.
     let mut floor = p;
+    // The line's newline, searched again only when a comment or a raw string ran past it: a
+    // literal ends on its line, so the first newline at or after `p` stays the same.
+    let newline_from = |p: usize| memchr(b'\n', &s[p..]).map_or(n, |o| p + o);
+    let mut nl = newline_from(p);
     loop {
-        let nl = memchr(b'\n', &s[p..]).map_or(n, |o| p + o);
+        if p > nl {
+            nl = newline_from(p);
+        }
         if nl < n && spliced_at(s, nl) {
             return None;
         }
