@@ -96,6 +96,16 @@ struct Frame {
 }
 
 fn first_invalid_utf8(src: &[u8]) -> Option<(u32, u32)> {
+    // Nearly every header is ASCII, which the standard library checks in half the instructions
+    // of a UTF-8 validation; ASCII is valid UTF-8.
+    if src.is_ascii() {
+        return None;
+    }
+    utf8_error_at(src)
+}
+
+/// Where `from_utf8` stops: (line, column) of the first invalid byte.
+fn utf8_error_at(src: &[u8]) -> Option<(u32, u32)> {
     let err = std::str::from_utf8(src).err()?;
     let at = err.valid_up_to();
     let before = &src[..at];
@@ -611,6 +621,30 @@ mod tests {
     fn digit_separators_and_char_literals() {
         let s = "int x = 1'000'000; char c = '\"';\n#include \"a.h\"\n";
         assert_eq!(names(s), vec![(2, "a.h".into(), false)]);
+    }
+
+    #[test]
+    fn ascii_shortcut_reports_what_validation_does() {
+        let mut seed = 0x6a09_e667_f3bc_c908_u64;
+        for round in 0..20_000 {
+            let len = round % 200;
+            let src: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    match seed % 50 {
+                        0 => 0x80 | (seed >> 8) as u8,
+                        1 => b'\n',
+                        2 => 0x7f,
+                        _ => (seed >> 8) as u8 & 0x7f,
+                    }
+                })
+                .collect();
+            assert_eq!(first_invalid_utf8(&src), utf8_error_at(&src), "{src:?}");
+        }
+        assert_eq!(first_invalid_utf8("\u{e9}\n\u{7f}".as_bytes()), None);
+        assert_eq!(first_invalid_utf8(b"a\nb\xc3"), Some((2, 2)));
     }
 
     #[test]
