@@ -743,8 +743,90 @@ pub fn layering_output(o: &LayeringOutcome, json: bool) -> serde_json::Result<(b
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
-    use super::dot_escape;
+    use super::{dot_escape, under, write_dot};
+    use crate::graph::{tests::tree, Graph, GraphOptions};
+
+    /// The DOT document as written before names were escaped once per node and the selection
+    /// was a mark per node: a set of the touched nodes, each name escaped where it is printed.
+    fn dot_by_set(g: &Graph, dir: Option<&str>) -> String {
+        let mut nodes = std::collections::BTreeSet::new();
+        let mut edges = Vec::new();
+        for n in 0..g.nodes.len() {
+            if under(g, n, dir) {
+                nodes.insert(n);
+                for (i, e) in g.out[n].iter().enumerate() {
+                    nodes.insert(e.to);
+                    edges.push((n, i));
+                }
+            }
+        }
+        let mut nodes: Vec<usize> = nodes.into_iter().collect();
+        nodes.sort_by(|a, b| g.rel(*a).cmp(g.rel(*b)));
+        let mut s =
+            "digraph includes {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n".to_string();
+        for n in nodes {
+            let style = if g.nodes[n].external {
+                "style=dashed"
+            } else {
+                ""
+            };
+            s += &format!("  \"{}\" [{style}];\n", dot_escape(g.rel(n)));
+        }
+        for (n, i) in edges {
+            let e = g.out[n][i];
+            let style = if e.conditional { ", style=dashed" } else { "" };
+            s += &format!(
+                "  \"{}\" -> \"{}\" [label=\"{}\"{style}];\n",
+                dot_escape(g.rel(n)),
+                dot_escape(g.rel(e.to)),
+                e.line
+            );
+        }
+        s + "}\n"
+    }
+
+    #[test]
+    fn dot_names_escaped_once_per_node_are_the_same_document() {
+        let ext = tree(&[("e/ext.h", "")]);
+        let d = tree(&[
+            (
+                "src/a.cpp",
+                "#include \"b.h\"\n#ifdef X\n#include <q\"x.h>\n#endif\n#include <ext.h>\n",
+            ),
+            ("src/b.h", "#include \"c\\d.h\"\n#include \"../top.h\"\n"),
+            ("src/c\\d.h", "#include \"b.h\"\n"),
+            ("q\"x.h", "#include \"src/b.h\"\n"),
+            ("top.h", ""),
+            ("srcx/z.h", "#include \"../src/b.h\"\n"),
+        ]);
+        let mut o = GraphOptions::new(d.path());
+        o.search.user.push(ext.path().join("e"));
+        o.search.user.push(d.path().to_path_buf());
+        let g = Graph::build(&o).unwrap();
+        assert!(g.nodes.iter().any(|n| n.external) && g.edge_count() >= 6);
+        let to_escaped =
+            (0..g.nodes.len()).any(|n| g.out[n].iter().any(|e| g.rel(e.to).contains('"')));
+        assert!(to_escaped, "an edge ends at a name that needs escaping");
+        for dir in [
+            None,
+            Some(""),
+            Some("src"),
+            Some("src/"),
+            Some("srcx"),
+            Some("q\"x.h"),
+            Some("nope"),
+        ] {
+            let mut out = Vec::new();
+            write_dot(&g, dir, &mut out).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                dot_by_set(&g, dir),
+                "{dir:?}"
+            );
+        }
+    }
 
     #[test]
     fn dot_escape_quotes_and_backslashes_only() {
