@@ -18,11 +18,7 @@ fn bench(cpu_ms: f64) -> Vec<u8> {
 }
 
 fn file(rel: &str, bytes: Vec<u8>) -> InputFile {
-    InputFile {
-        rel: rel.into(),
-        path: rel.into(),
-        bytes,
-    }
+    InputFile::new(rel.into(), rel.into(), bytes)
 }
 
 fn driverbench(ns: f64) -> Vec<u8> {
@@ -166,4 +162,97 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::benchmark::BenchmarkFile;
+
+    /// Budgets evaluated one after another over one shared list of inputs (each file parsed
+    /// once, on first use, and kept) report exactly what each reports over a fresh list of its
+    /// own, on generated runs: several run directories and arms, numbered repeats or a single
+    /// `benchmark.json`, broken JSON, missing or empty series. The kept parse is the parse, its
+    /// error text (which names the file by its relative path) included.
+    #[test]
+    fn shared_inputs_evaluate_like_fresh_ones() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let metrics = [
+            "p50",
+            "p95",
+            "p99",
+            "mean",
+            "p50-delta",
+            "p99-delta",
+            "p95-delta-pct",
+            "p99-delta-pct",
+        ];
+        let pinned = |_: &PinQuery<'_>| Pin::Pinned {
+            budget: "a".into(),
+            inputs: "b".into(),
+        };
+        for round in 0..40 {
+            let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+            for run in 0..1 + next() % 3 {
+                for arm in ["pull", "push", "push7f"] {
+                    let numbered = next() % 3 != 0;
+                    for rep in 1..=1 + next() % 3 {
+                        let name = if numbered {
+                            format!("benchmark-run{rep}.json")
+                        } else if rep == 1 {
+                            "benchmark.json".to_string()
+                        } else {
+                            continue;
+                        };
+                        let cpu = 5.0 + (next() % 100) as f64 / 10.0;
+                        let bytes = match next() % 10 {
+                            0 => b"{\"frameTimesMs\": [1.0,".to_vec(),
+                            1 => b"{\"frameTimesMs\": [], \"frameCpuTimesMs\": []}".to_vec(),
+                            2 => b"{\"frameTimesMs\": [2.5, 3.5]}".to_vec(),
+                            _ => bench(cpu),
+                        };
+                        inputs.push((format!("runs/r{run}-DirectGLES/{arm}/{name}"), bytes));
+                    }
+                }
+            }
+            // A real input's path is absolute, its name in messages the relative path.
+            let fresh = || -> Vec<InputFile> {
+                inputs
+                    .iter()
+                    .map(|(rel, b)| {
+                        InputFile::new(rel.clone(), Path::new("/ws").join(rel), b.clone())
+                    })
+                    .collect()
+            };
+            let shared = fresh();
+            for _ in 0..12 {
+                let metric = metrics[(next() % metrics.len() as u64) as usize];
+                let arm = ["push", "pull", "push7f"][(next() % 3) as usize];
+                let mut b = budget(metric, (next() % 40) as f64 / 10.0, Some(arm), None);
+                if next() % 2 == 0 {
+                    b.series = SeriesSel::Wall;
+                }
+                if next() % 4 == 0 {
+                    b.run = Some(format!("r{}-DirectGLES", next() % 3));
+                }
+                let got = evaluate(&b, Some("mgctl.toml"), (1, 8), &shared, &pinned);
+                let want = evaluate(&b, Some("mgctl.toml"), (1, 8), &fresh(), &pinned);
+                assert_eq!(got, want, "round {round}, {metric} {arm}: {inputs:?}");
+            }
+            for f in &shared {
+                let want =
+                    BenchmarkFile::parse(Path::new(&f.rel), &f.bytes).map_err(|e| e.to_string());
+                assert_eq!(f.benchmark().cloned().map_err(str::to_string), want);
+            }
+        }
+    }
 }

@@ -2,8 +2,11 @@
 //! of these modules (listing and reading the matched files); everything else is pure.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use globset::{Glob, GlobSetBuilder};
+
+use crate::benchmark::BenchmarkFile;
 
 /// One matched input: its workspace-relative path (forward slashes) and its bytes.
 #[derive(Debug, Clone)]
@@ -11,6 +14,30 @@ pub struct InputFile {
     pub rel: String,
     pub path: PathBuf,
     pub bytes: Vec<u8>,
+    /// The bytes parsed as a `benchmark.json`, on first use: budgets over the same inputs (the
+    /// driver's p50 and p99 delta) share the files, and parsing them is most of their cost.
+    benchmark: OnceLock<Result<BenchmarkFile, String>>,
+}
+
+impl InputFile {
+    pub fn new(rel: String, path: PathBuf, bytes: Vec<u8>) -> InputFile {
+        InputFile {
+            rel,
+            path,
+            bytes,
+            benchmark: OnceLock::new(),
+        }
+    }
+
+    /// The file as a benchmark (named by its relative path), parsed once; the error as text.
+    pub fn benchmark(&self) -> Result<&BenchmarkFile, &str> {
+        self.benchmark
+            .get_or_init(|| {
+                BenchmarkFile::parse(Path::new(&self.rel), &self.bytes).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
 }
 
 /// Workspace files matching any glob (skipping `.git` and `target`), sorted by relative path.
@@ -137,11 +164,7 @@ pub fn read_matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<In
     for path in matching(root, globs, what)? {
         let r = rel(root, &path);
         let bytes = std::fs::read(&path).map_err(|e| format!("{r}: cannot read: {e}"))?;
-        out.push(InputFile {
-            rel: r,
-            path,
-            bytes,
-        });
+        out.push(InputFile::new(r, path, bytes));
     }
     Ok(out)
 }

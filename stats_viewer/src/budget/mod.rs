@@ -17,7 +17,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::bench_report::{RunGroup, Series};
-use crate::benchmark::{run_number, BenchmarkFile, SeriesStats};
+use crate::benchmark::{run_number, SeriesStats};
 use crate::counters::{steady_value, window_value, WindowSel};
 use crate::driverbench::{arm_name, BenchOutput};
 use crate::report::SteadyRange;
@@ -514,8 +514,9 @@ fn frame_runs(files: &[InputFile]) -> Result<Vec<RunArms>, (Code, String)> {
         let mut group = Vec::new();
         for f in arm_files(&fs) {
             group.push(
-                BenchmarkFile::parse(Path::new(&f.rel), &f.bytes)
-                    .map_err(|e| (Code::Bud004, e.to_string()))?,
+                f.benchmark()
+                    .map_err(|e| (Code::Bud004, e.to_string()))?
+                    .clone(),
             );
         }
         let run = parent(dir);

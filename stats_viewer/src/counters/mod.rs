@@ -657,11 +657,11 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         let files: Vec<InputFile> = if text.is_empty() {
             Vec::new()
         } else {
-            vec![InputFile {
-                rel: "selftest.log".into(),
-                path: "selftest.log".into(),
-                bytes: text.into_bytes(),
-            }]
+            vec![InputFile::new(
+                "selftest.log".into(),
+                "selftest.log".into(),
+                text.into_bytes(),
+            )]
         };
         let (fs, _) = evaluate_files(&contract(&lines), &files, &mut Vec::new());
         let hit = fs
