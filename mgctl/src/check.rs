@@ -2,7 +2,7 @@
 //! It knows nothing about any one gate.
 
 use std::collections::BTreeSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -54,7 +54,15 @@ impl Selection {
     }
 }
 
+thread_local! {
+    /// Time that gates stolen onto this thread spent inside the gate it is running: a gate
+    /// waiting on its own parallel work runs other gates meanwhile ([`costliest_first`]).
+    static NESTED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// Runs one gate and times it, without the time of gates stolen into it.
 fn timed(gate: &dyn Gate, f: impl FnOnce() -> GateReport) -> GateReport {
+    let outer = NESTED.replace(Duration::ZERO);
     let start = Instant::now();
     // A gate must never panic; if one does, that gate fails as an internal error and the others run.
     let mut report =
@@ -71,7 +79,11 @@ fn timed(gate: &dyn Gate, f: impl FnOnce() -> GateReport) -> GateReport {
                 None,
             )
         });
-    report.wall_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let all = start.elapsed();
+    report.wall_ms = all
+        .saturating_sub(NESTED.replace(outer + all))
+        .as_secs_f64()
+        * 1000.0;
     report
 }
 
@@ -110,34 +122,30 @@ pub fn run_gates_with(
     reports
 }
 
-/// `f` over `items` on one thread per core (the calling thread is one), costliest first: each
-/// thread takes the costliest item not yet started whenever it frees up (list scheduling), so
-/// the run ends about when its longest item does rather than when a long item started last
-/// does. Plain threads, not the rayon pool: the pool starts (its threads spawn) in whichever
-/// item first needs it, beside the others, instead of before any item starts. Results in
-/// `items` order.
+/// `f` over `items` on the rayon pool (one thread per core), costliest first: each thread
+/// takes the costliest item not yet started whenever it frees up (list scheduling), so the run
+/// ends about when its longest item does rather than when a long item started last does. On
+/// the pool, a gate that waits on its own parallel work (dirty-surface, symbol rules) runs other
+/// gates or their parts meanwhile, and no more threads than cores compete (plain threads beside
+/// the pool's took a fifth longer on `check driver`, docs/performance.md "Session 26"). Results
+/// in `items` order.
 fn costliest_first<T: Sync, R: Send>(
     items: &[T],
     cost: impl Fn(&T) -> u32,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Mutex, PoisonError};
     let order = start_order(&items.iter().map(cost).collect::<Vec<_>>());
-    let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let work = || {
-        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let r = f(&items[i]);
-            *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+    // FIFO: every thread, the spawning one included, starts the oldest spawn, the costliest.
+    rayon::scope_fifo(|s| {
+        for &i in &order {
+            let (f, slots) = (&f, &slots);
+            s.spawn_fifo(move |_| {
+                let r = f(&items[i]);
+                *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+            });
         }
-    };
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    std::thread::scope(|s| {
-        for _ in 1..threads.min(items.len()) {
-            s.spawn(work);
-        }
-        work();
     });
     slots
         .into_iter()
@@ -261,7 +269,43 @@ pub fn neutered(specs: &[String]) -> Neutered {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::costliest_first;
+    use super::{costliest_first, timed};
+    use crate::gates::cite::CiteGate;
+    use check_report::GateReport;
+
+    /// A gate stolen onto the thread of a gate that waits is timed alone, and the waiting gate
+    /// without it.
+    #[test]
+    fn a_gate_run_inside_another_is_not_timed_twice() {
+        let report = || GateReport::could_not_run("cite", "X", "x", None);
+        let sleep = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+        let mut inner_ms = 0.0;
+        let outer = timed(&CiteGate, || {
+            sleep(10);
+            inner_ms = timed(&CiteGate, || {
+                sleep(80);
+                report()
+            })
+            .wall_ms;
+            report()
+        });
+        assert!(inner_ms >= 80.0, "{inner_ms}");
+        assert!(
+            outer.wall_ms >= 10.0 && outer.wall_ms < 60.0,
+            "{}",
+            outer.wall_ms
+        );
+        // The next gate on this thread starts from nothing nested.
+        let next = timed(&CiteGate, || {
+            sleep(5);
+            report()
+        });
+        assert!(
+            next.wall_ms >= 5.0 && next.wall_ms < 60.0,
+            "{}",
+            next.wall_ms
+        );
+    }
 
     /// Every item runs once and results come back in input order; items start costliest
     /// first, ties in input order.

@@ -54,11 +54,15 @@ fn workspace(ctx: &CheckCtx, cfg: &IncludeConfig) -> Result<Workspace, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The run's include graph: built by whichever include gate asks first (the other waits for
-/// it), then shared.
+/// The run's include graph, shared once built. A gate that asks while the other is still
+/// building it builds its own instead of waiting: gates run on the rayon pool, and the build's
+/// parallel scan may run the asking gate on the building thread, which would wait on itself.
 fn graph(ctx: &CheckCtx, ws: &Workspace) -> Result<Arc<Graph>, String> {
-    let build = || Ok(Arc::new(ws.graph().map_err(|e| e.to_string())?));
-    ctx.include_graph.get_or_init(build).clone()
+    if let Some(g) = ctx.include_graph.get() {
+        return g.clone();
+    }
+    let built = ws.graph().map(Arc::new).map_err(|e| e.to_string());
+    ctx.include_graph.get_or_init(|| built).clone()
 }
 
 pub struct IncludeProbesGate;
