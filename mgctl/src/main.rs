@@ -23,21 +23,18 @@ use crate::cmd::Outcome;
 /// Keep 16 MiB free above the heap's top when glibc's malloc grows or trims it (`M_TOP_PAD`).
 /// A run is short and allocates in phases; by default the heap is trimmed after a phase and
 /// grown again by the next, and every page of it faults in anew: the libLLVM-14 → 15 symbol diff
-/// took 13,500 page faults and 62–67 ms, with the pad 10,900 and 54–58 ms (docs/performance.md,
+/// took 13,500 page faults and 63–65 ms, with the pad 10,900 and 57–59 ms (docs/performance.md,
 /// "Session 26"). Pad that is never touched is address space, not resident memory.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn keep_heap_pad() {
     // SAFETY: `mallopt` only sets one of the allocator's parameters, under the allocator's own
     // lock; it is called first thing in `main`, before any other thread exists. A refusal (0)
     // leaves the default, which is correct, only slower.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     unsafe {
-        libc::mallopt(libc::M_TOP_PAD, 16 << 20);
-    }
+        libc::mallopt(libc::M_TOP_PAD, 16 << 20)
+    };
 }
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn keep_heap_pad() {}
 
 /// An error that is mgctl's own fault, not the input's: exit 3.
 #[derive(Debug, thiserror::Error)]
