@@ -933,18 +933,16 @@ mod tests {
     #[test]
     fn fuzz_never_panics() {
         let alphabet = b"\\\n\r\"'/*#%:<>R8uLx0(). \t\xc3\xa9e+-";
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = crate::xorshift(0x9e37_79b9_7f4a_7c15);
         for round in 0..3000 {
             let len = (round % 97) + 1;
             let mut v = Vec::with_capacity(len);
             for _ in 0..len {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let b = if seed % 4 == 0 {
-                    (seed >> 8) as u8
+                let r = rng();
+                let b = if r % 4 == 0 {
+                    (r >> 8) as u8
                 } else {
-                    alphabet[(seed >> 16) as usize % alphabet.len()]
+                    alphabet[(r >> 16) as usize % alphabet.len()]
                 };
                 v.push(b);
             }

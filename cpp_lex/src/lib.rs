@@ -21,6 +21,17 @@ pub mod macros;
 pub mod mask;
 pub mod skim;
 
+/// A small deterministic generator (xorshift) for the tests over generated inputs.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 pub use lexer::{
     is_ident_continue, lex, lex_with, spelling, Diagnostic, Hidden, Kind, Lexed, Sink, Token,
 };

@@ -351,18 +351,24 @@ fn plain_stretches_agree() {
     ];
     let mut rng = Rng(0x5851_f42d_4c95_7f2d);
     for round in 0..10_000 {
-        let mut src = Vec::new();
-        for _ in 0..1 + round % 24 {
-            let r = rng.next();
-            let piece = if r % 3 == 0 {
+        let src = joined(&mut rng, 1 + round % 24, |r| {
+            if r % 3 == 0 {
                 MARKED[(r >> 8) as usize % MARKED.len()]
             } else {
                 PLAIN[(r >> 8) as usize % PLAIN.len()]
-            };
-            src.extend_from_slice(piece.as_bytes());
-        }
+            }
+        });
         check(&format!("plain stretch {round}"), &src);
     }
+}
+
+/// `n` pieces end to end, each chosen by `pick` from one draw of `rng`.
+fn joined(rng: &mut Rng, n: usize, pick: impl Fn(u64) -> &'static str) -> Vec<u8> {
+    let mut src = Vec::new();
+    for _ in 0..n {
+        src.extend_from_slice(pick(rng.next()).as_bytes());
+    }
+    src
 }
 
 /// Runs of `//` lines (indented, spliced, CRLF, at the end of the text without a newline) next
@@ -403,17 +409,14 @@ fn comment_runs_agree() {
     ];
     let mut rng = Rng(0x0bad_cafe_dead_beef);
     for round in 0..10_000 {
-        let mut src = Vec::new();
-        for _ in 0..1 + round % 30 {
-            let r = rng.next();
-            // Mostly comment lines, so runs of them are long.
-            let piece = if r % 2 == 0 {
+        // Mostly comment lines, so runs of them are long.
+        let src = joined(&mut rng, 1 + round % 30, |r| {
+            if r % 2 == 0 {
                 LINES[(r >> 8) as usize % 13]
             } else {
                 LINES[(r >> 8) as usize % LINES.len()]
-            };
-            src.extend_from_slice(piece.as_bytes());
-        }
+            }
+        });
         check(&format!("comment run {round}"), &src);
     }
 }

@@ -831,13 +831,7 @@ pub(crate) mod tests {
         const PIECES: &[&str] = &[
             "/", "/", "a", "ab", "b", ".", "..", "\\", "a.h", "//", "x-y",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
         (0..n)
             .map(|_| {
                 let len = next() % 7;

@@ -25,6 +25,17 @@ pub mod rules;
 pub mod search;
 pub mod workspace;
 
+/// A small deterministic generator (xorshift) for the tests over generated inputs.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 pub use error::{Error, Result};
 pub use graph::{Graph, GraphOptions, NodeId};
 pub use workspace::Workspace;

@@ -227,13 +227,8 @@ mod tests {
             "/a/../x.h",
         ];
         const DIRS: &[&str] = &["/r", "/r/a", "/", "/r/a/b", "rel", "", "/q", "/i/a"];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut rng = crate::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = move |m: usize| (rng() % m as u64) as usize;
         for _ in 0..20_000 {
             let mut pick = |k: usize| -> Vec<PathBuf> {
                 (0..next(k))

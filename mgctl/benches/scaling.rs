@@ -1,7 +1,8 @@
 //! `cargo bench -p mgctl --bench scaling [-- --only NAME[,NAME] --reps N --budget-s S]`: runs the
 //! REAL (bench-profile, optimised) `mgctl` binary end to end, the command a user types, at 1x, 4x
-//! and 16x its input and prints wall time (best of N, more for short runs) and peak RSS against the input ratio. The
-//! issue-16 bar: 16x the input costs at most 24x the time (PASS / FAIL per command).
+//! and 16x its input and prints wall time (best of N, more for short runs) and peak RSS against
+//! the input ratio. The issue-16 bar: 16x the input costs at most 24x the time (PASS / FAIL per
+//! command).
 //!
 //! Inputs are generated in a temporary directory by this bench: logcat captures (by windows and by
 //! lines), A/B logs, benchmark.json frames, DriverBench arms (up to 100,000 cases per arm), one
