@@ -76,9 +76,9 @@ pub struct Rule {
     exclude: GlobSet,
     mask: Mask,
     allow: Vec<AllowEntry>,
-    /// Literals one of which starts every match, when the pattern has such a set (see
-    /// [`needles`]); None: every file is scanned.
-    needles: Option<Vec<Vec<u8>>>,
+    /// Finds any of the literals one of which starts every match, when the pattern has such a
+    /// set (see [`needles`]), in one pass over a file; None: every file is scanned.
+    prefilter: Option<regex::bytes::Regex>,
 }
 
 /// A finite set of literals one of which starts every match of `pattern`, none holding a space.
@@ -93,6 +93,16 @@ fn needles(pattern: &str) -> Option<Vec<Vec<u8>>> {
     let usable = |l: &[u8]| !l.is_empty() && !l.contains(&b' ');
     (!lits.is_empty() && lits.iter().all(|l| usable(l.as_bytes())))
         .then(|| lits.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// One byte-exact alternation of `needles`: a case-insensitive word alone yields dozens of
+/// literals, and a search per literal would read a file that holds none of them dozens of times.
+fn prefilter(needles: &[Vec<u8>]) -> Option<regex::bytes::Regex> {
+    let alt: Vec<String> = needles
+        .iter()
+        .map(|l| l.iter().map(|b| format!("\\x{b:02x}")).collect())
+        .collect();
+    regex::bytes::Regex::new(&format!("(?-u:{})", alt.join("|"))).ok()
 }
 
 fn globset(rule: &str, globs: &[String]) -> Result<GlobSet, Error> {
@@ -162,7 +172,7 @@ impl Rule {
             exclude: globset(&spec.name, &spec.exclude)?,
             mask: spec.mask,
             allow,
-            needles: needles(&pattern),
+            prefilter: needles(&pattern).as_deref().and_then(prefilter),
         })
     }
 
@@ -188,11 +198,11 @@ pub struct Hit {
 
 /// Pure scan of one file's text against one rule. `rel` is the workspace-relative path.
 pub fn scan(rule: &Rule, rel: &str, text: &str) -> Vec<Hit> {
-    let absent = |n: &Vec<Vec<u8>>| {
-        let finder = |l: &Vec<u8>| memchr::memmem::find(text.as_bytes(), l).is_none();
-        n.iter().all(finder)
-    };
-    if rule.needles.as_ref().is_some_and(absent) {
+    if rule
+        .prefilter
+        .as_ref()
+        .is_some_and(|p| !p.is_match(text.as_bytes()))
+    {
         return Vec::new();
     }
     scan_every_line(rule, rel, text)
@@ -476,10 +486,18 @@ mod tests {
                     message: None,
                 })
                 .unwrap();
+                let lits = needles(p);
                 for t in &texts {
                     let all = scan_every_line(&r, "a.cpp", t);
                     assert_eq!(scan(&r, "a.cpp", t), all, "{p} {mask:?} {t:?}");
-                    skipped += usize::from(r.needles.is_some() && all.is_empty());
+                    // The one-pass prefilter answers as a search for each literal would.
+                    let none = lits.as_ref().map(|l| {
+                        l.iter()
+                            .all(|n| memchr::memmem::find(t.as_bytes(), n).is_none())
+                    });
+                    let found = r.prefilter.as_ref().map(|f| f.is_match(t.as_bytes()));
+                    assert_eq!(found, none.map(|n| !n), "{p} {t:?}");
+                    skipped += usize::from(none == Some(true));
                 }
             }
         }
