@@ -80,7 +80,7 @@ struct Trees {
     /// The root tree of each commit of the history, by position (None: not read yet).
     roots: Vec<Option<Oid>>,
     /// Per tree: each path suffix asked of it and whether the tree holds it.
-    memo: HashMap<Oid, Vec<(Box<str>, bool)>>,
+    memo: HashMap<Oid, HashMap<Box<str>, bool>>,
 }
 
 impl Trees {
@@ -91,15 +91,11 @@ impl Trees {
         tree: Oid,
         rest: &str,
     ) -> Result<bool, git2::Error> {
-        if let Some(known) = self
-            .memo
-            .get(&tree)
-            .and_then(|asked| asked.iter().find(|(r, _)| &**r == rest))
-        {
-            return Ok(known.1);
+        if let Some(&known) = self.memo.get(&tree).and_then(|asked| asked.get(rest)) {
+            return Ok(known);
         }
         let here = self.holds_in(repo, &repo.find_tree(tree)?, rest)?;
-        self.memo.entry(tree).or_default().push((rest.into(), here));
+        self.memo.entry(tree).or_default().insert(rest.into(), here);
         Ok(here)
     }
 
