@@ -542,22 +542,6 @@ mod tests {
             assert_eq!(a.len(), 1, "{name}");
             assert_eq!(a, b, "{name}");
         }
-        // One masking shared by every row of the file finds what a masking per row finds.
-        for dialect in [Dialect::Upstream, Dialect::Mgctl] {
-            let m = masked(src.as_bytes(), dialect);
-            for (kind, name) in [
-                (RegionKind::Function, "Flush"),
-                (RegionKind::Function, "Pick"),
-                (RegionKind::Namespace, "NS"),
-                (RegionKind::Function, "Absent"),
-            ] {
-                assert_eq!(
-                    definitions_in(src.as_bytes(), &m, kind, name, dialect),
-                    find_definitions(src.as_bytes(), kind, name, dialect),
-                    "{name}"
-                );
-            }
-        }
         let d = &find_definitions(src.as_bytes(), RegionKind::Function, "Pick", Dialect::Mgctl)[0];
         // The extent starts at the name's line: the template header and line 11 are outside.
         assert!(src[d.start..d.end].starts_with("T Pick(T a,\n"));

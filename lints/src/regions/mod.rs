@@ -544,6 +544,49 @@ mod tests {
     use super::*;
     use crate::gitread::fixture::commit_files;
 
+    /// Rows over two files, interleaved, extract what each row finds in its own file alone:
+    /// each file is masked once per side and its mask serves all of its rows, never another's.
+    #[test]
+    fn rows_sharing_a_file_extract_what_each_finds_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let a = "namespace NS {\nvoid Flush() {\n  // }\n}\nint Pick(int a) { return a; }\n}\n";
+        let b = "/* void Flush() {} */\nvoid Flush() {\n  auto s = \"}\";\n}\nvoid Other() {}\n";
+        std::fs::write(d.path().join("a.cpp"), a).unwrap();
+        std::fs::write(d.path().join("b.cpp"), b).unwrap();
+        let row = |file: &str, kind, name: &str| RegionSpec {
+            name: name.into(),
+            file: file.into(),
+            kind,
+            sha256: None,
+            reason: None,
+        };
+        let specs = [
+            row("a.cpp", RegionKind::Function, "Flush"),
+            row("b.cpp", RegionKind::Function, "Flush"),
+            row("a.cpp", RegionKind::Function, "Pick"),
+            row("b.cpp", RegionKind::Function, "Other"),
+            row("a.cpp", RegionKind::Namespace, "NS"),
+            row("b.cpp", RegionKind::Function, "Pick"),
+        ];
+        let side = Side::WorkTree {
+            root: d.path().to_path_buf(),
+        };
+        for dialect in [Dialect::Upstream, Dialect::Mgctl] {
+            let (bodies, _) = extract_side(&side, &specs, dialect, |_| true);
+            for (spec, body) in specs.iter().zip(&bodies) {
+                let text = if spec.file == "a.cpp" { a } else { b };
+                let alone = find_definitions(text.as_bytes(), spec.kind, &spec.name, dialect);
+                let want = (alone.len() == 1).then(|| alone[0].clone());
+                assert_eq!(
+                    body.as_ref().map(|b| b.def.clone()),
+                    want,
+                    "{spec:?} {dialect:?}"
+                );
+            }
+            assert!(bodies.iter().filter(|b| b.is_some()).count() >= 4);
+        }
+    }
+
     const SRC: &str = "// pool\nvoid Keep() {\n  a();\n}\nvoid Other() { b(); }\n";
 
     fn spec(name: &str, pin: Option<&str>) -> RegionSpec {
