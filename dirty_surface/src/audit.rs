@@ -196,11 +196,18 @@ struct Lexicon {
 }
 
 impl Lexicon {
-    fn new(ws: &Workspace) -> Lexicon {
+    /// The scan sources are lexed only for `Mode::Accurate`: upstream's scan reads masked text,
+    /// not tokens.
+    fn new(ws: &Workspace, mode: Mode) -> Lexicon {
         let mut files: Vec<&Source> = Vec::new();
         let mut by_rel: FastMap<&str, usize> = FastMap::default();
         let mut add = |src| add_file(src, &mut files, &mut by_rel);
-        let sources = ws.sources.iter().map(&mut add).collect();
+        let scanned = if mode == Mode::Accurate {
+            &ws.sources[..]
+        } else {
+            &[]
+        };
+        let sources = scanned.iter().map(&mut add).collect();
         let write_units = ws.write_units.iter().map(&mut add).collect();
         let render_state = ws.render_state.as_ref().map(&mut add);
         let tracker = ws.tracker.as_ref().map(&mut add);
@@ -409,7 +416,7 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
     // Lexing every file once, the outside-writer scan (which reads upstream's masked text, not
     // tokens) and the def are independent; their errors are still reported in the order below.
     let (lexicon, (outside, def)) = rayon::join(
-        || Lexicon::new(ws),
+        || Lexicon::new(ws, mode),
         || {
             rayon::join(
                 || nonrender::outside_writers(&outside_units),
@@ -425,11 +432,12 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
     };
     let def_path = ws.def.as_ref().map(|d| d.rel.clone()).unwrap_or_default();
     let units: Vec<Unit<'_>> = nonrender::units(&ws.write_units);
+    let sources = lexicon.refs(&lexicon.sources);
     let (surf, writers) = rayon::join(
         || {
             surface_parsed(
                 ws,
-                Some(&lexicon.refs(&lexicon.sources)),
+                (mode == Mode::Accurate).then_some(&sources[..]),
                 s,
                 Options {
                     mode,
@@ -441,12 +449,9 @@ pub fn run_check(ws: &Workspace, s: &Settings, mode: Mode) -> Result<CheckRun> {
         || nonrender::writers_parsed(&units, &lexicon.refs(&lexicon.write_units)),
     );
     let surf = surf?;
-    let (Some(rs), Some(tr)) = (&ws.render_state, &ws.tracker) else {
-        return Err(Error::Config(
-            "the workspace was loaded without the --check inputs".into(),
-        ));
-    };
-    let (Some(rs_parsed), Some(tr_parsed)) = (
+    let (Some(rs), Some(tr), Some(rs_parsed), Some(tr_parsed)) = (
+        &ws.render_state,
+        &ws.tracker,
         lexicon.render_state.and_then(|i| lexicon.parsed.get(i)),
         lexicon.tracker.and_then(|i| lexicon.parsed.get(i)),
     ) else {
@@ -562,13 +567,18 @@ mod tests {
             write_units: vec![src("b.cpp", "void B() {}"), src("c.cpp", "void C() {}")],
             outside_units: Vec::new(),
         };
-        let lx = Lexicon::new(&ws);
+        let lx = Lexicon::new(&ws, Mode::Accurate);
         assert_eq!(lx.parsed.len(), 4);
         assert_eq!(lx.sources, vec![0, 1]);
         assert_eq!(lx.write_units, vec![1, 2]);
         assert_eq!((lx.render_state, lx.tracker), (Some(0), Some(3)));
         let names: Vec<&str> = lx.parsed.iter().map(|p| p.funcs[0].name.as_str()).collect();
         assert_eq!(names, vec!["A", "B", "C", "Other"]);
+        // Upstream's scan reads no tokens: only the write units, RenderState.h and Tracker.h.
+        let up = Lexicon::new(&ws, Mode::Upstream);
+        assert!(up.sources.is_empty());
+        let names: Vec<&str> = up.parsed.iter().map(|p| p.funcs[0].name.as_str()).collect();
+        assert_eq!(names, vec!["B", "C", "A", "Other"]);
     }
 
     /// A file of two overlapping roots is read once and copied: every loaded source is what
