@@ -3,7 +3,7 @@
 
 use crate::compat::mask;
 use crate::error::{Error, Result};
-use crate::rx::{is_space, is_word, Cur, Rx};
+use crate::rx::{is_space, is_word, Cur, Groups, Rx};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -99,8 +99,6 @@ pub(crate) static SPLIT_LINE: Rx = Rx::with_hand(
     r"^\s*#\s*define\s+MGP_DIRTY_SURFACE_UNDECIDED_LIST\(",
     split_line,
 );
-
-type Groups = Option<Option<[Option<std::ops::Range<usize>>; 3]>>;
 
 /// `\s*\\?\s*$` from the cursor: the tail of a row line.
 fn row_tail(c: &mut Cur<'_>) -> bool {

@@ -21,9 +21,11 @@ pub struct Rx {
     hand: Option<Hand>,
 }
 
-/// The leftmost-first match's groups 0, 1, 2 (`Some(None)`: no match; `None`: the matcher
-/// cannot tell, the compiled pattern decides).
-pub(crate) type Hand = fn(&[u8]) -> Option<Option<[Option<Range<usize>>; 3]>>;
+/// A hand matcher's answer: the leftmost-first match's groups 0, 1, 2 (`Some(None)`: no match;
+/// `None`: the matcher cannot tell, the compiled pattern decides).
+pub(crate) type Groups = Option<Option<[Option<Range<usize>>; 3]>>;
+
+pub(crate) type Hand = fn(&[u8]) -> Groups;
 
 /// A cursor for the hand matchers; classes are the ASCII forms of the pattern's (`\s` is
 /// `[\t\n\x0B\x0C\r ]`, `\w` is `[0-9A-Za-z_]`).
@@ -119,7 +121,7 @@ impl Rx {
     }
 
     /// The hand matcher's answer, when there is one for this haystack.
-    fn by_hand(&self, hay: &str) -> Option<Option<[Option<Range<usize>>; 3]>> {
+    fn by_hand(&self, hay: &str) -> Groups {
         let h = self.hand?;
         hay.is_ascii().then(|| h(hay.as_bytes())).flatten()
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::compat::mask;
 use crate::error::{Error, Result};
-use crate::rx::{is_word, Cur, Rx};
+use crate::rx::{is_word, Cur, Groups, Rx};
 
 /// The two bits the RenderState derivation owns; every other bit is a non-render bit.
 pub const RENDER_BITS: [&str; 2] = ["NEW_RENDER_STATE", "NEW_PIPELINE_STATE"];
@@ -23,8 +23,6 @@ pub(crate) static ENUMERATOR: Rx =
     Rx::with_hand(r"^\s*([A-Za-z_]\w*)\s*(?:=\s*\d+\s*)?,\s*$", enumerator);
 pub(crate) static ENUM_HEAD: Rx =
     Rx::with_hand(r"enum\s+class\s+MGPipeDirty\s*:\s*Uint32\s*\{", enum_head);
-
-type Groups = Option<Option<[Option<std::ops::Range<usize>>; 3]>>;
 
 /// [`NAME_ROW`] by hand (each class is disjoint from the literal after it: nothing backtracks).
 fn name_row(s: &[u8]) -> Groups {
