@@ -11,29 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::gate::{CheckCtx, Finding, GateReport, Location};
 
-/// Finding codes of a build `check` ran for its gates (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Bld001,
-    Bld002,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[Code::Bld001, Code::Bld002];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Bld001 => "BLD001",
-            Code::Bld002 => "BLD002",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Bld001 => {
-                "the [build] command failed, so the artifacts this gate reads were not built"
-            }
-            Code::Bld002 => "the [build] command succeeded but did not make every declared output",
-        }
+diag::codes! {
+    /// Finding codes of a build `check` ran for its gates (docs/codes.md).
+    pub enum Code: "BLD" {
+        Bld001 = "BLD001": "the [build] command failed, so the artifacts this gate reads were not built",
+        Bld002 = "BLD002": "the [build] command succeeded but did not make every declared output",
     }
 }
 

@@ -34,46 +34,14 @@ pub fn mobilegl_profile() -> Option<FatalsConfig> {
     None
 }
 
-/// Finding codes of the `fatals` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Fat001,
-    Fat002,
-    Fat003,
-    Fat004,
-    Fat005,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Fat001,
-        Code::Fat002,
-        Code::Fat003,
-        Code::Fat004,
-        Code::Fat005,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Fat001 => "FAT001",
-            Code::Fat002 => "FAT002",
-            Code::Fat003 => "FAT003",
-            Code::Fat004 => "FAT004",
-            Code::Fat005 => "FAT005",
-        }
-    }
-
-    /// One line, what the finding means (becomes the SARIF rule's short description).
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Fat001 => "a Fatal{…} line in a configured log: the run died there",
-            Code::Fat002 => "verify is required and the log never armed it",
-            Code::Fat003 => {
-                "a configured log is unreadable or binary, or the logs could not be listed"
-            }
-            Code::Fat004 => "the retrace runner failed a case with MGPipe Fatals under verify",
-            Code::Fat005 => "no file matches [fatals] logs: nothing was checked",
-        }
+diag::codes! {
+    /// Finding codes of the `fatals` gate (docs/codes.md).
+    pub enum Code: "FAT" {
+        Fat001 = "FAT001": "a Fatal{…} line in a configured log: the run died there",
+        Fat002 = "FAT002": "verify is required and the log never armed it",
+        Fat003 = "FAT003": "a configured log is unreadable or binary, or the logs could not be listed",
+        Fat004 = "FAT004": "the retrace runner failed a case with MGPipe Fatals under verify",
+        Fat005 = "FAT005": "no file matches [fatals] logs: nothing was checked",
     }
 }
 

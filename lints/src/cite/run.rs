@@ -10,70 +10,21 @@ use super::tree::SourceTree;
 use super::{report, CiteReport, Error};
 use crate::diag::{Diag, Outcome};
 
-/// Finding codes of the `cite` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Cit001,
-    Cit002,
-    Cit003,
-    Cit004,
-    Cit005,
-    Cit006,
-    Cit007,
-    Cit008,
-    Cit009,
-    Cit010,
-    Cit011,
-    Cit012,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Cit001,
-        Code::Cit002,
-        Code::Cit003,
-        Code::Cit004,
-        Code::Cit005,
-        Code::Cit006,
-        Code::Cit007,
-        Code::Cit008,
-        Code::Cit009,
-        Code::Cit010,
-        Code::Cit011,
-        Code::Cit012,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Cit001 => "CIT001",
-            Code::Cit002 => "CIT002",
-            Code::Cit003 => "CIT003",
-            Code::Cit004 => "CIT004",
-            Code::Cit005 => "CIT005",
-            Code::Cit006 => "CIT006",
-            Code::Cit007 => "CIT007",
-            Code::Cit008 => "CIT008",
-            Code::Cit009 => "CIT009",
-            Code::Cit010 => "CIT010",
-            Code::Cit011 => "CIT011",
-            Code::Cit012 => "CIT012",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Cit001 => "a citation names a file that does not exist",
-            Code::Cit002 => "a citation's file name matches several files",
-            Code::Cit003 => "a citation's directory is wrong",
-            Code::Cit004 => "a citation of line 0",
-            Code::Cit005 => "a reversed line range",
-            Code::Cit006 => "a citation past the end of its file",
-            Code::Cit007 => "the cited code moved",
-            Code::Cit008 => "the cited code changed",
-            Code::Cit009 => "a citation names a binary file",
-            Code::Cit010 => "a `:N` continuation with no cited file before it",
-            Code::Cit011 => "an uncheckable citation",
-            Code::Cit012 => "the citation check could not run",
-        }
+diag::codes! {
+    /// Finding codes of the `cite` gate (docs/codes.md).
+    pub enum Code: "CIT" {
+        Cit001 = "CIT001": "a citation names a file that does not exist",
+        Cit002 = "CIT002": "a citation's file name matches several files",
+        Cit003 = "CIT003": "a citation's directory is wrong",
+        Cit004 = "CIT004": "a citation of line 0",
+        Cit005 = "CIT005": "a reversed line range",
+        Cit006 = "CIT006": "a citation past the end of its file",
+        Cit007 = "CIT007": "the cited code moved",
+        Cit008 = "CIT008": "the cited code changed",
+        Cit009 = "CIT009": "a citation names a binary file",
+        Cit010 = "CIT010": "a `:N` continuation with no cited file before it",
+        Cit011 = "CIT011": "an uncheckable citation",
+        Cit012 = "CIT012": "the citation check could not run",
     }
 }
 

@@ -9,43 +9,18 @@ use super::{check_message, default_trailers, default_types, StyleRules, Violatio
 use crate::diag::{ControlResult, Diag, Outcome};
 use crate::gitread::{fixture, CommitInfo, GitError, GitWorkspace};
 
-/// Finding codes of the `commits` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Cmt001,
-    Cmt002,
-    Cmt003,
-    Cmt004,
-    Cmt005,
+diag::codes! {
+    /// Finding codes of the `commits` gate (docs/codes.md).
+    pub enum Code: "CMT" {
+        Cmt001 = "CMT001": "a commit message has more than one line",
+        Cmt002 = "CMT002": "a subject is not `[Type] (Scope): description`",
+        Cmt003 = "CMT003": "an unknown commit Type",
+        Cmt004 = "CMT004": "an attribution trailer",
+        Cmt005 = "CMT005": "the commit range could not be read",
+    }
 }
 
 impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Cmt001,
-        Code::Cmt002,
-        Code::Cmt003,
-        Code::Cmt004,
-        Code::Cmt005,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Cmt001 => "CMT001",
-            Code::Cmt002 => "CMT002",
-            Code::Cmt003 => "CMT003",
-            Code::Cmt004 => "CMT004",
-            Code::Cmt005 => "CMT005",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Cmt001 => "a commit message has more than one line",
-            Code::Cmt002 => "a subject is not `[Type] (Scope): description`",
-            Code::Cmt003 => "an unknown commit Type",
-            Code::Cmt004 => "an attribution trailer",
-            Code::Cmt005 => "the commit range could not be read",
-        }
-    }
     fn of(v: &Violation) -> Code {
         match v {
             Violation::MultiLine { .. } => Code::Cmt001,

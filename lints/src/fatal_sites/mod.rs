@@ -20,35 +20,13 @@ use regex::Regex;
 
 pub use cfg::FatalSitesConfig;
 
-/// The `fatal-sites` gate's finding codes (rows in docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-pub enum Code {
-    Fsi001,
-    Fsi002,
-    Fsi003,
-    Fsi004,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[Code::Fsi001, Code::Fsi002, Code::Fsi003, Code::Fsi004];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Fsi001 => "FSI001",
-            Code::Fsi002 => "FSI002",
-            Code::Fsi003 => "FSI003",
-            Code::Fsi004 => "FSI004",
-        }
-    }
-
-    /// One line, what the finding means (the SARIF rule's short description).
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Fsi001 => "an std::abort() with no Fatal{Family} marker in the 12 lines ending at it",
-            Code::Fsi002 => "a WireLogFatal( call with no Fatal{Family} marker in the 12 lines starting at it",
-            Code::Fsi003 => "a Fatal{Family} word the baseline JSON does not record",
-            Code::Fsi004 => "could not run: missing root or baseline, unreadable file, bad baseline JSON, or no file scanned",
-        }
+diag::codes! {
+    /// The `fatal-sites` gate's finding codes (rows in docs/codes.md).
+    pub enum Code: "FSI" {
+        Fsi001 = "FSI001": "an std::abort() with no Fatal{Family} marker in the 12 lines ending at it",
+        Fsi002 = "FSI002": "a WireLogFatal( call with no Fatal{Family} marker in the 12 lines starting at it",
+        Fsi003 = "FSI003": "a Fatal{Family} word the baseline JSON does not record",
+        Fsi004 = "FSI004": "could not run: missing root or baseline, unreadable file, bad baseline JSON, or no file scanned",
     }
 }
 

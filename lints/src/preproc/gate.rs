@@ -10,47 +10,19 @@ use super::{mobilegl_rules, scan, walk_files, BannedRule, Hit, HitKind, RetiredR
 use crate::diag::{ControlResult, Diag, Outcome};
 use crate::gitread::GitWorkspace;
 
-/// Finding codes of the `preproc` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Ppr001,
-    Ppr002,
-    Ppr003,
-    Ppr004,
-    Ppr005,
-    Ppr006,
+diag::codes! {
+    /// Finding codes of the `preproc` gate (docs/codes.md).
+    pub enum Code: "PPR" {
+        Ppr001 = "PPR001": "a preprocessor conditional names a retired macro",
+        Ppr002 = "PPR002": "a retired macro is defined again",
+        Ppr003 = "PPR003": "a banned identifier",
+        Ppr004 = "PPR004": "not a git repository: every file was scanned",
+        Ppr005 = "PPR005": "a tracked file could not be read",
+        Ppr006 = "PPR006": "the preproc scan could not run",
+    }
 }
 
 impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Ppr001,
-        Code::Ppr002,
-        Code::Ppr003,
-        Code::Ppr004,
-        Code::Ppr005,
-        Code::Ppr006,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Ppr001 => "PPR001",
-            Code::Ppr002 => "PPR002",
-            Code::Ppr003 => "PPR003",
-            Code::Ppr004 => "PPR004",
-            Code::Ppr005 => "PPR005",
-            Code::Ppr006 => "PPR006",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Ppr001 => "a preprocessor conditional names a retired macro",
-            Code::Ppr002 => "a retired macro is defined again",
-            Code::Ppr003 => "a banned identifier",
-            Code::Ppr004 => "not a git repository: every file was scanned",
-            Code::Ppr005 => "a tracked file could not be read",
-            Code::Ppr006 => "the preproc scan could not run",
-        }
-    }
     fn of(kind: HitKind) -> Code {
         match kind {
             HitKind::Conditional => Code::Ppr001,

@@ -8,46 +8,15 @@ use super::{Comparison, Dialect, Error, Problem, Side};
 use crate::diag::{ControlResult, Diag, Outcome};
 use crate::source::{Overlay, Source};
 
-/// Finding codes of the `regions` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Reg001,
-    Reg002,
-    Reg003,
-    Reg004,
-    Reg005,
-    Reg006,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Reg001,
-        Code::Reg002,
-        Code::Reg003,
-        Code::Reg004,
-        Code::Reg005,
-        Code::Reg006,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Reg001 => "REG001",
-            Code::Reg002 => "REG002",
-            Code::Reg003 => "REG003",
-            Code::Reg004 => "REG004",
-            Code::Reg005 => "REG005",
-            Code::Reg006 => "REG006",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Reg001 => "a protected region's body hashes differently from its baseline",
-            Code::Reg002 => "a region name is defined zero or several times",
-            Code::Reg003 => "a region's file is unreadable, a bad base ref, or no git repository",
-            Code::Reg004 => "a pinned sha256 that is not 64 lowercase hex digits",
-            Code::Reg005 => "the base ref defines a pinned region differently from its pin",
-            Code::Reg006 => "an unpinned region with no base ref: only its extraction was checked",
-        }
+diag::codes! {
+    /// Finding codes of the `regions` gate (docs/codes.md).
+    pub enum Code: "REG" {
+        Reg001 = "REG001": "a protected region's body hashes differently from its baseline",
+        Reg002 = "REG002": "a region name is defined zero or several times",
+        Reg003 = "REG003": "a region's file is unreadable, a bad base ref, or no git repository",
+        Reg004 = "REG004": "a pinned sha256 that is not 64 lowercase hex digits",
+        Reg005 = "REG005": "the base ref defines a pinned region differently from its pin",
+        Reg006 = "REG006": "an unpinned region with no base ref: only its extraction was checked",
     }
 }
 

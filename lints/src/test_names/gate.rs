@@ -9,33 +9,13 @@ use super::report::ratchet_line;
 use super::{delta, parse, read, Delta, Error, TestList};
 use crate::diag::{ControlResult, Diag, Outcome};
 
-/// Finding codes of the `test-names` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Tst001,
-    Tst002,
-    Tst003,
-    Tst004,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[Code::Tst001, Code::Tst002, Code::Tst003, Code::Tst004];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Tst001 => "TST001",
-            Code::Tst002 => "TST002",
-            Code::Tst003 => "TST003",
-            Code::Tst004 => "TST004",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Tst001 => "a baseline test is missing from the current list",
-            Code::Tst002 => "two lists that must be identical differ",
-            Code::Tst003 => "a test list could not be read",
-            Code::Tst004 => "tests were added: ratchet the baseline",
-        }
+diag::codes! {
+    /// Finding codes of the `test-names` gate (docs/codes.md).
+    pub enum Code: "TST" {
+        Tst001 = "TST001": "a baseline test is missing from the current list",
+        Tst002 = "TST002": "two lists that must be identical differ",
+        Tst003 = "TST003": "a test list could not be read",
+        Tst004 = "TST004": "tests were added: ratchet the baseline",
     }
 }
 

@@ -7,50 +7,16 @@ use super::cfg::TokensConfig;
 use super::{Report, Rule};
 use crate::diag::{Diag, Outcome};
 
-/// Finding codes of the `tokens` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Tok001,
-    Tok002,
-    Tok003,
-    Tok004,
-    Tok005,
-    Tok006,
-    Tok007,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Tok001,
-        Code::Tok002,
-        Code::Tok003,
-        Code::Tok004,
-        Code::Tok005,
-        Code::Tok006,
-        Code::Tok007,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Tok001 => "TOK001",
-            Code::Tok002 => "TOK002",
-            Code::Tok003 => "TOK003",
-            Code::Tok004 => "TOK004",
-            Code::Tok005 => "TOK005",
-            Code::Tok006 => "TOK006",
-            Code::Tok007 => "TOK007",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Tok001 => "a forbidden token",
-            Code::Tok002 => "an allow entry that matches nothing (stale)",
-            Code::Tok003 => "a rule that does not compile",
-            Code::Tok004 => "a file a rule applies to was not scanned (not UTF-8)",
-            Code::Tok005 => "the tree could not be walked or a file could not be read",
-            Code::Tok006 => "a rule's paths globs match no file (the rule would pass vacuously)",
-            Code::Tok007 => "one paths glob of a rule matches no file (the others do)",
-        }
+diag::codes! {
+    /// Finding codes of the `tokens` gate (docs/codes.md).
+    pub enum Code: "TOK" {
+        Tok001 = "TOK001": "a forbidden token",
+        Tok002 = "TOK002": "an allow entry that matches nothing (stale)",
+        Tok003 = "TOK003": "a rule that does not compile",
+        Tok004 = "TOK004": "a file a rule applies to was not scanned (not UTF-8)",
+        Tok005 = "TOK005": "the tree could not be walked or a file could not be read",
+        Tok006 = "TOK006": "a rule's paths globs match no file (the rule would pass vacuously)",
+        Tok007 = "TOK007": "one paths glob of a rule matches no file (the others do)",
     }
 }
 

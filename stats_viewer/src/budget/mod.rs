@@ -58,57 +58,21 @@ impl ControlResult {
     }
 }
 
-/// Finding codes of the `budgets` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Bud001,
-    Bud002,
-    Bud003,
-    Bud004,
-    Bud005,
-    Bud006,
-    Bud007,
-    Bud008,
+diag::codes! {
+    /// Finding codes of the `budgets` gate (docs/codes.md).
+    pub enum Code: "BUD" {
+        Bud001 = "BUD001": "a budget is exceeded (above its max or below its min)",
+        Bud002 = "BUD002": "no input matches the budget's `inputs` globs (and it is not optional)",
+        Bud003 = "BUD003": "an arm, case or field the budget reads is absent from its inputs",
+        Bud004 = "BUD004": "an input of the budget is unreadable or malformed",
+        Bud005 = "BUD005": "the budget itself is invalid (metric, selectors, bounds, why)",
+        Bud006 = "BUD006": "the budget was edited after its data landed (not pinned before the run)",
+        Bud007 = "BUD007": "the pin (budget older than its inputs) could not be checked",
+        Bud008 = "BUD008": "an optional budget had no inputs and was not evaluated",
+    }
 }
 
 impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Bud001,
-        Code::Bud002,
-        Code::Bud003,
-        Code::Bud004,
-        Code::Bud005,
-        Code::Bud006,
-        Code::Bud007,
-        Code::Bud008,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Bud001 => "BUD001",
-            Code::Bud002 => "BUD002",
-            Code::Bud003 => "BUD003",
-            Code::Bud004 => "BUD004",
-            Code::Bud005 => "BUD005",
-            Code::Bud006 => "BUD006",
-            Code::Bud007 => "BUD007",
-            Code::Bud008 => "BUD008",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Bud001 => "a budget is exceeded (above its max or below its min)",
-            Code::Bud002 => "no input matches the budget's `inputs` globs (and it is not optional)",
-            Code::Bud003 => "an arm, case or field the budget reads is absent from its inputs",
-            Code::Bud004 => "an input of the budget is unreadable or malformed",
-            Code::Bud005 => "the budget itself is invalid (metric, selectors, bounds, why)",
-            Code::Bud006 => {
-                "the budget was edited after its data landed (not pinned before the run)"
-            }
-            Code::Bud007 => "the pin (budget older than its inputs) could not be checked",
-            Code::Bud008 => "an optional budget had no inputs and was not evaluated",
-        }
-    }
     /// Notes do not fail the gate.
     pub const fn is_error(self) -> bool {
         !matches!(self, Code::Bud007 | Code::Bud008)

@@ -15,42 +15,14 @@ use crate::session::{Log, Session};
 use crate::violation::{Severity, Violation};
 use crate::window::{FieldKind, Value, Window};
 
-/// Finding codes of the `counters` gate (docs/codes.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    Cnt001,
-    Cnt002,
-    Cnt003,
-    Cnt004,
-    Cnt005,
-}
-
-impl Code {
-    pub const ALL: &'static [Code] = &[
-        Code::Cnt001,
-        Code::Cnt002,
-        Code::Cnt003,
-        Code::Cnt004,
-        Code::Cnt005,
-    ];
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::Cnt001 => "CNT001",
-            Code::Cnt002 => "CNT002",
-            Code::Cnt003 => "CNT003",
-            Code::Cnt004 => "CNT004",
-            Code::Cnt005 => "CNT005",
-        }
-    }
-    /// One line, what the finding means.
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Code::Cnt001 => "a counter contract is broken",
-            Code::Cnt002 => "no log matches the contract's `logs` globs: nothing was checked",
-            Code::Cnt003 => "a field the contract compares is absent (or n/a) in the window",
-            Code::Cnt004 => "a log is unreadable or has no window the contract can read",
-            Code::Cnt005 => "an `expect` line or steady range does not parse",
-        }
+diag::codes! {
+    /// Finding codes of the `counters` gate (docs/codes.md).
+    pub enum Code: "CNT" {
+        Cnt001 = "CNT001": "a counter contract is broken",
+        Cnt002 = "CNT002": "no log matches the contract's `logs` globs: nothing was checked",
+        Cnt003 = "CNT003": "a field the contract compares is absent (or n/a) in the window",
+        Cnt004 = "CNT004": "a log is unreadable or has no window the contract can read",
+        Cnt005 = "CNT005": "an `expect` line or steady range does not parse",
     }
 }
 
