@@ -1,5 +1,13 @@
 use crate::{Code, Location, Severity};
 
+/// Where in the configuration a diagnostic points: the file as a whole, or a byte of its text
+/// (the report turns it into `mgctl.toml:line:column`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigAt {
+    File,
+    Byte(usize),
+}
+
 /// One fact an analysis found: its stable code, how bad it is, what it says and where it points.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diag<C> {
@@ -8,9 +16,9 @@ pub struct Diag<C> {
     pub message: String,
     /// The file and line the fact is about, workspace-relative.
     pub location: Option<Location>,
-    /// A byte offset in the configuration text the fact is about (a `toml::Spanned` start): the
-    /// report turns it into `mgctl.toml:line:column`. The one way to say "points into the config".
-    pub config_at: Option<usize>,
+    /// Set when the fact is about the configuration rather than `location`: the report places
+    /// it in `mgctl.toml`. The one way to say "points into the config".
+    pub config: Option<ConfigAt>,
     /// The checked unit (file, rule, probe, region…) it belongs to; JUnit groups by it.
     pub unit: Option<String>,
     pub detail: Option<serde_json::Value>,
@@ -23,7 +31,7 @@ impl<C: Code> Diag<C> {
             severity,
             message: message.into(),
             location: None,
-            config_at: None,
+            config: None,
             unit: None,
             detail: None,
         }
@@ -49,8 +57,14 @@ impl<C: Code> Diag<C> {
         self.location = Some(location);
         self
     }
+    /// About the configuration text at byte `at` (a `toml::Spanned` start).
     pub fn in_config(mut self, at: usize) -> Self {
-        self.config_at = Some(at);
+        self.config = Some(ConfigAt::Byte(at));
+        self
+    }
+    /// About the configuration file as a whole.
+    pub fn about_config(mut self) -> Self {
+        self.config = Some(ConfigAt::File);
         self
     }
     pub fn in_unit(mut self, unit: impl Into<String>) -> Self {
@@ -145,6 +159,6 @@ mod tests {
             o.diags[0].location.as_ref().map(ToString::to_string),
             Some("a.h:1".into())
         );
-        assert_eq!(o.diags[1].config_at, Some(4));
+        assert_eq!(o.diags[1].config, Some(ConfigAt::Byte(4)));
     }
 }

@@ -16,7 +16,7 @@ mod location;
 pub use code::{malformed, Code};
 
 pub use control::{self_test_passed, write_self_test, Control};
-pub use diagnostic::{Diag, Outcome};
+pub use diagnostic::{ConfigAt, Diag, Outcome};
 pub use location::{Location, Severity};
 #[doc(hidden)]
 pub use serde as __serde;

@@ -310,28 +310,10 @@ pub struct CheckRun {
     pub inputs: Vec<String>,
 }
 
-/// How a [`Violation`] weighs (every check problem today is an error: it fails the gate).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
-}
+pub use diag::Severity;
 
-/// One finding of a check run, typed: the gate maps it field for field.
-#[derive(Debug, Clone)]
-pub struct Violation {
-    pub code: crate::Code,
-    pub severity: Severity,
-    pub message: String,
-    /// Workspace-relative path, 1-based line and column, where known.
-    pub path: Option<String>,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-    /// The checked unit (file or mutator) it belongs to.
-    pub unit: Option<String>,
-    pub detail: Option<serde_json::Value>,
-}
+/// One finding of a check run: the gate maps it with the one `From`.
+pub type Violation = diag::Diag<crate::Code>;
 
 impl CheckRun {
     pub fn passed(&self) -> bool {
@@ -344,15 +326,10 @@ impl CheckRun {
         let mut out: Vec<Violation> = self
             .issues
             .iter()
-            .map(|i| Violation {
-                code: crate::Code::Dsf011,
-                severity: Severity::Error,
-                message: i.message.clone(),
-                path: Some(i.path.clone()),
-                line: Some(i.line),
-                column: Some(i.column),
-                unit: Some(i.path.clone()),
-                detail: None,
+            .map(|i| {
+                Violation::error(crate::Code::Dsf011, i.message.clone())
+                    .at(i.path.clone(), i.line, Some(i.column))
+                    .in_unit(i.path.clone())
             })
             .collect();
         for p in &self.result.problems {
@@ -368,16 +345,13 @@ impl CheckRun {
                 ),
                 _ => (Some(self.def_path.clone()), None, None),
             };
-            out.push(Violation {
-                code: p.kind.code(),
-                severity: Severity::Error,
-                message: p.text.clone(),
-                path,
-                line,
-                column,
-                unit: Some(p.mutator.clone()),
-                detail: Some(serde_json::json!({ "kind": p.kind, "mutator": p.mutator })),
-            });
+            let mut v = Violation::error(p.kind.code(), p.text.clone())
+                .in_unit(p.mutator.clone())
+                .with_detail(serde_json::json!({ "kind": p.kind, "mutator": p.mutator }));
+            if let Some(path) = path {
+                v.location = Some(diag::Location { path, line, column });
+            }
+            out.push(v);
         }
         out
     }

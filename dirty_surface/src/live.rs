@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::audit::{load, parse_def, run_check, Settings};
 use crate::check::ProblemKind;
-use crate::selftest::ControlResult;
+use crate::selftest::Control;
 use crate::surface::Mode;
 
 const NAME: &str = "live-dropped-row";
@@ -18,10 +18,10 @@ pub fn live_controls_for(
     root: &Path,
     cfg: &crate::cfg::DirtySurfaceConfig,
     neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
+) -> Vec<Control> {
     match cfg.settings() {
         Ok(s) => live_controls(root, &s, neutered),
-        Err(detail) => vec![ControlResult {
+        Err(detail) => vec![Control {
             name: NAME.into(),
             expect_trip: true,
             tripped: false,
@@ -31,13 +31,9 @@ pub fn live_controls_for(
 }
 
 /// `neutered(name)` runs the control on the unmutated def, so it cannot trip.
-pub fn live_controls(
-    root: &Path,
-    s: &Settings,
-    neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
+pub fn live_controls(root: &Path, s: &Settings, neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let result = |tripped: bool, detail: String| {
-        vec![ControlResult {
+        vec![Control {
             name: NAME.into(),
             expect_trip: true,
             tripped,

@@ -365,23 +365,7 @@ fn settings() -> Settings {
     Settings::mobilegl()
 }
 
-/// One control's outcome.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ControlResult {
-    pub name: String,
-    /// A negative control (must trip) or a positive one (must stay clean).
-    pub expect_trip: bool,
-    /// The gate went red on the control's input.
-    pub tripped: bool,
-    pub detail: String,
-}
-
-impl ControlResult {
-    /// The control behaved: a negative one tripped, a positive one stayed clean.
-    pub fn ok(&self) -> bool {
-        self.expect_trip == self.tripped
-    }
-}
+pub use diag::Control;
 
 fn texts(r: &Result<CheckRun, String>) -> Vec<String> {
     match r {
@@ -424,12 +408,12 @@ fn verdict_of(r: &Result<CheckRun, String>, m: &str, bit: &str) -> Option<Verdic
 }
 
 /// Run every control. `neutered(label)` makes that negative control run on the clean input.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let s = settings();
     let mut out = Vec::new();
     let mut neg = |label: &str, f: &dyn Fn(bool) -> (bool, String)| {
         let (ok, detail) = f(!neutered(label));
-        out.push(ControlResult {
+        out.push(Control {
             name: label.to_string(),
             expect_trip: true,
             tripped: ok,
@@ -886,14 +870,14 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     // Positive controls.
     let clean_run = clean().check(&s);
     let t = texts(&clean_run);
-    out.push(ControlResult {
+    out.push(Control {
         name: "clean fixture is green".into(),
         expect_trip: false,
         tripped: !clean_run.as_ref().is_ok_and(|r| r.passed()),
         detail: t.first().cloned().unwrap_or_else(|| "green".into()),
     });
     let pix = t.iter().find(|x| x.contains("for SetPixelStoreParam"));
-    out.push(ControlResult {
+    out.push(Control {
         name: "SetPixelStoreParam = NEW_PIXEL_PACK with no mark stays clean".into(),
         expect_trip: false,
         tripped: !(pix.is_none()
@@ -918,7 +902,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             bad.push(format!("{m}: {t:?}"));
         }
     }
-    out.push(ControlResult {
+    out.push(Control {
         name: "reference-alias setters resolve to m_parameters' fields".into(),
         expect_trip: false,
         tripped: !bad.is_empty(),
@@ -971,7 +955,7 @@ pub fn self_test(neuter: &[String]) -> (bool, Vec<String>) {
 }
 
 /// Upstream's summary lines for a self-test run.
-pub fn lines(results: &[ControlResult]) -> (bool, Vec<String>) {
+pub fn lines(results: &[Control]) -> (bool, Vec<String>) {
     let mut out = Vec::new();
     let negatives = results.iter().filter(|r| r.expect_trip).count();
     let tripped = results
@@ -995,7 +979,7 @@ pub fn lines(results: &[ControlResult]) -> (bool, Vec<String>) {
         out.push("dirty-surface self-test: NOTHING tripped - the gate cannot fail, which is worse than a red gate".into());
         return (false, out);
     }
-    let pass = results.iter().all(ControlResult::ok);
+    let pass = results.iter().all(Control::ok);
     if pass {
         out.push(format!(
             "dirty-surface self-test: {negatives} negative controls, all tripped; positive controls OK (the fixture checks green, SetPixelStoreParam's field-level writes are read at field level, and the reference-alias setters of RenderState.cpp resolve to m_parameters' fields)"
@@ -1011,7 +995,7 @@ mod tests {
     #[test]
     fn every_control_behaves() {
         let r = run_controls(&|_| false);
-        let bad: Vec<&ControlResult> = r.iter().filter(|c| !c.ok()).collect();
+        let bad: Vec<&Control> = r.iter().filter(|c| !c.ok()).collect();
         assert!(bad.is_empty(), "{bad:#?}");
         assert!(r.iter().filter(|c| c.expect_trip).count() >= 33);
     }

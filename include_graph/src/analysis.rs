@@ -44,56 +44,10 @@ impl Mode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
-}
+pub use diag::Severity;
 
 /// One fact an analysis concluded, ready to become a gate finding.
-#[derive(Debug, Clone)]
-pub struct Diag {
-    pub code: Code,
-    pub severity: Severity,
-    pub message: String,
-    /// Workspace-relative path, 1-based line and column.
-    pub path: Option<String>,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-    /// The checked unit (probe name, layer file) the fact belongs to.
-    pub unit: Option<String>,
-    pub detail: Option<serde_json::Value>,
-}
-
-impl Diag {
-    fn new(code: Code, severity: Severity, message: impl Into<String>) -> Diag {
-        Diag {
-            code,
-            severity,
-            message: message.into(),
-            path: None,
-            line: None,
-            column: None,
-            unit: None,
-            detail: None,
-        }
-    }
-    fn file(mut self, path: impl Into<String>) -> Diag {
-        self.path = Some(path.into());
-        self
-    }
-    fn at(mut self, path: impl Into<String>, line: u32, column: Option<u32>) -> Diag {
-        self.path = Some(path.into());
-        self.line = Some(line);
-        self.column = column;
-        self
-    }
-    fn unit(mut self, unit: impl Into<String>) -> Diag {
-        self.unit = Some(unit.into());
-        self
-    }
-}
+pub type Diag = diag::Diag<Code>;
 
 /// What `probes` needs besides the graph; everything environment-dependent is passed in.
 #[derive(Debug, Clone, Copy)]
@@ -236,7 +190,7 @@ impl ProbesOutcome {
                         p.name, p.header
                     ),
                 )
-                .unit(p.name.clone()),
+                .in_unit(p.name.clone()),
             );
         }
         for o in &self.results {
@@ -257,7 +211,7 @@ impl ProbesOutcome {
                             r.header
                         ),
                     )
-                    .unit(name.clone()),
+                    .in_unit(name.clone()),
                 );
                 continue;
             }
@@ -280,7 +234,7 @@ impl ProbesOutcome {
                         None => d.file(r.header.clone()),
                     };
                     d.detail = Some(json!({"probe": name, "rule": v.rule, "chain": v.chain}));
-                    out.push(d.unit(name.clone()));
+                    out.push(d.in_unit(name.clone()));
                 }
                 for (path, why) in &r.allowed {
                     out.push(
@@ -289,7 +243,7 @@ impl ProbesOutcome {
                             Severity::Note,
                             format!("probe `{name}`: ALLOW {path} - {why}"),
                         )
-                        .unit(name.clone()),
+                        .in_unit(name.clone()),
                     );
                 }
             }
@@ -301,14 +255,14 @@ impl ProbesOutcome {
                         format!("probe `{name}`: text limit: {t}"),
                     )
                     .file(o.probe.header.clone())
-                    .unit(name.clone()),
+                    .in_unit(name.clone()),
                 );
             }
             match &o.compiler {
                 None => {}
-                Some(CompilerSide::NotRun(e)) => {
-                    out.push(Diag::new(Code::Inc015, Severity::Error, e.clone()).unit(name.clone()))
-                }
+                Some(CompilerSide::NotRun(e)) => out.push(
+                    Diag::new(Code::Inc015, Severity::Error, e.clone()).in_unit(name.clone()),
+                ),
                 Some(CompilerSide::Failed { diagnostics }) => {
                     let why = diagnostics.first().cloned().unwrap_or_default();
                     out.push(
@@ -318,7 +272,7 @@ impl ProbesOutcome {
                             format!("probe `{name}`: {cxx} preprocessing failed: {why}"),
                         )
                         .file(o.probe.header.clone())
-                        .unit(name.clone()),
+                        .in_unit(name.clone()),
                     );
                 }
                 Some(CompilerSide::Ran(cr)) => {
@@ -336,7 +290,7 @@ impl ProbesOutcome {
                                 ),
                             )
                             .file(o.probe.header.clone())
-                            .unit(name.clone()),
+                            .in_unit(name.clone()),
                         );
                     }
                 }
@@ -359,7 +313,7 @@ impl ProbesOutcome {
                         format!("probe `{name}`: {} ({side}) - {}", d.path, d.explanation),
                     )
                     .file(o.probe.header.clone())
-                    .unit(name.clone()),
+                    .in_unit(name.clone()),
                 );
             }
         }
@@ -636,7 +590,7 @@ impl LayeringOutcome {
                 ),
             )
             .at(v.from.clone(), first, None)
-            .unit(v.from.clone());
+            .in_unit(v.from.clone());
             d.detail = Some(
                 json!({"rule": v.rule.text, "rule_at": v.rule.origin.to_string(), "chain": v.chain, "transitive": v.transitive}),
             );
@@ -670,7 +624,7 @@ impl LayeringOutcome {
                     ),
                 )
                 .at(t.from.clone(), first, None)
-                .unit(t.from.clone()),
+                .in_unit(t.from.clone()),
             );
         }
         for s in &rep.stale {

@@ -10,14 +10,7 @@ use crate::probe::{self, Probe};
 use crate::rules::{Origin, Rule, RuleGroup};
 use crate::{Graph, GraphOptions};
 
-/// One control's result.
-#[derive(Debug, Clone)]
-pub struct ControlResult {
-    pub name: String,
-    pub expect_trip: bool,
-    pub tripped: bool,
-    pub detail: String,
-}
+pub use diag::Control;
 
 /// Writes `files` (root-relative path, text) into a fresh temporary directory, removed when the
 /// guard drops: the controls' canned trees (the analyses themselves never write).
@@ -40,9 +33,9 @@ fn control(
     expect_trip: bool,
     outcome: Result<Vec<Diag>, String>,
     codes: &[Code],
-) -> ControlResult {
+) -> Control {
     match outcome {
-        Err(e) => ControlResult {
+        Err(e) => Control {
             name: name.into(),
             expect_trip,
             tripped: !expect_trip,
@@ -52,7 +45,7 @@ fn control(
             let hit = ds.iter().find(|d| {
                 d.severity == Severity::Error && (codes.is_empty() || codes.contains(&d.code))
             });
-            ControlResult {
+            Control {
                 name: name.into(),
                 expect_trip,
                 tripped: hit.is_some(),
@@ -113,7 +106,7 @@ const TEX: (&str, &str) = ("State/GLState/Tex.h", "#pragma once\n");
 const PUBLIC: (&str, &str) = ("State/GLState/Public.h", "#pragma once\n");
 
 /// The include-layering controls (names as `include-layering/<name>` in `--neuter`).
-pub fn run_layering_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_layering_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let fence = || {
         vec![layer(
             "Backend",
@@ -270,7 +263,7 @@ fn probe_run(
 }
 
 /// The include-probes controls, run through [`analysis::probes`] in text mode.
-pub fn run_probe_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_probe_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let all = probe::mobilegl_probes();
     let value = vec![all[0].clone()];
     let artifacts = vec![all[1].clone()];
@@ -419,7 +412,7 @@ pub fn self_test(neutered: &dyn Fn(&str, &str) -> bool) -> (bool, Vec<String>) {
 
 /// The self-test report of one gate's controls (`mgctl include --self-test`): a line per
 /// control, then the verdict line. True when every control behaved and one negative tripped.
-fn control_lines(gate: &str, cs: &[ControlResult]) -> (bool, Vec<String>) {
+fn control_lines(gate: &str, cs: &[Control]) -> (bool, Vec<String>) {
     let mut lines = Vec::with_capacity(cs.len() + 1);
     for c in cs {
         let kind = if c.expect_trip {
@@ -460,7 +453,7 @@ mod tests {
         for (gate, run) in [
             (
                 "include-layering",
-                run_layering_controls as fn(&dyn Fn(&str) -> bool) -> Vec<ControlResult>,
+                run_layering_controls as fn(&dyn Fn(&str) -> bool) -> Vec<Control>,
             ),
             ("include-probes", run_probe_controls),
         ] {

@@ -10,7 +10,7 @@ use std::path::{Component, Path};
 
 use crate::analysis::{self, Mode, ProbeOptions, Severity};
 use crate::cfg::{IncludeConfig, Inputs};
-use crate::controls::ControlResult;
+use crate::controls::Control;
 use crate::probe::Probe;
 use crate::search::normalize;
 use crate::Graph;
@@ -59,8 +59,8 @@ pub fn live_probe_controls(
     root: &Path,
     cfg: &IncludeConfig,
     neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
-    let fail = |name: String, detail: String| ControlResult {
+) -> Vec<Control> {
+    let fail = |name: String, detail: String| Control {
         name,
         expect_trip: true,
         tripped: false,
@@ -143,7 +143,7 @@ pub fn live_probe_controls(
                         || format!("no finding: `{}` including {target} stayed clean", p.header),
                         |d| format!("{} {}", d.code.as_str(), d.message),
                     );
-                ControlResult {
+                Control {
                     name,
                     expect_trip: true,
                     tripped: hit,

@@ -8,103 +8,15 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use check_report::{Control, Finding, GateReport, Location, SelfTest, Severity, Verdict};
+pub use check_report::{Control, Finding, GateReport, Location, SelfTest, Verdict};
+use diag::{Code, ConfigAt, Diag, Outcome};
 
 use crate::config::Config;
 
-/// A library's self-test control result as a check [`Control`]. Each library reports its controls
-/// in a type of the same shape (the libraries depend neither on each other nor on the report
-/// crate), so one macro below converts all of them.
-pub trait IntoControl {
-    fn into_control(self) -> Control;
-}
-
-impl IntoControl for Control {
-    fn into_control(self) -> Control {
-        self
-    }
-}
-
-macro_rules! library_controls {
-    ($($t:ty),* $(,)?) => {
-        $(impl IntoControl for $t {
-            fn into_control(self) -> Control {
-                Control {
-                    name: self.name,
-                    expect_trip: self.expect_trip,
-                    tripped: self.tripped,
-                    detail: self.detail,
-                }
-            }
-        })*
-    };
-}
-
-library_controls!(
-    lints::diag::ControlResult,
-    lints::fatal_sites::ControlResult,
-    include_graph::controls::ControlResult,
-    dirty_surface::selftest::ControlResult,
-    symbols::selftest::ControlResult,
-    stats_viewer::budget::ControlResult,
-    stats_viewer::g4::ControlResult,
-);
-
-/// A library's typed violation as a [`Finding`] of `gate`, field for field. Each library reports
-/// its violations in a type of the same shape (code enum, severity, message, path/line/column,
-/// unit, detail), so one macro below maps all of them.
-pub trait IntoFinding {
-    fn into_finding(self, gate: &'static str) -> Finding;
-}
-
-macro_rules! library_findings {
-    ($($t:ty => $sev:path),* $(,)?) => {
-        $(impl IntoFinding for $t {
-            fn into_finding(self, gate: &'static str) -> Finding {
-                use $sev as S;
-                let severity = match self.severity {
-                    S::Error => Severity::Error,
-                    S::Warning => Severity::Warning,
-                    S::Note => Severity::Note,
-                };
-                let location = self.path.map(|path| Location {
-                    path,
-                    line: self.line,
-                    column: self.column,
-                });
-                Finding {
-                    gate,
-                    code: self.code.as_str(),
-                    severity,
-                    message: self.message,
-                    location,
-                    unit: self.unit,
-                    detail: self.detail,
-                }
-            }
-        })*
-    };
-}
-
-library_findings!(
-    include_graph::analysis::Diag => include_graph::analysis::Severity,
-    dirty_surface::audit::Violation => dirty_surface::audit::Severity,
-    stats_viewer::budget::Finding => stats_viewer::violation::Severity,
-    stats_viewer::counters::Finding => stats_viewer::violation::Severity,
-    stats_viewer::g4::Violation => stats_viewer::violation::Severity,
-    symbols::findings::Violation<symbols::codes::SymbolsCode> => symbols::findings::Severity,
-    symbols::findings::Violation<symbols::codes::SymbolRulesCode> => symbols::findings::Severity,
-);
-
-/// The one way a gate turns its library's control results into a self-test: each library runs
-/// its controls through the same entry point as a real run.
-pub fn self_test<T: IntoControl>(controls: impl IntoIterator<Item = T>) -> SelfTest {
-    SelfTest::new(
-        controls
-            .into_iter()
-            .map(IntoControl::into_control)
-            .collect(),
-    )
+/// The one way a gate turns its library's controls into a self-test: each library runs its
+/// controls through the same entry point as a real run.
+pub fn self_test(controls: impl IntoIterator<Item = Control>) -> SelfTest {
+    SelfTest::new(controls.into_iter().collect())
 }
 
 /// Names of negative controls to neuter (run on clean input) — the hook that proves `--self-test`
@@ -153,6 +65,35 @@ impl CheckCtx {
             }
             None => Location::file("<mobilegl-profile>"),
         }
+    }
+
+    /// A library diagnostic as a finding of `gate`; one that points into the configuration is
+    /// placed at its line of `mgctl.toml`.
+    pub fn finding<C: Code>(&self, gate: &'static str, d: Diag<C>) -> Finding {
+        let config = d.config;
+        let mut f = Finding::from(d);
+        f.gate = gate;
+        match config {
+            Some(ConfigAt::Byte(at)) => f.location = Some(self.config_location(at)),
+            Some(ConfigAt::File) => {
+                f.location = self
+                    .config_path
+                    .as_deref()
+                    .map(|p| Location::file(self.rel(p)))
+            }
+            None => {}
+        }
+        f
+    }
+
+    /// A finished analysis as the gate's report: the verdict follows from the diagnostics.
+    pub fn report<C: Code>(&self, gate: &'static str, o: Outcome<C>) -> GateReport {
+        let findings = o.diags.into_iter().map(|d| self.finding(gate, d)).collect();
+        let mut r = GateReport::from_findings(gate, findings, o.headline);
+        r.figures = o.figures;
+        r.units = o.units;
+        r.inputs = o.inputs;
+        r
     }
 }
 

@@ -215,7 +215,11 @@ impl CheckOutcome {
         let mut out = Vec::new();
         for l in &self.logs {
             let at = |code: Code, message: String, line: Option<usize>| {
-                Violation::new(code, Severity::Error, &l.rel, message).at(Some(l.rel.clone()), line)
+                crate::violation::placed(
+                    crate::violation::violation(code, Severity::Error, &l.rel, message),
+                    Some(l.rel.clone()),
+                    line,
+                )
             };
             match &l.verdict {
                 Ok(v) => out.extend(v.problems.iter().map(|p| {
@@ -313,9 +317,9 @@ pub fn live_controls(
     root: &Path,
     cfg: &FatalsConfig,
     neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
+) -> Vec<Control> {
     const FATAL: &str = "[00:00:00] [Linux mgctl-live-control/FATAL]: MGPipe: Fatal{PipeVerifyDiffer, \"mgctl live control\"}\n";
-    let fail = |name: String, detail: String| ControlResult {
+    let fail = |name: String, detail: String| Control {
         name,
         expect_trip: true,
         tripped: false,
@@ -376,7 +380,7 @@ pub fn live_controls(
                 .find(|p| p.code() == Code::Fat001 && p.line() == Some(line))
                 .cloned()
         });
-        out.push(ControlResult {
+        out.push(Control {
             name,
             expect_trip: true,
             tripped: hit.is_some(),
@@ -394,18 +398,11 @@ pub fn live_controls(
     out
 }
 
-/// One self-test control's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ControlResult {
-    pub name: String,
-    pub expect_trip: bool,
-    pub tripped: bool,
-    pub detail: String,
-}
+pub use diag::Control;
 
 /// The gate's controls, each a log run through [`verdict`] with `verify` on, exactly as a real
 /// run. A neutered negative control is fed its clean twin, so it cannot trip.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     const ARMED: &str = "[14:22:03] [Linux trace_replay_cl/INFO]: MGPipe: verify armed - 63 fields, 69 verbs, fatal=1\n";
     const WINDOW: &str = "[14:22:12] [Linux trace_replay_cl/INFO]: MGPipe stats: frames=60 window=60 draws=3120 draws/f=52.00 acc=35448 acc/draw=11.36 bytes/f[buf=1.00] tex[emit=0 box=0 rect=0 jobs=0] gates[ers=1/1]\n";
     let fatal = format!("{ARMED}{WINDOW}[14:22:25] [Linux trace_replay_cl/FATAL]: MGPipe: Fatal{{PipeVerifyDiffer, \"GetRenderStateParameters@Clear\", verb=48213, where=read}}\n");
@@ -468,7 +465,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
                 }
                 Err(e) => (true, e.to_string()),
             };
-            ControlResult {
+            Control {
                 name: name.to_string(),
                 expect_trip,
                 tripped,

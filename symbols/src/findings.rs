@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::cfg::{SymbolRulesConfig, SymbolsConfig};
 use crate::check::{self, ConfigProblem, PairAnalysis, Which};
@@ -18,90 +18,13 @@ use crate::rules::{self, Mode, RuleOutcome, RuleResult};
 /// At most this many findings per bucket; the rest are summarised in one note.
 pub const MAX_PER_BUCKET: usize = 200;
 
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
-}
-
-/// A finding about the configuration points at the configuration file itself, or at a byte of
-/// its text (a `toml::Spanned` start); the caller knows which file that is, if any.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigAt {
-    File,
-    Byte(usize),
-}
+pub use diag::Severity;
 
 /// One finding of a gate, `C` its code enum.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation<C> {
-    pub code: C,
-    pub severity: Severity,
-    pub message: String,
-    /// Workspace-relative path (as configured), 1-based line and column.
-    pub path: Option<String>,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-    /// Set when the finding is about `mgctl.toml` rather than `path`.
-    pub config: Option<ConfigAt>,
-    /// The checked unit (symbol, library) it belongs to.
-    pub unit: Option<String>,
-    pub detail: Option<Value>,
-}
-
-impl<C> Violation<C> {
-    fn new(code: C, severity: Severity, message: impl Into<String>) -> Self {
-        Violation {
-            code,
-            severity,
-            message: message.into(),
-            path: None,
-            line: None,
-            column: None,
-            config: None,
-            unit: None,
-            detail: None,
-        }
-    }
-
-    fn file(mut self, path: impl Into<String>) -> Self {
-        self.path = Some(path.into());
-        self
-    }
-
-    fn unit(mut self, unit: impl Into<String>) -> Self {
-        self.unit = Some(unit.into());
-        self
-    }
-}
+pub type Violation<C> = diag::Diag<C>;
 
 /// A gate run that could look at its inputs: its findings and what it measured and read.
-#[derive(Debug, Clone)]
-pub struct GateRun<C> {
-    pub violations: Vec<Violation<C>>,
-    /// The headline figure shown in the check table.
-    pub headline: String,
-    pub figures: Vec<(String, Value)>,
-    /// The inputs read (path, size, machine, build-id, table), so a mismatched pair is visible.
-    pub inputs: Vec<String>,
-    /// Every unit checked.
-    pub units: Vec<String>,
-}
-
-impl<C> GateRun<C> {
-    /// A run whose input is unusable: this one error finding and nothing measured.
-    fn could_not_run(v: Violation<C>) -> Self {
-        GateRun {
-            violations: vec![v],
-            headline: "could not run".into(),
-            figures: Vec::new(),
-            inputs: Vec::new(),
-            units: Vec::new(),
-        }
-    }
-}
+pub type GateRun<C> = diag::Outcome<C>;
 
 /// One input line: `build/push/libMobileGL.so (216952 bytes, x86-64 ELF64, build-id none, .symtab)`.
 fn input_line(shown: &str, id: &Identity, table: Table) -> String {
@@ -119,7 +42,7 @@ fn input_line(shown: &str, id: &Identity, table: Table) -> String {
 /// The `symbols` gate on the `[symbols]` section of the workspace at `root`. `rel` shows a path
 /// workspace-relative.
 pub fn symbols_gate(cfg: &SymbolsConfig, root: &Path, rel: &dyn Fn(&Path) -> String) -> GateRun<S> {
-    symbols_run(cfg, root, rel).unwrap_or_else(|v| GateRun::could_not_run(*v))
+    symbols_run(cfg, root, rel).unwrap_or_else(|v| GateRun::could_not_run(vec![*v]))
 }
 
 fn symbols_run(
@@ -131,10 +54,7 @@ fn symbols_run(
         let v = Violation::new(S::Sym010, Severity::Error, e.to_string());
         Box::new(match e {
             ConfigProblem::AllowFile { file, .. } => v.file(file),
-            ConfigProblem::Setting(_) => Violation {
-                config: Some(ConfigAt::File),
-                ..v
-            },
+            ConfigProblem::Setting(_) => v.about_config(),
         })
     })?;
     let run = check::run_pair(&req).map_err(|e| {
@@ -147,7 +67,7 @@ fn symbols_run(
     let a = &run.analysis;
     let h = a.headline();
     Ok(GateRun {
-        violations: pair_violations(a, &req.gates, &cfg.after),
+        diags: pair_violations(a, &req.gates, &cfg.after),
         headline: h.to_string(),
         figures: [
             ("defined_before", json!(h.defined_before)),
@@ -233,7 +153,7 @@ pub fn pair_violations(
                 ),
                 ..Violation::new(code, set_severity, msg)
                     .file(unit_path)
-                    .unit(c.name.to_string())
+                    .in_unit(c.name.to_string())
             });
         }
         if rows.len() > MAX_PER_BUCKET {
@@ -280,7 +200,7 @@ pub fn pair_violations(
             x.change.delta,
             x.entry.origin
         );
-        out.push(Violation::new(S::Sym009, Severity::Note, msg).unit(x.change.name.to_string()));
+        out.push(Violation::new(S::Sym009, Severity::Note, msg).in_unit(x.change.name.to_string()));
     }
     out
 }
@@ -291,7 +211,7 @@ pub fn rules_gate(
     root: &Path,
     rel: &dyn Fn(&Path) -> String,
 ) -> GateRun<R> {
-    rules_run(cfg, root, rel).unwrap_or_else(|v| GateRun::could_not_run(*v))
+    rules_run(cfg, root, rel).unwrap_or_else(|v| GateRun::could_not_run(vec![*v]))
 }
 
 fn rules_run(
@@ -299,15 +219,11 @@ fn rules_run(
     root: &Path,
     rel: &dyn Fn(&Path) -> String,
 ) -> Result<GateRun<R>, Box<Violation<R>>> {
-    let run = rules::run_rules(cfg, root).map_err(|e| {
-        Box::new(Violation {
-            config: Some(ConfigAt::Byte(e.span_start)),
-            ..Violation::new(R::Syr004, Severity::Error, e.message)
-        })
-    })?;
+    let run = rules::run_rules(cfg, root)
+        .map_err(|e| Box::new(Violation::error(R::Syr004, e.message).in_config(e.span_start)))?;
     let libs = &run.libraries;
     Ok(GateRun {
-        violations: rule_violations(cfg, &run.rules),
+        diags: rule_violations(cfg, &run.rules),
         headline: format!(
             "{} rule(s) over {} librar{}",
             run.rules.len(),
@@ -334,7 +250,7 @@ pub fn rule_violations(cfg: &SymbolRulesConfig, results: &[RuleResult]) -> Vec<V
         let Some(rc) = cfg.rules.get(res.index) else {
             continue;
         };
-        let at = |v: Violation<R>| v.file(rc.library.clone()).unit(rc.library.clone());
+        let at = |v: Violation<R>| v.file(rc.library.clone()).in_unit(rc.library.clone());
         let violations = match &res.outcome {
             RuleOutcome::Unreadable(e) => {
                 out.push(at(Violation::new(R::Syr003, Severity::Error, e.clone())));
@@ -408,7 +324,10 @@ mod tests {
             gone.message,
             "removed `MobileGL::Gone()` (48 -> 0 bytes, -48)"
         );
-        assert_eq!(gone.path.as_deref(), Some("build/after.so"));
+        assert_eq!(
+            gone.location.as_ref().map(|l| l.path.as_str()),
+            Some("build/after.so")
+        );
         assert_eq!(gone.unit.as_deref(), Some("MobileGL::Gone()"));
         assert_eq!(gone.detail.as_ref().unwrap()["bucket"], "removed");
         let quiet = violations(&GateOptions::default());
@@ -435,7 +354,7 @@ mod tests {
         );
         let stale = v.iter().find(|v| v.code == S::Sym006).unwrap();
         assert_eq!(stale.severity, Severity::Error);
-        assert!(stale.path.is_none());
+        assert!(stale.location.is_none());
         assert!(!v.iter().any(|v| v.code == S::Sym003));
     }
 
@@ -447,14 +366,17 @@ mod tests {
             p.display().to_string()
         });
         assert_eq!(run.headline, "could not run");
-        assert_eq!(run.violations.len(), 1);
-        assert_eq!(run.violations[0].code, S::Sym010);
-        assert_eq!(run.violations[0].config, Some(ConfigAt::File));
+        assert_eq!(run.diags.len(), 1);
+        assert_eq!(run.diags[0].code, S::Sym010);
+        assert_eq!(run.diags[0].config, Some(diag::ConfigAt::File));
         let cfg = SymbolsConfig::pair("a.so", "b.so");
         let run = symbols_gate(&cfg, Path::new("/nonexistent"), &|p| {
             p.display().to_string()
         });
-        assert_eq!(run.violations[0].code, S::Sym008);
-        assert_eq!(run.violations[0].path.as_deref(), Some("a.so"));
+        assert_eq!(run.diags[0].code, S::Sym008);
+        assert_eq!(
+            run.diags[0].location.as_ref().map(|l| l.path.as_str()),
+            Some("a.so")
+        );
     }
 }

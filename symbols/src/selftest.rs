@@ -364,21 +364,12 @@ pub fn render(checks: &[Check]) -> (String, bool) {
     (out, passed)
 }
 
-/// One self-test control of a gate, run through the gate's real entry point.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ControlResult {
-    pub name: String,
-    /// true: a negative control, the gate must go red on it.
-    pub expect_trip: bool,
-    pub tripped: bool,
-    /// What the gate said, or "clean".
-    pub detail: String,
-}
+pub use diag::Control;
 
 /// The `symbols` gate's controls: each feeds a canned pair through [`analyse_pair`] with the
 /// gate's defaults (`fail_on_symbol_set_change`, `strict_allow`). A neutered negative control
 /// is fed the identical pair and no admission, so it cannot trip.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let (before, after) = canned();
     let mut cfg = SymbolsConfig::pair("pull.so", "push.so");
     cfg.strip_scope = vec![STRIP.into()];
@@ -438,7 +429,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             let mut req = match request_from_config(c, Path::new("")) {
                 Ok(r) => r,
                 Err(e) => {
-                    return ControlResult {
+                    return Control {
                         name: name.into(),
                         expect_trip,
                         tripped: !expect_trip,
@@ -448,7 +439,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             };
             req.gates.allow = allow;
             let a = analyse_pair(before.clone(), subject.clone(), &req.opts, &req.gates);
-            ControlResult {
+            Control {
                 name: name.into(),
                 expect_trip,
                 tripped: a.failed(),
@@ -499,7 +490,7 @@ fn canned_library(defined: Vec<Symbol>, undefined: Vec<Symbol>) -> Library {
 
 /// The `symbol-rules` gate's controls: the MobileGL profile's rules over canned libraries,
 /// through [`check_loaded`] as a real run. A neutered control is fed the clean library.
-pub fn run_rule_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_rule_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let sym = canned_symbol;
     let clean = canned_library(
         vec![
@@ -530,7 +521,7 @@ pub fn run_rule_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> 
     let compiled = match compile(&cfg) {
         Ok(c) => c,
         Err(e) => {
-            return vec![ControlResult {
+            return vec![Control {
                 name: "compile".into(),
                 expect_trip: false,
                 tripped: true,
@@ -583,7 +574,7 @@ pub fn run_rule_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> 
                         }
                     }
                 });
-            ControlResult {
+            Control {
                 name: name.into(),
                 expect_trip,
                 tripped: first.is_some(),

@@ -175,7 +175,7 @@ pub fn run(control: &Control, neutered: bool) -> Outcome {
         Some((code, form)) => {
             let hit = problems
                 .iter()
-                .find(|(c, _, p)| p.code() == code && form.is_none_or(|f| c.form == f));
+                .find(|(c, _, p)| p.code().as_str() == code && form.is_none_or(|f| c.form == f));
             Outcome {
                 name: control.name,
                 expect_trip: true,
@@ -206,12 +206,12 @@ pub fn run(control: &Control, neutered: bool) -> Outcome {
 
 /// Every control, in the shape every lint gate's self-test takes; `neutered(name)` feeds that
 /// negative control its clean document.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<crate::diag::ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<crate::diag::Control> {
     controls()
         .iter()
         .map(|c| {
             let o = run(c, neutered(c.name));
-            crate::diag::ControlResult {
+            crate::diag::Control {
                 name: o.name.to_string(),
                 expect_trip: o.expect_trip,
                 tripped: o.tripped,

@@ -215,7 +215,7 @@ pub enum Problem {
 
 impl Problem {
     /// Stable finding code (docs/codes.md).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> super::run::Code {
         use super::run::Code;
         match self {
             Problem::NoSuchFile => Code::Cit001,
@@ -230,7 +230,6 @@ impl Problem {
             Problem::Orphan => Code::Cit010,
             Problem::Unreachable { .. } => Code::Cit011,
         }
-        .as_str()
     }
 
     pub fn level(&self) -> Level {

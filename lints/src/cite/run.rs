@@ -105,7 +105,7 @@ pub fn run_check(
 }
 
 /// One diagnostic per problem, located at the citing document line (so GitHub annotates the doc).
-pub fn diags(report: &CiteReport, strict: bool) -> Vec<Diag> {
+pub fn diags(report: &CiteReport, strict: bool) -> Vec<Diag<Code>> {
     report
         .problems()
         .map(|(c, k, p)| {
@@ -141,9 +141,9 @@ pub fn diags(report: &CiteReport, strict: bool) -> Vec<Diag> {
 }
 
 /// The `cite` gate's analysis: the configured documents checked, as diagnostics and figures.
-pub fn outcome(root: &Path, cfg: &CiteConfig) -> Outcome {
+pub fn outcome(root: &Path, cfg: &CiteConfig) -> Outcome<Code> {
     let could_not_run =
-        |e: Error| Outcome::could_not_run(vec![Diag::error(Code::Cit012.as_str(), e.to_string())]);
+        |e: Error| Outcome::could_not_run(vec![Diag::error(Code::Cit012, e.to_string())]);
     let docs = match expand_docs(root, &cfg.docs) {
         Ok(d) => d,
         Err(e) => return could_not_run(e),

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{check_message, default_trailers, default_types, StyleRules, Violation};
-use crate::diag::{ControlResult, Diag, Outcome};
+use crate::diag::{Control, Diag, Outcome};
 use crate::gitread::{fixture, CommitInfo, GitError, GitWorkspace};
 
 diag::codes! {
@@ -81,7 +81,7 @@ pub fn mobilegl_profile() -> Option<CommitsConfig> {
 }
 
 /// One diagnostic per violation, naming the commit and the rule.
-pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag> {
+pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag<Code>> {
     let mut out = Vec::new();
     for c in commits {
         let short = &c.id[..c.id.len().min(10)];
@@ -89,7 +89,7 @@ pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag> {
         for v in check_message(&c.message, rules) {
             out.push(
                 Diag::error(
-                    Code::of(&v).as_str(),
+                    Code::of(&v),
                     format!("{short} [{}] {v}: \"{subject}\"", v.rule()),
                 )
                 .in_unit(short.to_string())
@@ -106,7 +106,7 @@ pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag> {
 #[derive(Debug)]
 pub struct RangeCheck {
     pub commits: Vec<CommitInfo>,
-    pub diags: Vec<Diag>,
+    pub diags: Vec<Diag<Code>>,
 }
 
 /// Why a range could not be checked.
@@ -177,7 +177,7 @@ fn missing_ancestor(ws: &GitWorkspace, range: &str) -> Option<RangeProblem> {
 
 /// Every commit of `range` in the repository holding `root`, checked; Err when this checkout
 /// cannot hold the range (the gate's skip reason).
-pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome, String> {
+pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome<Code>, String> {
     let RangeCheck {
         commits: list,
         diags: ds,
@@ -186,7 +186,7 @@ pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome, 
         Err(RangeProblem::Unavailable(why)) => return Err(why),
         Err(e) => {
             return Ok(Outcome::could_not_run(vec![Diag::error(
-                Code::Cmt005.as_str(),
+                Code::Cmt005,
                 e.to_string(),
             )]))
         }
@@ -211,7 +211,7 @@ pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome, 
 }
 
 /// The gate's controls; `neutered(name)` feeds that negative control a clean message.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let rules = StyleRules::default();
     let good = "[Fix] (MG_Pipe): flush pending ranges before present";
     let cases: [(&str, bool, &str, Code); 7] = [
@@ -253,7 +253,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             Code::Cmt001,
         ),
     ];
-    let mut out: Vec<ControlResult> = cases
+    let mut out: Vec<Control> = cases
         .iter()
         .map(|&(name, expect_trip, msg, want)| {
             let msg = if expect_trip && neutered(name) {
@@ -266,7 +266,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
                 message: msg.into(),
                 parents: 1,
             };
-            ControlResult::from_diags(name, expect_trip, want.as_str(), &diags(&[c], &rules))
+            Control::from_diags(name, expect_trip, want, &diags(&[c], &rules))
         })
         .collect();
     out.push(range_control(neutered));
@@ -275,9 +275,9 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
 
 /// A temporary repository: the off-style commit inside `HEAD~1..HEAD` must be found through git2,
 /// and the off-style commit outside the range must not.
-fn range_control(neutered: &dyn Fn(&str) -> bool) -> ControlResult {
+fn range_control(neutered: &dyn Fn(&str) -> bool) -> Control {
     const NAME: &str = "off-style-commit-in-range";
-    let run = || -> Result<Vec<Diag>, String> {
+    let run = || -> Result<Vec<Diag<Code>>, String> {
         let msg = if neutered(NAME) {
             "[Test] (ci): clean"
         } else {
@@ -292,15 +292,15 @@ fn range_control(neutered: &dyn Fn(&str) -> bool) -> ControlResult {
         Ok(diags(&list, &StyleRules::default()))
     };
     match run() {
-        Ok(ds) => ControlResult {
+        Ok(ds) => Control {
             name: NAME.into(),
             expect_trip: true,
-            tripped: ds.len() == 1 && ds[0].code == Code::Cmt002.as_str(),
+            tripped: ds.len() == 1 && ds[0].code == Code::Cmt002,
             detail: ds
                 .first()
                 .map_or_else(|| "no finding".into(), |d| d.message.clone()),
         },
-        Err(e) => ControlResult {
+        Err(e) => Control {
             name: NAME.into(),
             expect_trip: true,
             tripped: false,

@@ -370,25 +370,7 @@ pub fn census_in(
     Ok(c)
 }
 
-/// One self-test control's outcome.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ControlResult {
-    pub name: String,
-    pub expect_trip: bool,
-    pub tripped: bool,
-    pub detail: String,
-}
-
-impl From<ControlResult> for crate::diag::ControlResult {
-    fn from(c: ControlResult) -> Self {
-        crate::diag::ControlResult {
-            name: c.name,
-            expect_trip: c.expect_trip,
-            tripped: c.tripped,
-            detail: c.detail,
-        }
-    }
-}
+pub use diag::Control;
 
 /// The live control (issue 18 item 7), `live-unmarked-abort`: an unmarked `std::abort()` appended
 /// (past the marker window) to the first scanned file that is not a funnel, in an in-memory overlay
@@ -398,10 +380,10 @@ pub fn live_controls(
     src: &dyn crate::source::Source,
     cfg: &FatalSitesConfig,
     neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
+) -> Vec<Control> {
     const NAME: &str = "live-unmarked-abort";
     let result = |tripped: bool, detail: String| {
-        vec![ControlResult {
+        vec![Control {
             name: NAME.into(),
             expect_trip: true,
             tripped,
@@ -469,7 +451,7 @@ type Tree = Vec<(&'static str, String)>;
 
 /// The controls, each through [`analyse`] with a canned tree and baseline. A neutered negative
 /// control is fed its clean twin.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let cfg = FatalSitesConfig::default();
     let baseline = Baseline {
         abort_sites: 1,
@@ -566,7 +548,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
                 })
                 .collect();
             let c = analyse(&sources, &cfg, Some(&baseline));
-            ControlResult {
+            Control {
                 name: name.to_string(),
                 expect_trip: negative,
                 tripped: !c.passed(),

@@ -85,19 +85,17 @@ pub fn write_baseline(root: &Path, cfg: &FatalSitesConfig, c: &Census) -> Result
 }
 
 /// The `fatal-sites` gate's run: the census with its baseline, one error per problem.
-pub fn outcome(root: &Path, cfg: &FatalSitesConfig) -> Outcome {
+pub fn outcome(root: &Path, cfg: &FatalSitesConfig) -> Outcome<Code> {
     let c = match census(root, cfg, true) {
         Ok(c) => c,
-        Err(e) => {
-            return Outcome::could_not_run(vec![Diag::error(Code::Fsi004.as_str(), e.to_string())])
-        }
+        Err(e) => return Outcome::could_not_run(vec![Diag::error(Code::Fsi004, e.to_string())]),
     };
     let diags = c
         .problems
         .iter()
         .map(|p| {
             let line = u32::try_from(p.line).unwrap_or(u32::MAX);
-            Diag::error(p.code.as_str(), p.message.clone())
+            Diag::error(p.code, p.message.clone())
                 .at(p.path.clone(), line, None)
                 .in_unit(p.path.clone())
         })

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{mobilegl_rules, scan, walk_files, BannedRule, Hit, HitKind, RetiredRule, Rules};
-use crate::diag::{ControlResult, Diag, Outcome};
+use crate::diag::{Control, Diag, Outcome};
 use crate::gitread::GitWorkspace;
 
 diag::codes! {
@@ -84,7 +84,7 @@ pub fn mobilegl_profile() -> Option<PreprocConfig> {
 }
 
 /// One diagnostic per hit.
-pub fn diags(hits: &[Hit]) -> Vec<Diag> {
+pub fn diags(hits: &[Hit]) -> Vec<Diag<Code>> {
     hits.iter()
         .map(|h| {
             let what = match h.kind {
@@ -97,7 +97,7 @@ pub fn diags(hits: &[Hit]) -> Vec<Diag> {
                 HitKind::Banned => format!("banned identifier {}", h.name),
             };
             Diag::error(
-                Code::of(h.kind).as_str(),
+                Code::of(h.kind),
                 format!("{what}: {}: {}", h.message, h.text),
             )
             .at(
@@ -121,9 +121,8 @@ fn build_globs(globs: &[String]) -> Result<globset::GlobSet, String> {
 
 /// Scans the workspace at `root`: its tracked files (every file outside a git repository, with
 /// a PPR004 warning saying so) with a configured extension and not excluded.
-pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome {
-    let could_not_run =
-        |m: String| Outcome::could_not_run(vec![Diag::error(Code::Ppr006.as_str(), m)]);
+pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
+    let could_not_run = |m: String| Outcome::could_not_run(vec![Diag::error(Code::Ppr006, m)]);
     let exclude = match build_globs(&cfg.exclude) {
         Ok(g) => g,
         Err(e) => return could_not_run(e),
@@ -145,7 +144,7 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome {
             match walk_files(root) {
                 Ok(all) => {
                     ds.push(Diag::warning(
-                    Code::Ppr004.as_str(),
+                    Code::Ppr004,
                     format!("{e}: scanned every file under the workspace instead of the tracked files"),
                 ));
                     (
@@ -173,12 +172,9 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome {
                 scanned.push(rel.clone());
             }
             Err(e) => ds.push(
-                Diag::warning(
-                    Code::Ppr005.as_str(),
-                    format!("tracked but not scanned: {e}"),
-                )
-                .file(rel.clone())
-                .in_unit(rel.clone()),
+                Diag::warning(Code::Ppr005, format!("tracked but not scanned: {e}"))
+                    .file(rel.clone())
+                    .in_unit(rel.clone()),
             ),
         }
     }
@@ -208,7 +204,7 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome {
 
 /// The gate's controls: upstream's six planted lines plus its blind spots (each must trip with
 /// its own code), upstream's four clean lines plus two more.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let rules = mobilegl_rules();
     let c1 = Code::Ppr001;
     let cases: [(&str, bool, &str, Code); 15] = [
@@ -292,7 +288,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
                 src
             };
             let ds = diags(&scan(src.as_bytes(), "control.cpp", &rules));
-            ControlResult::from_diags(name, expect_trip, want.as_str(), &ds)
+            Control::from_diags(name, expect_trip, want, &ds)
         })
         .collect()
 }

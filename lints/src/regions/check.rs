@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::cfg::RegionsConfig;
 use super::{Comparison, Dialect, Error, Problem, Side};
-use crate::diag::{ControlResult, Diag, Outcome};
+use crate::diag::{Control, Diag, Outcome};
 use crate::source::{Overlay, Source};
 
 diag::codes! {
@@ -29,7 +29,7 @@ fn line(n: usize) -> u32 {
 }
 
 /// Diagnostics of a finished comparison: REG001 per mover, REG005/REG006 notes.
-pub fn comparison_diags(c: &Comparison) -> Vec<Diag> {
+pub fn comparison_diags(c: &Comparison) -> Vec<Diag<Code>> {
     let mut out = Vec::new();
     for (i, r) in c.movers().enumerate() {
         let base = r.base.sha().unwrap_or_default();
@@ -50,7 +50,7 @@ pub fn comparison_diags(c: &Comparison) -> Vec<Diag> {
         };
         out.push(
             Diag::error(
-                Code::Reg001.as_str(),
+                Code::Reg001,
                 format!(
                     "{first}: {} `{}` differs from {against} ({} -> {}){eol}",
                     r.spec.kind.as_str(),
@@ -73,7 +73,7 @@ pub fn comparison_diags(c: &Comparison) -> Vec<Diag> {
         if let Some(b) = r.base.pin_differs_from_ref() {
             out.push(
                 Diag::note(
-                    Code::Reg005.as_str(),
+                    Code::Reg005,
                     format!(
                         "`{}` at '{}' hashes to {}, not its pin; the pin is the baseline",
                         r.spec.name,
@@ -88,7 +88,7 @@ pub fn comparison_diags(c: &Comparison) -> Vec<Diag> {
         if !r.verified() {
             out.push(
                 Diag::note(
-                    Code::Reg006.as_str(),
+                    Code::Reg006,
                     format!(
                         "`{}` has no pin and no base ref is configured: only its extraction was checked ({})",
                         r.spec.name,
@@ -105,26 +105,24 @@ pub fn comparison_diags(c: &Comparison) -> Vec<Diag> {
 
 /// Diagnostics for rows that could not be checked: REG002 (not exactly once), REG003
 /// (unreadable), REG004 (bad pin, located at the pin in `config_text`).
-pub fn problem_diags(problems: &[Problem], config_text: &str) -> Vec<Diag> {
+pub fn problem_diags(problems: &[Problem], config_text: &str) -> Vec<Diag<Code>> {
     problems
         .iter()
         .map(|p| match p {
             Problem::NotExactlyOnce {
                 name, file, hits, ..
             } => {
-                let d = Diag::error(Code::Reg002.as_str(), p.to_string()).in_unit(name.clone());
+                let d = Diag::error(Code::Reg002, p.to_string()).in_unit(name.clone());
                 match hits.first() {
                     Some((l, _)) => d.at(file.clone(), line(*l), None),
                     None => d.file(file.clone()),
                 }
             }
-            Problem::Unreadable { name, file, .. } => {
-                Diag::error(Code::Reg003.as_str(), p.to_string())
-                    .file(file.clone())
-                    .in_unit(name.clone())
-            }
+            Problem::Unreadable { name, file, .. } => Diag::error(Code::Reg003, p.to_string())
+                .file(file.clone())
+                .in_unit(name.clone()),
             Problem::BadPin { name, pin } => {
-                let d = Diag::error(Code::Reg004.as_str(), p.to_string()).in_unit(name.clone());
+                let d = Diag::error(Code::Reg004, p.to_string()).in_unit(name.clone());
                 // Point at the pin in mgctl.toml.
                 match config_text.find(&format!("\"{pin}\"")) {
                     Some(at) if !pin.is_empty() => d.in_config(at + 1),
@@ -137,11 +135,11 @@ pub fn problem_diags(problems: &[Problem], config_text: &str) -> Vec<Diag> {
 
 /// Checks every configured region of the working tree `src` against its pin or the `base` ref
 /// (git is read at `src.root()`). `config_text` locates a bad pin.
-pub fn check(src: &dyn Source, cfg: &RegionsConfig, config_text: &str) -> Outcome {
+pub fn check(src: &dyn Source, cfg: &RegionsConfig, config_text: &str) -> Outcome<Code> {
     let root = src.root();
     let head = Side::Source(src);
     let reg003 = |e: &dyn std::fmt::Display| {
-        Outcome::could_not_run(vec![Diag::error(Code::Reg003.as_str(), e.to_string())])
+        Outcome::could_not_run(vec![Diag::error(Code::Reg003, e.to_string())])
     };
     let repo;
     let base = match &cfg.base {
@@ -206,7 +204,7 @@ pub fn check(src: &dyn Source, cfg: &RegionsConfig, config_text: &str) -> Outcom
             }
         }
         Err(Error::CouldNotRun(p)) => Outcome::could_not_run(problem_diags(&p, config_text)),
-        Err(e) => Outcome::could_not_run(vec![Diag::error(Code::Reg003.as_str(), e.to_string())]),
+        Err(e) => Outcome::could_not_run(vec![Diag::error(Code::Reg003, e.to_string())]),
     };
     o.units = units;
     o.inputs = inputs;
@@ -215,18 +213,18 @@ pub fn check(src: &dyn Source, cfg: &RegionsConfig, config_text: &str) -> Outcom
 
 /// The canned controls of [`super::selftest`]; a fixture that cannot be built is one failing
 /// control. `neutered(name)` feeds that negative control its clean input.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     match super::selftest::run(neutered) {
         Ok(results) => results
             .into_iter()
-            .map(|c| ControlResult {
+            .map(|c| Control {
                 name: c.name.to_string(),
                 expect_trip: c.expect_trip,
                 tripped: c.tripped,
                 detail: c.detail,
             })
             .collect(),
-        Err(e) => vec![ControlResult {
+        Err(e) => vec![Control {
             name: "fixture".into(),
             expect_trip: false,
             tripped: true,
@@ -243,10 +241,10 @@ pub fn live_controls(
     cfg: &RegionsConfig,
     config_text: &str,
     neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
+) -> Vec<Control> {
     let pinned: Vec<_> = cfg.regions.iter().filter(|r| r.sha256.is_some()).collect();
     if pinned.is_empty() {
-        return vec![ControlResult {
+        return vec![Control {
             name: "live".into(),
             expect_trip: false,
             tripped: false,
@@ -260,7 +258,7 @@ pub fn live_controls(
     let mut out = Vec::new();
     for (spec, body) in specs.iter().zip(bodies) {
         let name = format!("live-{}", spec.name);
-        let fail = |detail: String| ControlResult {
+        let fail = |detail: String| Control {
             name: name.clone(),
             expect_trip: true,
             tripped: false,
@@ -297,10 +295,11 @@ pub fn live_controls(
         }
         let overlay = Overlay { base: src, files };
         let outcome = check(&overlay, cfg, config_text);
-        let hit = outcome.diags.iter().find(|d| {
-            d.code == Code::Reg001.as_str() && d.unit.as_deref() == Some(spec.name.as_str())
-        });
-        out.push(ControlResult {
+        let hit = outcome
+            .diags
+            .iter()
+            .find(|d| d.code == Code::Reg001 && d.unit.as_deref() == Some(spec.name.as_str()));
+        out.push(Control {
             name: name.clone(),
             expect_trip: true,
             tripped: hit.is_some(),

@@ -28,13 +28,7 @@ void FlushPendingRangesFrom(int from) {
 /// (Python hashlib over lines 12-14 without the final newline) — the pin must verify.
 pub const FLUSH_PIN: &str = "25f5f9bff974243c481af4d3c8119d2c516e2ab39293e427f9029ed2451dcf76";
 
-#[derive(Debug, Clone)]
-pub struct ControlResult {
-    pub name: &'static str,
-    pub expect_trip: bool,
-    pub tripped: bool,
-    pub detail: String,
-}
+pub use diag::Control;
 
 fn specs(pin: &str) -> Vec<RegionSpec> {
     let row = |name: &str, kind: RegionKind, sha: Option<&str>| RegionSpec {
@@ -129,7 +123,7 @@ fn classify(r: &Result<Comparison, Error>, want: Want<'_>) -> (bool, String) {
 }
 
 /// Run every control. `neutered(name)` feeds that negative control its clean input.
-pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String> {
+pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<Control>, String> {
     let at = SOURCE.find("void FlushPendingRangesFrom").unwrap_or(0);
     let computed = sha256_hex(SOURCE[at..].trim_end_matches('\n').as_bytes());
     let outside = insert_after(
@@ -220,8 +214,8 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String
     ];
     let mut out = Vec::new();
     if computed != FLUSH_PIN {
-        out.push(ControlResult {
-            name: "pin-parity",
+        out.push(Control {
+            name: "pin-parity".into(),
             expect_trip: false,
             tripped: true,
             detail: format!(
@@ -237,8 +231,8 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<ControlResult>, String
             (work, pin)
         };
         let (tripped, detail) = classify(&scenario(base, work, pin)?, want);
-        out.push(ControlResult {
-            name,
+        out.push(Control {
+            name: name.into(),
             expect_trip,
             tripped,
             detail,

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::report::ratchet_line;
 use super::{delta, parse, read, Delta, Error, TestList};
-use crate::diag::{ControlResult, Diag, Outcome};
+use crate::diag::{Control, Diag, Outcome};
 
 diag::codes! {
     /// Finding codes of the `test-names` gate (docs/codes.md).
@@ -47,12 +47,12 @@ pub fn mobilegl_profile() -> Option<TestNamesConfig> {
     None
 }
 
-fn removed_diags(d: &Delta, before: &str, after: &str, code: Code, what: &str) -> Vec<Diag> {
+fn removed_diags(d: &Delta, before: &str, after: &str, code: Code, what: &str) -> Vec<Diag<Code>> {
     d.removed
         .iter()
         .map(|n| {
             Diag::error(
-                code.as_str(),
+                code,
                 format!("test `{n}` is in {before} but not in {after}{what}"),
             )
             .file(after.to_string())
@@ -62,7 +62,11 @@ fn removed_diags(d: &Delta, before: &str, after: &str, code: Code, what: &str) -
 }
 
 /// Diagnostics of the ratchet (TST001 removed, TST004 note for added) and of G2 (TST002).
-pub fn diags(cur_path: &str, base: Option<(&str, &Delta)>, same: &[(String, Delta)]) -> Vec<Diag> {
+pub fn diags(
+    cur_path: &str,
+    base: Option<(&str, &Delta)>,
+    same: &[(String, Delta)],
+) -> Vec<Diag<Code>> {
     let mut out = Vec::new();
     if let Some((base_path, d)) = base {
         out.extend(removed_diags(
@@ -75,7 +79,7 @@ pub fn diags(cur_path: &str, base: Option<(&str, &Delta)>, same: &[(String, Delt
         if !d.added.is_empty() {
             out.push(
                 Diag::note(
-                    Code::Tst004.as_str(),
+                    Code::Tst004,
                     format!(
                         "{} (added: {}); update {base_path} to ratchet them in",
                         ratchet_line(d),
@@ -97,7 +101,7 @@ pub fn diags(cur_path: &str, base: Option<(&str, &Delta)>, same: &[(String, Delt
         for n in &d.added {
             out.push(
                 Diag::error(
-                    Code::Tst002.as_str(),
+                    Code::Tst002,
                     format!("test `{n}` is in {other} but not in {cur_path} (the lists must be identical)"),
                 )
                 .file(cur_path.to_string())
@@ -108,19 +112,19 @@ pub fn diags(cur_path: &str, base: Option<(&str, &Delta)>, same: &[(String, Delt
     out
 }
 
-fn load(root: &Path, rel: &str) -> Result<TestList, Box<Diag>> {
+fn load(root: &Path, rel: &str) -> Result<TestList, Box<Diag<Code>>> {
     let path: PathBuf = root.join(rel);
     read(&path).map_err(|e| {
         let msg = e.to_string();
         let msg = msg
             .strip_prefix(&format!("{}", root.display()))
             .map_or(msg.clone(), |m| m.trim_start_matches('/').to_string());
-        Box::new(Diag::error(Code::Tst003.as_str(), msg).file(rel.to_string()))
+        Box::new(Diag::error(Code::Tst003, msg).file(rel.to_string()))
     })
 }
 
 /// The configured lists of the workspace at `root`, compared.
-pub fn outcome(root: &Path, cfg: &TestNamesConfig) -> Outcome {
+pub fn outcome(root: &Path, cfg: &TestNamesConfig) -> Outcome<Code> {
     let mut errors = Vec::new();
     let current = load(root, &cfg.current).map_err(|d| errors.push(*d)).ok();
     let baseline = cfg
@@ -178,14 +182,7 @@ fn parse_str(s: &str, name: &str) -> Result<TestList, Error> {
     parse(s.as_bytes(), Path::new(name))
 }
 
-fn run_case(
-    name: &str,
-    expect_trip: bool,
-    ratchet: bool,
-    a: &str,
-    b: &str,
-    code: Code,
-) -> ControlResult {
+fn run_case(name: &str, expect_trip: bool, ratchet: bool, a: &str, b: &str, code: Code) -> Control {
     let (la, lb) = match (parse_str(a, "a.txt"), parse_str(b, "b.txt")) {
         (Ok(la), Ok(lb)) => (la, lb),
         (Err(e), _) | (_, Err(e)) => {
@@ -195,7 +192,7 @@ fn run_case(
             } else {
                 true
             };
-            return ControlResult {
+            return Control {
                 name: name.into(),
                 expect_trip,
                 tripped,
@@ -209,7 +206,7 @@ fn run_case(
     } else {
         diags("a.txt", None, &[("b.txt".into(), delta(&la, &lb))])
     };
-    let mut c = ControlResult::from_diags(name, expect_trip, code.as_str(), &ds);
+    let mut c = Control::from_diags(name, expect_trip, code, &ds);
     if !c.tripped {
         c.detail = "no error finding".into();
     }
@@ -217,7 +214,7 @@ fn run_case(
 }
 
 /// The gate's controls; `neutered(name)` feeds that negative control its clean twin.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let before = "Test project /b\n  Test  #1: DirectGLES.Clear\n  Test  #2: DirectVulkan.Clear\n  Test  #3: smoke\n\nTotal Tests: 3\n";
     let grown = "DirectGLES.Clear\nDirectVulkan.Clear\nsmoke\nDirectGLES.Blend\n";
     let shrunk = "DirectGLES.Clear\nsmoke\nDirectGLES.Blend\n";

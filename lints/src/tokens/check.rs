@@ -21,13 +21,13 @@ diag::codes! {
 }
 
 /// Compiles the configured rules; a bad rule is a TOK003 at its name in mgctl.toml.
-pub fn compile(cfg: &TokensConfig) -> Result<Vec<Rule>, Box<Diag>> {
+pub fn compile(cfg: &TokensConfig) -> Result<Vec<Rule>, Box<Diag<Code>>> {
     cfg.rules
         .iter()
         .map(|r| {
             Rule::compile(&r.spec()).map_err(|e| {
                 Box::new(
-                    Diag::error(Code::Tok003.as_str(), format!("invalid rule: {e}"))
+                    Diag::error(Code::Tok003, format!("invalid rule: {e}"))
                         .in_config(r.name.span().start),
                 )
             })
@@ -44,7 +44,7 @@ fn rule_span(cfg: &TokensConfig, rule: &str) -> Option<usize> {
 
 /// Diagnostics of a finished report: TOK001 forbidden token, TOK002 stale allow entry, TOK004
 /// file skipped (never silent), TOK006 a paths glob matching no file.
-pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
+pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag<Code>> {
     let mut out = Vec::new();
     for hit in report.hits.iter().filter(|h| !h.allowed) {
         let why = rules
@@ -55,7 +55,7 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
         let sep = if why.is_empty() { "" } else { ": " };
         out.push(
             Diag::error(
-                Code::Tok001.as_str(),
+                Code::Tok001,
                 format!(
                     "`{}` forbidden by rule `{}`{sep}{why}",
                     hit.matched, hit.rule
@@ -68,10 +68,10 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
     }
     for (rule, entry) in &report.stale_allows {
         let mut d = Diag::error(
-            Code::Tok002.as_str(),
+            Code::Tok002,
             format!("rule `{rule}`: allow entry `{entry}` matches nothing (stale: remove it)"),
         );
-        d.config_at = rule_span(cfg, rule);
+        d.config = rule_span(cfg, rule).map(diag::ConfigAt::Byte);
         out.push(d);
     }
     for (rule, glob) in &report.vacuous {
@@ -79,24 +79,24 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
         let whole = !report.vacuous_rule_has_files(rule);
         let mut d = if whole {
             Diag::error(
-                Code::Tok006.as_str(),
+                Code::Tok006,
                 format!(
                     "rule `{rule}`: paths glob `{glob}` matches no file, so the rule checks nothing (misspelt?)"
                 ),
             )
         } else {
             Diag::warning(
-                Code::Tok007.as_str(),
+                Code::Tok007,
                 format!("rule `{rule}`: paths glob `{glob}` matches no file (misspelt?)"),
             )
         }
         .in_unit(rule.clone());
-        d.config_at = rule_span(cfg, rule);
+        d.config = rule_span(cfg, rule).map(diag::ConfigAt::Byte);
         out.push(d);
     }
     for (path, why) in &report.skipped {
         out.push(
-            Diag::warning(Code::Tok004.as_str(), format!("not scanned: {why}"))
+            Diag::warning(Code::Tok004, format!("not scanned: {why}"))
                 .file(path.clone())
                 .in_unit(path.clone()),
         );
@@ -105,7 +105,7 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag> {
 }
 
 /// Runs every configured rule over the workspace at `root`.
-pub fn check(root: &Path, cfg: &TokensConfig) -> Outcome {
+pub fn check(root: &Path, cfg: &TokensConfig) -> Outcome<Code> {
     check_source(
         &crate::source::Disk {
             root: root.to_path_buf(),
@@ -115,7 +115,7 @@ pub fn check(root: &Path, cfg: &TokensConfig) -> Outcome {
 }
 
 /// [`check`] over any source (the disk, or the live controls' in-memory overlay).
-pub fn check_source(src: &dyn crate::source::Source, cfg: &TokensConfig) -> Outcome {
+pub fn check_source(src: &dyn crate::source::Source, cfg: &TokensConfig) -> Outcome<Code> {
     let root = src.root();
     let rules = match compile(cfg) {
         Ok(r) => r,
@@ -123,9 +123,7 @@ pub fn check_source(src: &dyn crate::source::Source, cfg: &TokensConfig) -> Outc
     };
     let report = match super::run_source(src, &rules) {
         Ok(r) => r,
-        Err(e) => {
-            return Outcome::could_not_run(vec![Diag::error(Code::Tok005.as_str(), e.to_string())])
-        }
+        Err(e) => return Outcome::could_not_run(vec![Diag::error(Code::Tok005, e.to_string())]),
     };
     let hits = report.hits.iter().filter(|h| !h.allowed).count();
     let allowed = report.hits.len() - hits;

@@ -2,10 +2,10 @@
 
 use super::cfg::mobilegl_profile;
 use super::check::{compile, diags, Code};
-use crate::diag::ControlResult;
+use crate::diag::Control;
 
 /// Runs every control; `neutered(name)` feeds that negative control its clean twin.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let mut cfg = mobilegl_profile();
     if let Some(r) = cfg.rules.get_mut(1) {
         r.allow = vec!["MobileGL/MG_State/Debug.cpp:1".into()];
@@ -13,7 +13,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
     let rules = match compile(&cfg) {
         Ok(r) => r,
         Err(d) => {
-            return vec![ControlResult {
+            return vec![Control {
                 name: "compile".into(),
                 expect_trip: false,
                 tripped: true,
@@ -112,12 +112,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
             } else {
                 Code::Tok001
             };
-            ControlResult::from_diags(
-                name,
-                expect_trip,
-                want.as_str(),
-                &diags(&report, &rules, &cfg),
-            )
+            Control::from_diags(name, expect_trip, want, &diags(&report, &rules, &cfg))
         })
         .collect()
 }

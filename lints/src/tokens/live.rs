@@ -10,7 +10,7 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 use super::cfg::TokensConfig;
 use super::check::{check_source, compile, Code};
 use super::Rule;
-use crate::diag::ControlResult;
+use crate::diag::Control;
 use crate::source::{Overlay, Source};
 
 /// A short text the rule's pattern matches, built from its syntax tree (first branch of each
@@ -81,8 +81,8 @@ pub fn live_controls(
     src: &dyn Source,
     cfg: &TokensConfig,
     neutered: &dyn Fn(&str) -> bool,
-) -> Vec<ControlResult> {
-    let fail = |name: String, detail: String| ControlResult {
+) -> Vec<Control> {
+    let fail = |name: String, detail: String| Control {
         name,
         expect_trip: true,
         tripped: false,
@@ -141,15 +141,15 @@ pub fn live_controls(
         let overlay = Overlay { base: src, files };
         let outcome = check_source(&overlay, cfg);
         let hit = outcome.diags.iter().find(|d| {
-            d.code == Code::Tok001.as_str()
-                && d.path.as_deref() == Some(target.as_str())
+            d.code == Code::Tok001
+                && d.location.as_ref().map(|l| l.path.as_str()) == Some(target.as_str())
                 && d.detail
                     .as_ref()
                     .and_then(|v| v.get("rule"))
                     .and_then(|v| v.as_str())
                     == Some(rule.name.as_str())
         });
-        out.push(ControlResult {
+        out.push(Control {
             name,
             expect_trip: true,
             tripped: hit.is_some(),

@@ -4,53 +4,7 @@
 
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
-}
-
-/// Where a finding points: a workspace-relative path (forward slashes), 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Location {
-    pub path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<u32>,
-}
-
-impl Location {
-    pub fn file(path: impl Into<String>) -> Self {
-        Location {
-            path: path.into(),
-            line: None,
-            column: None,
-        }
-    }
-    pub fn at(path: impl Into<String>, line: u32, column: Option<u32>) -> Self {
-        Location {
-            path: path.into(),
-            line: Some(line),
-            column,
-        }
-    }
-}
-
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.path)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-            if let Some(c) = self.column {
-                write!(f, ":{c}")?;
-            }
-        }
-        Ok(())
-    }
-}
+pub use diag::{Control, Location, Severity};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
@@ -108,39 +62,29 @@ impl Finding {
     }
 }
 
+/// The one mapping from a library's diagnostic to a finding, field for field. The gate name is
+/// the report's ([`GateReport::from_findings`] stamps it); a diagnostic that points into the
+/// configuration is placed by the caller, which knows the config file's text.
+impl<C: diag::Code> From<diag::Diag<C>> for Finding {
+    fn from(d: diag::Diag<C>) -> Self {
+        Finding {
+            gate: "",
+            code: d.code.as_str(),
+            severity: d.severity,
+            message: d.message,
+            location: d.location,
+            unit: d.unit,
+            detail: d.detail,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum Verdict {
     Pass,
     Fail,
     Skipped { reason: String },
-}
-
-/// One negative (must trip) or positive (must stay clean) control of a gate's self-test.
-#[derive(Debug, Clone, Serialize)]
-pub struct Control {
-    pub name: String,
-    /// true: a negative control, the gate must go red on it.
-    pub expect_trip: bool,
-    pub tripped: bool,
-    /// What the gate said (first finding) or why it did not trip.
-    pub detail: String,
-}
-
-impl Control {
-    pub fn ok(&self) -> bool {
-        self.expect_trip == self.tripped
-    }
-
-    /// The live control of a gate the audited workspace does not configure (it passes).
-    pub fn not_configured() -> Self {
-        Control {
-            name: "live".into(),
-            expect_trip: false,
-            tripped: false,
-            detail: "no live control: gate not configured".into(),
-        }
-    }
 }
 
 /// The result of `--self-test` for one gate: it passes only when every control behaves and at
@@ -156,8 +100,7 @@ impl SelfTest {
     }
 
     pub fn passed(&self) -> bool {
-        self.controls.iter().all(Control::ok)
-            && self.controls.iter().any(|c| c.expect_trip && c.tripped)
+        diag::self_test_passed(&self.controls)
     }
 }
 
@@ -184,9 +127,12 @@ impl GateReport {
     /// A report whose verdict follows from its findings: any error → Fail.
     pub fn from_findings(
         gate: &'static str,
-        findings: Vec<Finding>,
+        mut findings: Vec<Finding>,
         headline: impl Into<String>,
     ) -> Self {
+        for f in &mut findings {
+            f.gate = gate;
+        }
         let verdict = if findings.iter().any(|f| f.severity == Severity::Error) {
             Verdict::Fail
         } else {

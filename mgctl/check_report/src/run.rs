@@ -111,7 +111,7 @@ pub(crate) fn json(run: &CheckRun) -> io::Result<serde_json::Value> {
 
 /// `3 errors, 1 warning`-style counts for one report.
 pub fn counts(r: &GateReport) -> (usize, usize, usize) {
-    use Severity::*;
+    use Severity::{Error, Note, Warning};
     (r.count(Error), r.count(Warning), r.count(Note))
 }
 

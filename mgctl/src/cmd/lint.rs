@@ -143,7 +143,7 @@ fn neutered<'a>(gate: &'a str, neuter: &'a [String]) -> impl Fn(&str) -> bool + 
 }
 
 /// Prints a lint's self-test (the same controls the gate runs); Fail when any misbehaves.
-fn self_test<C: Into<lints::diag::ControlResult>>(
+fn self_test<C: Into<lints::diag::Control>>(
     gate: &str,
     controls: Vec<C>,
     json: bool,

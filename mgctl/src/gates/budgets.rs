@@ -4,7 +4,7 @@
 
 use stats_viewer::budget::{self, Pin, PinQuery, Workspace};
 
-use crate::gate::{CheckCtx, Gate, GateReport, IntoFinding, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
 pub use stats_viewer::budget::BudgetConfig;
 
@@ -58,7 +58,7 @@ impl Gate for BudgetsGate {
         let findings = o
             .findings
             .into_iter()
-            .map(|v| v.into_finding(GATE))
+            .map(|v| ctx.finding(GATE, v))
             .collect();
         let mut r = GateReport::from_findings(GATE, findings, headline)
             .figure("budgets", n)
@@ -80,19 +80,15 @@ mod tests {
 
     #[test]
     fn a_violation_maps_field_for_field() {
-        use crate::gate::{Location, Severity};
-        use stats_viewer::violation::{self, Violation};
-        let v = Violation {
-            code: stats_viewer::budget::Code::Bud007,
-            severity: violation::Severity::Note,
-            message: "m".to_string(),
-            path: Some("mgctl.toml".to_string()),
-            line: Some(3),
-            column: None,
-            unit: Some("b".to_string()),
-            detail: Some(serde_json::json!({"k": 1})),
-        };
-        let f = v.clone().into_finding(GATE);
+        use crate::gate::{Finding, Location};
+        use diag::Severity;
+        use stats_viewer::violation::Violation;
+        let v = Violation::note(stats_viewer::budget::Code::Bud007, "m")
+            .at("mgctl.toml", 3, None)
+            .in_unit("b")
+            .with_detail(serde_json::json!({"k": 1}));
+        let r = GateReport::from_findings(GATE, vec![Finding::from(v.clone())], "");
+        let f = &r.findings[0];
         assert_eq!(
             (f.gate, f.code, f.severity),
             (GATE, "BUD007", Severity::Note)
@@ -100,14 +96,12 @@ mod tests {
         assert_eq!((f.message.as_str(), f.unit.as_deref()), ("m", Some("b")));
         assert_eq!(f.location, Some(Location::at("mgctl.toml", 3, None)));
         assert_eq!(f.detail, v.detail);
-        let f = Violation {
-            line: None,
-            ..v.clone()
-        }
-        .into_finding(GATE);
+        let f = Finding::from(v.clone().file("mgctl.toml"));
         assert_eq!(f.location, Some(Location::file("mgctl.toml")));
-        // A line without a path points nowhere.
-        let f = Violation { path: None, ..v }.into_finding(GATE);
+        let f = Finding::from(Violation {
+            location: None,
+            ..v
+        });
         assert_eq!(f.location, None);
     }
 

@@ -3,7 +3,6 @@
 
 pub use lints::commits::gate::{mobilegl_profile, CommitsConfig};
 
-use super::lint_map;
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
 pub const GATE: &str = "commits";
@@ -33,7 +32,7 @@ impl Gate for CommitsGate {
             return GateReport::skipped(GATE, "no [commits] range in mgctl.toml");
         };
         match lints::commits::gate::outcome(&ctx.root, range, &cfg.rules()) {
-            Ok(o) => lint_map::report(GATE, ctx, o),
+            Ok(o) => ctx.report(GATE, o),
             Err(why) => GateReport::skipped(GATE, why),
         }
     }

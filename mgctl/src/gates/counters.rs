@@ -3,7 +3,7 @@
 
 use stats_viewer::counters;
 
-use crate::gate::{CheckCtx, Gate, GateReport, IntoFinding, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
 pub use stats_viewer::counters::CountersConfig;
 
@@ -42,7 +42,7 @@ impl Gate for CountersGate {
         let findings = o
             .findings
             .into_iter()
-            .map(|v| v.into_finding(GATE))
+            .map(|v| ctx.finding(GATE, v))
             .collect();
         let mut r = GateReport::from_findings(GATE, findings, headline)
             .figure("contracts", o.contracts)

@@ -6,7 +6,7 @@ use dirty_surface::selftest;
 use dirty_surface::surface::Mode;
 use dirty_surface::Code;
 
-use crate::gate::{CheckCtx, Control, Gate, GateReport, IntoFinding, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub use dirty_surface::cfg::{mobilegl_profile, DirtySurfaceConfig};
 
@@ -56,7 +56,7 @@ impl Gate for DirtySurfaceGate {
                 return GateReport::could_not_run(GATE, Code::Dsf012.as_str(), e.to_string(), None)
             }
         };
-        let findings = run.violations().into_iter().map(|v| v.into_finding(GATE));
+        let findings = run.violations().into_iter().map(|v| ctx.finding(GATE, v));
         let mut gr = GateReport::from_findings(GATE, findings.collect(), run.summary.clone());
         for (name, v) in run.figures() {
             gr = gr.figure(name, v);
@@ -76,7 +76,6 @@ impl Gate for DirtySurfaceGate {
         };
         dirty_surface::live::live_controls_for(&ctx.root, cfg, &|c| neutered.contains(GATE, c))
             .into_iter()
-            .map(crate::gate::IntoControl::into_control)
             .collect()
     }
 }

@@ -4,7 +4,7 @@
 
 use stats_viewer::g4;
 
-use crate::gate::{CheckCtx, Control, Gate, GateReport, IntoFinding, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 
 pub use stats_viewer::g4::{mobilegl_profile, FatalsConfig};
 
@@ -38,7 +38,7 @@ impl Gate for FatalsGate {
                 return GateReport::could_not_run(GATE, e.code().as_str(), e.to_string(), None)
             }
         };
-        let findings = run.violations().into_iter().map(|v| v.into_finding(GATE));
+        let findings = run.violations().into_iter().map(|v| ctx.finding(GATE, v));
         let findings = findings.collect();
         let mut r = GateReport::from_findings(GATE, findings, run.headline())
             .figure("logs", run.logs.len())
@@ -60,7 +60,6 @@ impl Gate for FatalsGate {
         };
         g4::live_controls(&ctx.root, cfg, &|c| neutered.contains(GATE, c))
             .into_iter()
-            .map(crate::gate::IntoControl::into_control)
             .collect()
     }
 }

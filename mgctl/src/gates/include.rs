@@ -13,7 +13,7 @@ use include_graph::{Graph, Workspace};
 
 pub use include_graph::cfg::{mobilegl_profile, IncludeConfig};
 
-use crate::gate::{CheckCtx, Control, Gate, GateReport, IntoFinding, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Control, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub const PROBES: &str = controls::PROBES_GATE;
 pub const LAYERING: &str = controls::LAYERING_GATE;
@@ -36,7 +36,7 @@ fn report(
     units: Vec<String>,
     ctx: &CheckCtx,
 ) -> GateReport {
-    let fs = diags.into_iter().map(|d| d.into_finding(gate)).collect();
+    let fs = diags.into_iter().map(|d| ctx.finding(gate, d)).collect();
     let mut rep = GateReport::from_findings(gate, fs, summary);
     for (name, v) in figures {
         rep = rep.figure(name, v);
@@ -121,7 +121,6 @@ impl Gate for IncludeProbesGate {
         };
         include_graph::live::live_probe_controls(&ctx.root, cfg, &|c| neutered.contains(PROBES, c))
             .into_iter()
-            .map(crate::gate::IntoControl::into_control)
             .collect()
     }
 }

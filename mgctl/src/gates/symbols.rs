@@ -2,52 +2,17 @@
 //! `symbol-rules` (purity gate B). The analyses, their config, their findings and their controls
 //! live in the `symbols` library; this file only maps its violations to findings.
 
-use symbols::findings::{rules_gate, symbols_gate, ConfigAt, GateRun, Violation};
+use symbols::findings::{rules_gate, symbols_gate};
 use symbols::selftest;
 
 pub use symbols::cfg::{
     mobilegl_profile, mobilegl_rules_profile, SymbolRulesConfig, SymbolsConfig,
 };
 
-use crate::gate::{CheckCtx, Finding, Gate, GateReport, IntoFinding, Location, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
 const GATE: &str = "symbols";
 const RULES_GATE: &str = "symbol-rules";
-
-/// One library violation as a finding of `gate`; one about the configuration points into
-/// mgctl.toml (nowhere for the built-in profile).
-fn finding<C>(gate: &'static str, ctx: &CheckCtx, mut v: Violation<C>) -> Finding
-where
-    Violation<C>: IntoFinding,
-{
-    let config = v.config.take();
-    let mut f = v.into_finding(gate);
-    if let Some(at) = config {
-        f.location = match (at, &ctx.config_path) {
-            (_, None) => None,
-            (ConfigAt::File, Some(p)) => Some(Location::file(ctx.rel(p))),
-            (ConfigAt::Byte(at), Some(_)) => Some(ctx.config_location(at)),
-        };
-    }
-    f
-}
-
-/// A library gate run as the gate's report: the verdict follows from the findings.
-fn report<C>(gate: &'static str, ctx: &CheckCtx, run: GateRun<C>) -> GateReport
-where
-    Violation<C>: IntoFinding,
-{
-    let found = run
-        .violations
-        .into_iter()
-        .map(|v| finding(gate, ctx, v))
-        .collect();
-    let mut r = GateReport::from_findings(gate, found, run.headline);
-    r.figures = run.figures;
-    r.inputs = run.inputs;
-    r.units = run.units;
-    r
-}
 
 pub struct SymbolsGate;
 
@@ -76,7 +41,7 @@ impl Gate for SymbolsGate {
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
         match (&ctx.config.symbols, self.skip_reason(ctx)) {
-            (Some(cfg), None) => report(GATE, ctx, symbols_gate(cfg, &ctx.root, &|p| ctx.rel(p))),
+            (Some(cfg), None) => ctx.report(GATE, symbols_gate(cfg, &ctx.root, &|p| ctx.rel(p))),
             (_, reason) => GateReport::skipped(GATE, reason.unwrap_or_default()),
         }
     }
@@ -114,7 +79,7 @@ impl Gate for SymbolRulesGate {
     fn run(&self, ctx: &CheckCtx) -> GateReport {
         match (&ctx.config.symbol_rules, self.skip_reason(ctx)) {
             (Some(cfg), None) => {
-                report(RULES_GATE, ctx, rules_gate(cfg, &ctx.root, &|p| ctx.rel(p)))
+                ctx.report(RULES_GATE, rules_gate(cfg, &ctx.root, &|p| ctx.rel(p)))
             }
             (_, reason) => GateReport::skipped(RULES_GATE, reason.unwrap_or_default()),
         }

@@ -3,7 +3,7 @@
 //! ceiling; and a budget within bounds that must stay clean.
 
 use super::inputs::InputFile;
-use super::{evaluate, BudgetConfig, Code, ControlResult, Pin, PinQuery, SeriesSel};
+use super::{evaluate, BudgetConfig, Code, Control, Pin, PinQuery, SeriesSel};
 use crate::counters::WindowSel;
 
 fn bench(cpu_ms: f64) -> Vec<u8> {
@@ -46,7 +46,7 @@ fn budget(metric: &str, max: f64, arm: Option<&str>, case: Option<&str>) -> Budg
     }
 }
 
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let pull = || file("runs/c-DirectGLES/pull/benchmark.json", bench(10.0));
     let push = || file("runs/c-DirectGLES/push/benchmark.json", bench(11.0));
     let both = || vec![pull(), push()];
@@ -154,7 +154,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
                 f.code.is_error()
             }
         });
-        out.push(ControlResult::from_hit(
+        out.push(super::control_from_hit(
             name,
             expect_trip,
             code.as_str(),

@@ -27,34 +27,25 @@ use crate::violation::{Severity, Violation};
 pub use controls::run_controls;
 use inputs::InputFile;
 
-/// One self-test control's outcome (shared by the budgets and counters gates).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ControlResult {
-    pub name: String,
-    pub expect_trip: bool,
-    pub tripped: bool,
-    pub detail: String,
-}
+pub use diag::Control;
 
-impl ControlResult {
-    /// A control's result from the first finding it produced, as `(code, message)`; `code` is
-    /// what a negative control waits for.
-    pub(crate) fn from_hit(
-        name: &str,
-        expect_trip: bool,
-        code: &str,
-        hit: Option<(&str, &str)>,
-    ) -> Self {
-        ControlResult {
-            name: name.into(),
-            expect_trip,
-            tripped: hit.is_some(),
-            detail: match hit {
-                Some((c, message)) => format!("{c}: {message}"),
-                None if expect_trip => format!("no {code} finding"),
-                None => "clean".into(),
-            },
-        }
+/// A control's result from the first finding it produced, as `(code, message)`; `code` is
+/// what a negative control waits for.
+pub(crate) fn control_from_hit(
+    name: &str,
+    expect_trip: bool,
+    code: &str,
+    hit: Option<(&str, &str)>,
+) -> Control {
+    Control {
+        name: name.into(),
+        expect_trip,
+        tripped: hit.is_some(),
+        detail: match hit {
+            Some((c, message)) => format!("{c}: {message}"),
+            None if expect_trip => format!("no {code} finding"),
+            None => "clean".into(),
+        },
     }
 }
 
@@ -265,7 +256,11 @@ fn finding(
     } else {
         Severity::Note
     };
-    Violation::new(code, severity, budget, message).at(path, line)
+    crate::violation::placed(
+        crate::violation::violation(code, severity, budget, message),
+        path,
+        line,
+    )
 }
 
 /// One measured value of a budget (per run directory, DriverBench directory or log session).

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::budget::inputs::{self, InputFile};
-use crate::budget::ControlResult;
+use crate::budget::Control;
 use crate::report::SteadyRange;
 use crate::session::{Log, Session};
 use crate::violation::{Severity, Violation};
@@ -260,7 +260,7 @@ pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, String> {
 pub type Finding = Violation<Code>;
 
 fn finding(code: Code, contract: &str, message: String) -> Finding {
-    Violation::new(code, Severity::Error, contract, message)
+    crate::violation::violation(code, Severity::Error, contract, message)
 }
 
 /// What one run of every contract found.
@@ -360,7 +360,11 @@ pub fn evaluate(c: &Contract, logs: &[(String, Log)]) -> (Vec<Finding>, usize) {
     let mut out = Vec::new();
     let mut checks = 0;
     let finding = |code: Code, message: String, path: Option<&str>, line: Option<usize>| {
-        finding(code, &c.name, message).at(path.map(str::to_string), line)
+        crate::violation::placed(
+            finding(code, &c.name, message),
+            path.map(str::to_string),
+            line,
+        )
     };
     let why = if c.why.is_empty() {
         String::new()
@@ -535,7 +539,7 @@ fn evaluate_files(
                     &c.name,
                     format!("contract {}: unreadable log: {e}", c.name),
                 )
-                .at(Some(f.rel.clone()), None),
+                .file(f.rel.clone()),
             ),
         }
     }
@@ -555,7 +559,7 @@ fn window_line(frames: u64, csom: u64, csob: u64, resid: &str) -> String {
 
 /// Self-test controls, through [`evaluate_files`] as a real run. `neutered(name)` feeds that
 /// negative control its clean twin.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let clean = format!(
         "{BANNER}{}{}",
         window_line(60, 6, 241, "0.00"),
@@ -639,7 +643,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<ControlResult> {
         let hit = fs
             .iter()
             .find(|f| if expect_trip { f.code == code } else { true });
-        out.push(ControlResult::from_hit(
+        out.push(crate::budget::control_from_hit(
             name,
             expect_trip,
             code.as_str(),
