@@ -171,12 +171,14 @@ impl ProbesOutcome {
             + usize::from(self.expect_mismatch().is_some())
             + usize::from(self.setup_problem.is_some())
     }
-    pub fn passed(&self) -> bool {
-        self.problems() == 0
+    /// The one verdict, for the command and the gate alike: no error among
+    /// [`Self::gate_diagnostics`] (the probes' own facts and the graph's input problems).
+    pub fn passed(&self, g: &Graph) -> bool {
+        !self.gate_diagnostics(g).iter().any(Diag::is_error)
     }
 
-    /// The outcome as gate facts (INC001–INC004, INC011, INC015, INC016). An error is present
-    /// exactly when [`Self::passed`] is false.
+    /// The probes' own facts (INC001–INC004, INC011, INC015, INC016); an error is present
+    /// exactly when a probe problem is counted.
     pub fn diagnostics(&self) -> Vec<Diag> {
         let mut out = Vec::new();
         let cxx = self.compiler.as_deref().unwrap_or("-");
@@ -551,11 +553,11 @@ impl LayeringOutcome {
     pub fn new_temporary(&self) -> usize {
         self.report.temporary.iter().filter(|t| !t.known).count()
     }
-    /// A violation, a new temporary use or a stale rule fails.
-    pub fn passed(&self) -> bool {
-        self.report.violations.is_empty()
-            && self.new_temporary() == 0
-            && self.report.stale.is_empty()
+    /// The one verdict, for the command and the gate alike: no error among
+    /// [`Self::gate_diagnostics`] (a violation, a new temporary use, a stale rule, or an input
+    /// problem of the graph the rules were checked over).
+    pub fn passed(&self, g: &Graph) -> bool {
+        !self.gate_diagnostics(g).iter().any(Diag::is_error)
     }
 
     /// The outcome as gate facts (INC005–INC009, INC013).

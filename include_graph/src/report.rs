@@ -464,7 +464,7 @@ fn probes_json<'a>(o: &'a ProbesOutcome, lines: &'a [String]) -> ProbesJson<'a> 
 }
 
 /// The `include rules` report lines.
-pub fn layering_lines(o: &LayeringOutcome) -> Vec<String> {
+pub fn layering_lines(o: &LayeringOutcome, passed: bool) -> Vec<String> {
     let rep = &o.report;
     let mut v = Vec::new();
     let chain = |v: &mut Vec<String>, hops: &[crate::query::Hop]| {
@@ -514,7 +514,7 @@ pub fn layering_lines(o: &LayeringOutcome) -> Vec<String> {
         rep.temporary.len(),
         o.new_temporary(),
         rep.stale.len(),
-        if o.passed() { "ok" } else { "FAIL" }
+        if passed { "ok" } else { "FAIL" }
     ));
     v
 }
@@ -714,6 +714,7 @@ pub fn query(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, V
 /// mode, then the report proper), or with `json` the JSON document carrying them.
 pub fn probes_output(
     o: &ProbesOutcome,
+    g: &Graph,
     style: ErrorStyle,
     unused_compiler: Option<&str>,
     json: bool,
@@ -723,23 +724,55 @@ pub fn probes_output(
         .into_iter()
         .collect();
     lines.extend(probes_lines(o, style));
+    lines.extend(graph_error_lines(g, false, |m| style.line(m)));
     if json {
         lines = vec![to_json(&probes_json(o, &lines))?];
     }
-    Ok((o.passed(), lines))
+    Ok((o.passed(g), lines))
 }
 
 /// `include rules`: the verdict and the lines, or with `json` the JSON document.
-pub fn layering_output(o: &LayeringOutcome, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
+pub fn layering_output(
+    o: &LayeringOutcome,
+    g: &Graph,
+    json: bool,
+) -> serde_json::Result<(bool, Vec<String>)> {
+    let passed = o.passed(g);
     let lines = match json {
         true => vec![to_json(&LayeringJson {
             schema: 1,
             report: &o.report,
-            failed: !o.passed(),
+            failed: !passed,
         })?],
-        false => layering_lines(o),
+        false => {
+            let mut v = layering_lines(o, passed);
+            v.extend(graph_error_lines(g, true, |m| {
+                format!("include-layering: error: {m}")
+            }));
+            v
+        }
     };
-    Ok((o.passed(), lines))
+    Ok((passed, lines))
+}
+
+/// The graph's input problems that fail a probe or rules run (an unreadable or dangling file, …),
+/// one escaped line each, so the command shows why it failed exactly as the gate does.
+fn graph_error_lines(g: &Graph, computed: bool, line: impl Fn(&str) -> String) -> Vec<String> {
+    crate::analysis::graph_diagnostics(g, computed)
+        .into_iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            let at = d
+                .location
+                .as_ref()
+                .map(|l| format!("{l}: "))
+                .unwrap_or_default();
+            line(&diag::escape::terminal(&format!(
+                "{} {at}{}",
+                d.code, d.message
+            )))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -55,6 +55,8 @@ pub struct Request {
     pub exclude: Vec<String>,
     pub rev: Option<String>,
     pub slack: Option<u64>,
+    /// `--strict` (Some(true)); None takes the section's `strict`, false without a section.
+    pub strict: Option<bool>,
 }
 
 impl Request {
@@ -82,7 +84,13 @@ impl Request {
             exclude,
             rev: self.rev.or_else(|| cfg.and_then(|c| c.rev.clone())),
             slack: Some(self.slack.or(cfg.map(|c| c.slack)).unwrap_or(0)),
+            strict: Some(self.strict.or(cfg.map(|c| c.strict)).unwrap_or(false)),
         })
+    }
+
+    /// Whether warnings fail this run (the resolved `--strict` / `[cite] strict`).
+    pub fn is_strict(&self) -> bool {
+        self.strict.unwrap_or(false)
     }
 
     /// The check of the resolved request.

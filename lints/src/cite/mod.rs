@@ -32,7 +32,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 pub use error::Error;
 pub use model::{CiteReport, Level};
-pub use run::{expand_docs, outcome, run_check, Code};
+pub use run::{diags, expand_docs, outcome, run_check, Code};
 
 /// Read a document: it must exist and be UTF-8 (the error names the line and byte).
 pub fn read_doc(path: &Path) -> Result<String, Error> {

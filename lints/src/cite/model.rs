@@ -354,9 +354,4 @@ impl CiteReport {
             .filter(|(_, _, p)| p.level() == level)
             .count()
     }
-
-    /// The verdict: no error, and with `strict` no warning either.
-    pub fn passed(&self, strict: bool) -> bool {
-        self.count_level(Level::Error) == 0 && (!strict || self.count_level(Level::Warning) == 0)
-    }
 }

@@ -144,11 +144,12 @@ pub fn diags(report: &CiteReport, strict: bool) -> Vec<Diag<Code>> {
 pub fn outcome(root: &Path, cfg: &CiteConfig) -> Outcome<Code> {
     let could_not_run =
         |e: Error| Outcome::could_not_run(vec![Diag::error(Code::Cit012, e.to_string())]);
-    let docs = match expand_docs(root, &cfg.docs) {
-        Ok(d) => d,
+    // The same request `mgctl cite` resolves without flags, so the two cannot differ.
+    let request = match super::cfg::Request::default().resolve(root, "mgctl.toml", Some(cfg)) {
+        Ok(r) => r,
         Err(e) => return could_not_run(e),
     };
-    let report = match run_check(root, &docs, &cfg.exclude, cfg.rev.as_deref(), cfg.slack) {
+    let report = match request.check(root) {
         Ok(r) => r,
         Err(e) => return could_not_run(e),
     };
@@ -171,7 +172,7 @@ pub fn outcome(root: &Path, cfg: &CiteConfig) -> Outcome<Code> {
         headline.push_str(&format!(", {uncheckable} uncheckable"));
     }
     let mut o = Outcome {
-        diags: diags(&report, cfg.strict),
+        diags: diags(&report, request.is_strict()),
         headline,
         ..Outcome::default()
     }

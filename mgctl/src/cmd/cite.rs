@@ -24,7 +24,7 @@ printed), changed or gone, with a one-line excerpt of what is there now. Every f
 and `–`, comma lists (every member), `:N` continuations inheriting the last file of their paragraph or \
 table cell; URLs, times and § references are skipped, and a per-form breakdown prints the denominators. \
 Without documents, the [cite] section of the workspace's mgctl.toml says which. Exit status: 0 clean (or \
-warnings only, without --strict), 1 problems, 2 unusable input (missing or non-UTF-8 document, bad \
+warnings only, unless --strict or `[cite] strict`), 1 problems, 2 unusable input (missing or non-UTF-8 document, bad \
 revision, unreadable file).",
     after_help = "Examples:\n  cd driver && mgctl cite docs/Disaggregated/*.md\n  mgctl cite -C driver --rev HEAD --strict driver/docs/Disaggregated/*.md\n  mgctl cite -C driver --fix\n  mgctl cite --self-test"
 )]
@@ -40,7 +40,8 @@ pub struct CiteArgs {
     /// (also `WORKTREE`).
     #[arg(long, value_name = "REV")]
     pub rev: Option<String>,
-    /// Warnings (moved, changed, orphan continuations) fail too.
+    /// Warnings (moved, changed, orphan continuations) fail too; without it, `[cite] strict` of
+    /// the workspace's mgctl.toml decides (true by default), as in `mgctl check`.
     #[arg(long)]
     pub strict: bool,
     /// Rewrite the citations whose new place is certain (a unique move); everything else in the
@@ -114,6 +115,7 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
         exclude: args.exclude.clone(),
         rev: args.rev.clone(),
         slack: args.slack,
+        strict: args.strict.then_some(true),
     }
     .resolve(root, crate::config::FILE_NAME, cfg.as_ref())?;
     let mut report = request.check(root)?;
@@ -137,7 +139,9 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
         DataFormat::Human => report::write_human(&report, args.verbose, out)?,
         DataFormat::Json => report::write_json(&report, out)?,
     }
-    Ok(Outcome::from_pass(report.passed(args.strict)))
+    // The gate's verdict rule: an error diagnostic fails (a warning too under strict).
+    let diags = lints::cite::diags(&report, request.is_strict());
+    Ok(Outcome::from_pass(!diags.iter().any(diag::Diag::is_error)))
 }
 
 fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {

@@ -239,7 +239,7 @@ pub fn run(
         }
         IncludeCommand::Probes(a) => probes(&ws, &g, a)?,
         IncludeCommand::Rules(a) => {
-            report::layering_output(&ws.rules(&g)?, a.format == OutFormat::Json)?
+            report::layering_output(&ws.rules(&g)?, &g, a.format == OutFormat::Json)?
         }
         IncludeCommand::SelfTest(_) => (true, Vec::new()),
     };
@@ -314,6 +314,7 @@ fn probes(ws: &Workspace, g: &Graph, a: &ProbesArgs) -> anyhow::Result<(bool, Ve
     let unused = a.compiler.as_deref().filter(|_| a.mode == Mode::Text);
     Ok(report::probes_output(
         &o,
+        g,
         style,
         unused,
         a.format == OutFormat::Json,

@@ -20,6 +20,7 @@ mod lexer;
 mod lint;
 mod live;
 mod output;
+mod parity;
 mod stats;
 mod symbols;
 mod watch;
