@@ -14,6 +14,7 @@
 //! Beside it, once: [`directives`] (the include/conditional scan of one file), [`macros`]
 //! (the macro table, expansion and `#if` evaluation) and [`mask`] (comments/literals blanked
 //! in place, offsets kept).
+#![warn(unreachable_pub)]
 
 pub mod directives;
 mod lexer;

@@ -143,6 +143,20 @@ pub fn href(target: &str, line: Option<u32>) -> String {
     out
 }
 
+/// The message of a GitHub workflow command (`::error file=…::MESSAGE`): `%`, CR and LF
+/// percent-encoded, so the message stays on its line and cannot start another command.
+pub fn workflow_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A property value of a GitHub workflow command (`file=…`, `title=…`): as [`workflow_data`],
+/// and `:` and `,` too, which would end the value.
+pub fn workflow_property(text: &str) -> String {
+    workflow_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +184,12 @@ mod tests {
         assert_eq!(markdown_cell("a|b`c<i>\nd"), "a\\|b\\`c&lt;i&gt;\\nd");
         assert_eq!(markdown_code("a`b|c"), "``a`b\\|c``");
         assert_eq!(markdown_code("`x"), "`` `x ``");
+    }
+
+    #[test]
+    fn workflow_commands_stay_on_their_line() {
+        assert_eq!(workflow_data("a%\r\n::error::x"), "a%25%0D%0A::error::x");
+        assert_eq!(workflow_property("a:b,c\n"), "a%3Ab%2Cc%0A");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //!
 //! parse (`lex`, `scope`, `scan`, `compat`, `def`, `tracker`, `tree`) → model (`surface`) →
 //! analyse (`render`, `check`) → report (`report`).
+#![warn(unreachable_pub)]
 
 pub mod compat;
 pub mod error;

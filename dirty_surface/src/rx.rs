@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 /// One fixed pattern, Unicode semantics, compiled on first use in the form a haystack needs.
-pub struct Rx {
+pub(crate) struct Rx {
     pattern: &'static str,
     ascii: OnceLock<regex::bytes::Regex>,
     unicode: OnceLock<regex::Regex>,
@@ -43,48 +43,48 @@ pub(crate) fn is_word(b: u8) -> bool {
 }
 
 impl<'a> Cur<'a> {
-    pub fn new(s: &'a [u8]) -> Self {
+    pub(crate) fn new(s: &'a [u8]) -> Self {
         Cur { s, i: 0 }
     }
     /// `^\s*` then the literal `l`: the cursor after it, or `None` when the line does not
     /// start so (what every line pattern here opens with).
-    pub fn past(s: &'a [u8], l: &[u8]) -> Option<Self> {
+    pub(crate) fn past(s: &'a [u8], l: &[u8]) -> Option<Self> {
         let mut c = Cur::new(s);
         c.ws();
         c.lit(l).then_some(c)
     }
     /// Skip a (possibly empty) run of `f` bytes; its length.
-    pub fn run(&mut self, f: impl Fn(u8) -> bool) -> usize {
+    pub(crate) fn run(&mut self, f: impl Fn(u8) -> bool) -> usize {
         let from = self.i;
         while self.s.get(self.i).is_some_and(|&b| f(b)) {
             self.i += 1;
         }
         self.i - from
     }
-    pub fn ws(&mut self) -> usize {
+    pub(crate) fn ws(&mut self) -> usize {
         self.run(is_space)
     }
     /// Take the literal `l` if it is next.
-    pub fn lit(&mut self, l: &[u8]) -> bool {
+    pub(crate) fn lit(&mut self, l: &[u8]) -> bool {
         let ok = self.s.get(self.i..).is_some_and(|r| r.starts_with(l));
         if ok {
             self.i += l.len();
         }
         ok
     }
-    pub fn at_end(&self) -> bool {
+    pub(crate) fn at_end(&self) -> bool {
         self.i >= self.s.len()
     }
 }
 
 /// The groups of one match (group 0 is the whole match).
-pub struct Caps<'h> {
+pub(crate) struct Caps<'h> {
     hay: &'h str,
     spans: Vec<Option<Range<usize>>>,
 }
 
 impl<'h> Caps<'h> {
-    pub fn get(&self, i: usize) -> Option<&'h str> {
+    pub(crate) fn get(&self, i: usize) -> Option<&'h str> {
         self.spans
             .get(i)
             .cloned()
@@ -101,7 +101,7 @@ enum Form<'a> {
 
 impl Rx {
     /// `pattern` must be valid and use ASCII literals only (a unit test compiles every one).
-    pub const fn new(pattern: &'static str) -> Self {
+    pub(crate) const fn new(pattern: &'static str) -> Self {
         Rx {
             pattern,
             ascii: OnceLock::new(),
@@ -111,7 +111,7 @@ impl Rx {
     }
 
     /// A pattern whose ASCII haystacks `hand` matches without compiling anything.
-    pub const fn with_hand(pattern: &'static str, hand: Hand) -> Self {
+    pub(crate) const fn with_hand(pattern: &'static str, hand: Hand) -> Self {
         Rx {
             pattern,
             ascii: OnceLock::new(),
@@ -146,7 +146,7 @@ impl Rx {
             .get_or_init(|| regex::Regex::new(self.pattern).unwrap_or_else(|e| unreachable!("{e}")))
     }
 
-    pub fn is_match(&self, hay: &str) -> bool {
+    pub(crate) fn is_match(&self, hay: &str) -> bool {
         if let Some(m) = self.by_hand(hay) {
             return m.is_some();
         }
@@ -157,7 +157,7 @@ impl Rx {
     }
 
     /// Byte range of the leftmost-first match.
-    pub fn find(&self, hay: &str) -> Option<Range<usize>> {
+    pub(crate) fn find(&self, hay: &str) -> Option<Range<usize>> {
         if let Some(m) = self.by_hand(hay) {
             return m.and_then(|g| g[0].clone());
         }
@@ -167,7 +167,7 @@ impl Rx {
         }
     }
 
-    pub fn captures<'h>(&self, hay: &'h str) -> Option<Caps<'h>> {
+    pub(crate) fn captures<'h>(&self, hay: &'h str) -> Option<Caps<'h>> {
         if let Some(m) = self.by_hand(hay) {
             return m.map(|g| Caps {
                 hay,
@@ -188,7 +188,7 @@ impl Rx {
     }
 
     /// Group `i` of every successive non-overlapping match (matches without it left out).
-    pub fn group_iter<'h>(&self, hay: &'h str, i: usize) -> Vec<&'h str> {
+    pub(crate) fn group_iter<'h>(&self, hay: &'h str, i: usize) -> Vec<&'h str> {
         let ranges: Vec<Range<usize>> = match self.form(hay) {
             Form::Ascii(r) => r
                 .captures_iter(hay.as_bytes())

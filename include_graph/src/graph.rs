@@ -730,7 +730,7 @@ pub(crate) mod tests {
     use super::*;
 
     /// Writes `files` (path, text) under a fresh temp dir.
-    pub fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    pub(crate) fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
         for (p, t) in files {
             let full = d.path().join(p);

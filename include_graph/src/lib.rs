@@ -6,6 +6,7 @@
 //!
 //! The gates' analyses have one entry point each, [`analysis::probes`] and [`analysis::layering`];
 //! their config is [`cfg`], their self-test controls [`controls`], their codes [`codes::Code`].
+#![warn(unreachable_pub)]
 
 pub mod analysis;
 pub mod cfg;

@@ -634,7 +634,7 @@ struct Why<'a> {
 }
 
 impl<'a> Why<'a> {
-    pub fn new(g: &'a Graph, from: NodeId, to: NodeId) -> Why<'a> {
+    pub(crate) fn new(g: &'a Graph, from: NodeId, to: NodeId) -> Why<'a> {
         let hops = crate::query::why(g, from, to);
         Why {
             from: g.rel(from),
@@ -646,7 +646,7 @@ impl<'a> Why<'a> {
     }
 
     /// One hop per line, indented, then the hop count; or the one "does not reach" line.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         if self.hops.is_empty() {
             return vec![format!("{} does not reach {}", self.from, self.to)];
         }

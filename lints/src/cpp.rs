@@ -127,12 +127,6 @@ pub fn mask_comments(s: &[u8]) -> Vec<u8> {
     cpp_lex::mask::comments(s)
 }
 
-/// The end (index of the terminating newline, or the end of input) of the logical line
-/// containing `from`, following backslash continuations.
-pub fn logical_line_end(s: &[u8], from: usize) -> usize {
-    cpp_lex::mask::logical_line_end(s, from)
-}
-
 /// Whether `name` occurs in `text` at `at` as a whole word.
 pub fn is_word_at(text: &[u8], at: usize, name: &[u8]) -> bool {
     text[at..].starts_with(name)

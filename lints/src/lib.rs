@@ -1,4 +1,5 @@
 //! Source and document lints: forbidden tokens, citations, untouched regions, test names, commits.
+#![warn(unreachable_pub)]
 
 pub mod cite;
 pub mod commits;

@@ -131,10 +131,6 @@ impl Ratio {
         }
     }
 
-    pub fn is_negative(self) -> bool {
-        self.num < 0
-    }
-
     pub fn to_f64(self) -> f64 {
         self.num as f64 / self.den as f64
     }

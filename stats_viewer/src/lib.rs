@@ -34,6 +34,7 @@
 //! let e = p.push_line(&text[..text.iter().position(|&b| b == b'\n').unwrap()]);
 //! assert!(matches!(e.kind, EventKind::Banner(_)));
 //! ```
+#![warn(unreachable_pub)]
 
 pub mod analysis;
 pub mod bench_report;

@@ -56,12 +56,6 @@ pub struct NameIds {
 }
 
 impl Side {
-    /// Build a side from a library, demangling all names in parallel.
-    pub fn from_library(lib: &Library, keep_versions: bool) -> Side {
-        let names = NameTable::new(&[lib]);
-        side(lib, keep_versions, &names, 0)
-    }
-
     /// Size of a section; a missing section counts as 0 (upstream rule).
     pub fn section(&self, name: &str) -> u64 {
         if name == "Total" {
@@ -738,9 +732,6 @@ impl Buckets {
             self.resized.len(),
             self.renamed.len(),
         ]
-    }
-    pub fn is_clean(&self) -> bool {
-        self.counts() == [0; 4]
     }
 }
 

@@ -1,5 +1,6 @@
 //! Reads ELF libraries in process, demangles like GNU `c++filt`, folds and diffs their symbol
 //! sets (`parse → model → analyse → report`). Knows nothing of the CLI or of `check`.
+#![warn(unreachable_pub)]
 
 pub mod demangle;
 pub mod elf;

@@ -143,14 +143,6 @@ pub struct Library {
 }
 
 impl Library {
-    /// Size of a section by name (the first one wins, as `size` lists one row per section).
-    pub fn section_size(&self, name: &str) -> Option<u64> {
-        self.sections
-            .iter()
-            .find(|s| s.name == name)
-            .map(|s| s.size)
-    }
-
     /// Exported symbols: defined in `.dynsym`, global/weak, default or protected visibility.
     pub fn exported(&self) -> Vec<&Symbol> {
         let src = if self.table == Table::Dynsym {

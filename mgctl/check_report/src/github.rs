@@ -6,17 +6,7 @@ use std::io::{self, Write};
 use crate::model::{Finding, Severity};
 use crate::run::CheckRun;
 
-/// Escaping of the message part of a workflow command.
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escaping of a property value (also `:` and `,`).
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
+use diag::escape::{workflow_data as escape_data, workflow_property as escape_property};
 
 /// Annotations GitHub shows per kind and step; notices beyond a few are only counted.
 const NOTICES_SHOWN: usize = 5;
@@ -63,7 +53,7 @@ fn stop_token(run: &CheckRun) -> String {
     format!("mgctl-{:016x}", h.finish())
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     // Errors, then warnings, lead: GitHub keeps only the first few annotations of each kind, so
     // a flood of thousands is cut here and counted; the report below and --format json have all.
     for (severity, cap, word) in [

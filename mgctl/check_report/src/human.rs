@@ -97,7 +97,7 @@ fn table(run: &CheckRun, columns: usize) -> String {
     table.to_string()
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
+pub(crate) fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
     let mode = if run.mode == Mode::SelfTest {
         " --self-test"
     } else {

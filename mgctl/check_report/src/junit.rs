@@ -17,7 +17,7 @@ fn finding_text(run: &CheckRun, f: &Finding) -> String {
     format!("[{}] {loc}{}", f.code, f.message)
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     let mut body = Vec::new();
     let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
     for r in &run.gates {

@@ -3,6 +3,7 @@
 //! (human, JSON, JUnit, GitHub annotations, Markdown, SARIF). Like ripgrep's printer crate, it
 //! knows nothing of how findings are made: mgctl's gates build the model, this crate renders it,
 //! and no format re-runs analysis or filters findings. Only `human` may colour.
+#![warn(unreachable_pub)]
 
 mod github;
 mod human;

@@ -4,28 +4,19 @@ use std::io::{self, Write};
 
 use crate::model::Verdict;
 use crate::run::{counts, listing, summary_line, verdict_word, CheckRun};
-use crate::text::escape;
 
-/// Input-derived text in a table cell or list item: one line, no control characters, no
-/// column breaks.
+/// Input-derived text in a table cell or list item: one line (a message's line breaks read as
+/// spaces), no control characters, no column breaks, no markup.
 fn cell(s: &str) -> String {
-    escape(&s.replace('\n', " ")).replace('|', "\\|")
+    diag::escape::markdown_cell(&s.replace('\n', " "))
 }
 
-/// Text inside a code span: a backtick run longer than any inside it delimits it.
+/// Text inside a code span.
 fn code(s: &str) -> String {
-    let s = escape(s);
-    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{s}{pad}{fence}").replace('|', "\\|")
+    diag::escape::markdown_code(s)
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     let icon = if run.passed { "✅" } else { "❌" };
     writeln!(out, "### {icon} {}", summary_line(run))?;
     writeln!(out)?;

@@ -209,7 +209,7 @@ pub(crate) mod tests {
     use crate::model::Location;
     use crate::{write, Format};
 
-    pub fn sample() -> CheckRun {
+    pub(crate) fn sample() -> CheckRun {
         let failing = GateReport::from_findings(
             "tokens",
             vec![Finding::error(

@@ -125,7 +125,11 @@ fn location(run: &CheckRun, f: &Finding) -> Option<sarif::Location> {
     )
 }
 
-pub fn write(run: &CheckRun, out: &mut dyn Write, summary: CodeSummary<'_>) -> io::Result<()> {
+pub(crate) fn write(
+    run: &CheckRun,
+    out: &mut dyn Write,
+    summary: CodeSummary<'_>,
+) -> io::Result<()> {
     let mut codes: BTreeSet<(&str, &str)> = BTreeSet::new();
     for f in run.gates.iter().flat_map(|g| &g.findings) {
         codes.insert((f.code, f.gate));

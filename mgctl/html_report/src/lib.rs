@@ -1,6 +1,7 @@
 //! Self-contained HTML reports of mgctl (`--html FILE`, `check --format html`): one file, inline SVG and
 //! CSS, no script, no network, light and dark aware, printable. The pages take plain views that the
 //! commands fill from library results; nothing here computes a figure. See docs/html.md.
+#![warn(unreachable_pub)]
 
 mod pages;
 mod svg;

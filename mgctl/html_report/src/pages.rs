@@ -312,7 +312,7 @@ pub fn check_page(run: &CheckRun) -> String {
 
 /// How many scopes and symbols the symbols page lists; the rest are counted and totalled, so the
 /// page of a 45k-symbol libLLVM diff stays small.
-pub const SYMBOLS_TOP: usize = 20;
+pub(crate) const SYMBOLS_TOP: usize = 20;
 
 /// `symbols diff --html`: signed bars of the bytes moved per scope (the text report's rollup), the
 /// top symbols beside them, the section deltas and the text report's summary lines.

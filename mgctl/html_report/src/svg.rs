@@ -16,13 +16,13 @@ const TOP: f64 = 34.0;
 const BOTTOM: f64 = 48.0;
 
 /// A named series of values (one arm of an A/B, one counter).
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
 }
 
 /// A vertical mark on the x axis: a percentile, a session change, a Fatal line.
-pub struct Mark {
+pub(crate) struct Mark {
     pub x: f64,
     pub label: String,
     /// CSS class: `pct`, `session`, `fatal`.
@@ -31,7 +31,7 @@ pub struct Mark {
     pub series: Option<usize>,
 }
 
-pub struct Axes {
+pub(crate) struct Axes {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
@@ -178,7 +178,12 @@ fn marks(out: &mut String, f: &Frame, marks: &[Mark]) {
 }
 
 /// Overlaid histograms of several samples on shared bins.
-pub fn histogram(a: &Axes, samples: &[(&str, &[f64])], bins: usize, pcts: &[Mark]) -> String {
+pub(crate) fn histogram(
+    a: &Axes,
+    samples: &[(&str, &[f64])],
+    bins: usize,
+    pcts: &[Mark],
+) -> String {
     let all = samples.iter().flat_map(|(_, v)| v.iter().copied());
     let (lo, hi) = all
         .filter(|v| v.is_finite())
@@ -240,7 +245,7 @@ pub fn histogram(a: &Axes, samples: &[(&str, &[f64])], bins: usize, pcts: &[Mark
 }
 
 /// Line (or step) chart of several series, with vertical marks and an optional shaded x span.
-pub fn lines(
+pub(crate) fn lines(
     a: &Axes,
     series: &[Series],
     step: bool,
@@ -327,7 +332,7 @@ pub fn lines(
 }
 
 /// Horizontal bars of signed values (growth right in one colour, shrinkage left in another).
-pub fn signed_bars(a: &Axes, bars: &[(String, f64)], neutral: bool) -> String {
+pub(crate) fn signed_bars(a: &Axes, bars: &[(String, f64)], neutral: bool) -> String {
     let row = 18.0;
     let height = TOP + BOTTOM + row * bars.len().max(1) as f64;
     let label_w = 300.0;

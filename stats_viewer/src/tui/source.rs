@@ -426,14 +426,6 @@ pub fn read_all(source: &Source, opts: SourceOptions) -> Result<(Batch, Vec<Sour
     Ok((batch, notes))
 }
 
-/// The path a file source follows, for messages.
-pub fn path_of(source: &Source) -> Option<&Path> {
-    match source {
-        Source::File(p) | Source::Replay { path: p, .. } => Some(p),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

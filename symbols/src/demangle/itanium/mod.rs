@@ -141,13 +141,13 @@ thread_local! {
 
 /// Demangle `name` (which starts with `_Z`) to libiberty's text, or `None` when the name is
 /// outside the fast path's grammar. Each thread reuses one arena.
-pub fn demangle(name: &str) -> Option<String> {
+pub(super) fn demangle(name: &str) -> Option<String> {
     demangle_with(name, str::to_string)
 }
 
 /// Demangle `name` and hand the text to `f` without allocating it (the text lives in the
 /// thread's reused buffer).
-pub fn demangle_with<T>(name: &str, f: impl FnOnce(&str) -> T) -> Option<T> {
+pub(super) fn demangle_with<T>(name: &str, f: impl FnOnce(&str) -> T) -> Option<T> {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut d) => {
             let mut out = std::mem::take(&mut d.out);
