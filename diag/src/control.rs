@@ -72,6 +72,39 @@ pub fn self_test_passed(controls: &[Control]) -> bool {
     controls.iter().all(Control::ok) && controls.iter().any(|c| c.expect_trip && c.tripped)
 }
 
+/// A library's `run_controls(neutered)`: which controls to neuter, by name, in; the controls out.
+pub type RunControls<'a> = dyn Fn(&dyn Fn(&str) -> bool) -> Vec<Control> + 'a;
+
+/// What every library's control test asserts about its `run_controls(neutered)`: there are
+/// controls, they all behave, and each negative control, neutered by name, stops tripping (looked
+/// up by name, not position) and so fails the self-test. Returns how many negative controls were
+/// proven able to fail, or what went wrong.
+pub fn controls_can_fail(run: &RunControls<'_>) -> Result<usize, String> {
+    let all = run(&|_| false);
+    if !self_test_passed(&all) {
+        return Err(format!("the un-neutered self-test fails: {all:?}"));
+    }
+    let negatives: Vec<String> = all
+        .iter()
+        .filter(|c| c.expect_trip)
+        .map(|c| c.name.clone())
+        .collect();
+    for name in &negatives {
+        let neutered = run(&|c| c == name);
+        match neutered.iter().find(|c| &c.name == name) {
+            None => return Err(format!("neutering `{name}` made it vanish: {neutered:?}")),
+            Some(c) if c.tripped => {
+                return Err(format!("`{name}` still trips when neutered: {c:?}"))
+            }
+            Some(_) if self_test_passed(&neutered) => {
+                return Err(format!("neutering `{name}` still passes the self-test"))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(negatives.len())
+}
+
 #[derive(Serialize)]
 struct SelfTestJson<'a> {
     schema: u32,
@@ -144,6 +177,31 @@ mod tests {
         assert_eq!(c.line(), "negative control c: tripped: own reason");
         let p = Control::from_diags("p", false, T::Tst001, &other);
         assert!(p.tripped && !p.ok());
+    }
+
+    #[test]
+    fn controls_can_fail_looks_each_negative_control_up_by_name() {
+        let good = |n: &dyn Fn(&str) -> bool| {
+            let d = [Diag::error(T::Tst001, "x")];
+            let none: [Diag<T>; 0] = [];
+            vec![
+                Control::from_diags("clean", false, T::Tst001, &none),
+                Control::from_diags("a", true, T::Tst001, if n("a") { &none } else { &d }),
+            ]
+        };
+        assert_eq!(controls_can_fail(&good), Ok(1));
+        // A control that ignores its neutering cannot prove anything.
+        let stuck = |_: &dyn Fn(&str) -> bool| {
+            vec![Control::from_diags(
+                "a",
+                true,
+                T::Tst001,
+                &[Diag::error(T::Tst001, "x")],
+            )]
+        };
+        assert!(controls_can_fail(&stuck).is_err());
+        // No controls at all is a failed self-test.
+        assert!(controls_can_fail(&|_| Vec::new()).is_err());
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod location;
 
 pub use code::{malformed, Code};
 
-pub use control::{self_test_passed, write_self_test, Control};
+pub use control::{controls_can_fail, self_test_passed, write_self_test, Control, RunControls};
 pub use diagnostic::{ConfigAt, Diag, Outcome};
 pub use location::{Location, Severity};
 #[doc(hidden)]

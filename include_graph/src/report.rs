@@ -784,6 +784,17 @@ mod tests {
     /// The DOT document as written before names were escaped once per node and the selection
     /// was a mark per node: a set of the touched nodes, each name escaped where it is printed.
     fn dot_by_set(g: &Graph, dir: Option<&str>) -> String {
+        // Escaped independently of `dot_escape` (the code under test): DOT's quoted-string rule.
+        let quoted = |s: &str| {
+            let mut o = String::new();
+            for c in s.chars() {
+                if c == '"' || c == '\\' {
+                    o.push('\\');
+                }
+                o.push(c);
+            }
+            o
+        };
         let mut nodes = std::collections::BTreeSet::new();
         let mut edges = Vec::new();
         for n in 0..g.nodes.len() {
@@ -805,15 +816,15 @@ mod tests {
             } else {
                 ""
             };
-            s += &format!("  \"{}\" [{style}];\n", dot_escape(g.rel(n)));
+            s += &format!("  \"{}\" [{style}];\n", quoted(g.rel(n)));
         }
         for (n, i) in edges {
             let e = g.out[n][i];
             let style = if e.conditional { ", style=dashed" } else { "" };
             s += &format!(
                 "  \"{}\" -> \"{}\" [label=\"{}\"{style}];\n",
-                dot_escape(g.rel(n)),
-                dot_escape(g.rel(e.to)),
+                quoted(g.rel(n)),
+                quoted(g.rel(e.to)),
                 e.line
             );
         }

@@ -339,5 +339,8 @@ mod tests {
     fn controls_behave() {
         let all = super::run_controls(&|_| false);
         assert!(all.iter().all(|c| c.expect_trip == c.tripped), "{all:?}");
+        let proven =
+            diag::controls_can_fail(&|n| super::run_controls(n)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(proven > 0);
     }
 }

@@ -50,4 +50,34 @@ mod tests {
         let unique: BTreeSet<&str> = names.iter().copied().collect();
         assert_eq!(names.len(), unique.len(), "{names:?}");
     }
+
+    /// Every gate's canned self-test can fail: each of its negative controls, neutered by name,
+    /// stops tripping and fails the self-test (a control that trips nothing would pass silently).
+    #[test]
+    fn every_negative_control_of_every_gate_can_be_neutered_by_name() {
+        let mut proven = 0;
+        for g in super::all() {
+            let run = |n: &dyn Fn(&str) -> bool| {
+                let names = diag_names(&*g);
+                let neutered = crate::gate::Neutered(
+                    names
+                        .into_iter()
+                        .filter(|c| n(c))
+                        .map(|c| format!("{}/{c}", g.name()))
+                        .collect(),
+                );
+                g.self_test(&neutered).controls
+            };
+            match diag::controls_can_fail(&run) {
+                Ok(n) => proven += n,
+                Err(e) => panic!("{}: {e}", g.name()),
+            }
+        }
+        assert!(proven >= super::all().len(), "{proven} controls proven");
+    }
+
+    fn diag_names(g: &dyn crate::gate::Gate) -> Vec<String> {
+        let st = g.self_test(&crate::gate::Neutered::default());
+        st.controls.into_iter().map(|c| c.name).collect()
+    }
 }

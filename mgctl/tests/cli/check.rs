@@ -65,6 +65,50 @@ fn clean_tree_passes_and_lists_skipped_gates() {
     let run = mgctl(&["check", "."], dir.path()).expect(0);
     run.assert_stdout_has("tokens");
     run.assert_stdout_has("mgctl check: PASS");
+    run.assert_stdout_has("14 skipped");
+    // The list itself: every gate but tokens, each saying which section it lacks.
+    let run = mgctl(&["check", ".", "--format", "json"], dir.path()).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let skipped: Vec<(String, String)> = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["verdict"] == "skipped")
+        .map(|g| {
+            (
+                g["gate"].as_str().unwrap().to_string(),
+                g["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = skipped.iter().map(|(g, _)| g.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "budgets",
+            "cite",
+            "commits",
+            "counters",
+            "dirty-surface",
+            "fatal-sites",
+            "fatals",
+            "include-layering",
+            "include-probes",
+            "preproc",
+            "regions",
+            "symbol-rules",
+            "symbols",
+            "test-names"
+        ],
+        "{}",
+        run.dump()
+    );
+    for (gate, reason) in &skipped {
+        assert!(
+            reason.starts_with("no [") && reason.ends_with(" in mgctl.toml"),
+            "{gate}: {reason}"
+        );
+    }
 }
 
 #[test]

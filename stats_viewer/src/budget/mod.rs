@@ -867,5 +867,8 @@ mod tests {
         assert!(r.iter().any(|c| c.expect_trip));
         let r = run_controls(&|c| c == "budget-exceeded");
         assert!(r.iter().any(|c| c.name == "budget-exceeded" && !c.tripped));
+        assert!(
+            diag::controls_can_fail(&|n| run_controls(n)).unwrap_or_else(|e| panic!("{e}")) > 0
+        );
     }
 }
