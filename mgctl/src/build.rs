@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::config::BuildConfig;
 
 use crate::gate::{CheckCtx, Finding, GateReport, Location};
 
@@ -17,16 +19,6 @@ diag::codes! {
         Bld001 = "BLD001": "the [build] command failed, so the artifacts this gate reads were not built",
         Bld002 = "BLD002": "the [build] command succeeded but did not make every declared output",
     }
-}
-
-/// `[build]` in mgctl.toml.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BuildConfig {
-    /// argv of the build, run with the workspace as cwd (no shell).
-    pub command: toml::Spanned<Vec<String>>,
-    /// Workspace-relative paths the command makes; `check` builds when one is missing.
-    pub outputs: toml::Spanned<Vec<String>>,
 }
 
 /// A `[build]` that cannot be used: names the mgctl.toml position.
@@ -46,54 +38,53 @@ pub struct Plan {
     outputs_at: Location,
 }
 
-impl BuildConfig {
-    pub fn validate(&self, ctx: &CheckCtx) -> Result<Plan, ConfigError> {
-        let err = |span: std::ops::Range<usize>, message: String| ConfigError {
-            at: ctx.config_location(span.start),
-            message,
-        };
-        let command = self.command.get_ref();
-        match command.first() {
-            None => {
-                return Err(err(
-                    self.command.span(),
-                    "command is empty: give the argv of the build, e.g. [\"bash\", \"build.sh\"]"
-                        .into(),
-                ))
-            }
-            Some(p) if p.trim().is_empty() => {
-                return Err(err(self.command.span(), "command names no program".into()))
-            }
-            Some(_) => {}
-        }
-        let outputs = self.outputs.get_ref();
-        if outputs.is_empty() {
+/// `[build]` validated: `config` reads it (importing no gate or runner), the checks are here.
+pub fn plan(cfg: &BuildConfig, ctx: &CheckCtx) -> Result<Plan, ConfigError> {
+    let err = |span: std::ops::Range<usize>, message: String| ConfigError {
+        at: ctx.config_location(span.start),
+        message,
+    };
+    let command = cfg.command.get_ref();
+    match command.first() {
+        None => {
             return Err(err(
-                self.outputs.span(),
-                "outputs is empty: list the files the command makes".into(),
+                cfg.command.span(),
+                "command is empty: give the argv of the build, e.g. [\"bash\", \"build.sh\"]"
+                    .into(),
+            ))
+        }
+        Some(p) if p.trim().is_empty() => {
+            return Err(err(cfg.command.span(), "command names no program".into()))
+        }
+        Some(_) => {}
+    }
+    let outputs = cfg.outputs.get_ref();
+    if outputs.is_empty() {
+        return Err(err(
+            cfg.outputs.span(),
+            "outputs is empty: list the files the command makes".into(),
+        ));
+    }
+    for o in outputs {
+        let p = Path::new(o);
+        if o.trim().is_empty()
+            || p.is_absolute()
+            || p.components().any(|c| c == std::path::Component::ParentDir)
+        {
+            return Err(err(
+                cfg.outputs.span(),
+                format!(
+                    "output `{}` must be a path inside the workspace (relative, no `..`)",
+                    crate::output::escape(o)
+                ),
             ));
         }
-        for o in outputs {
-            let p = Path::new(o);
-            if o.trim().is_empty()
-                || p.is_absolute()
-                || p.components().any(|c| c == std::path::Component::ParentDir)
-            {
-                return Err(err(
-                    self.outputs.span(),
-                    format!(
-                        "output `{}` must be a path inside the workspace (relative, no `..`)",
-                        crate::output::escape(o)
-                    ),
-                ));
-            }
-        }
-        Ok(Plan {
-            command: command.clone(),
-            outputs: outputs.clone(),
-            outputs_at: ctx.config_location(self.outputs.span().start),
-        })
     }
+    Ok(Plan {
+        command: command.clone(),
+        outputs: outputs.clone(),
+        outputs_at: ctx.config_location(cfg.outputs.span().start),
+    })
 }
 
 /// What `check` did about `[build]`; the `"build"` object of check's JSON (docs/json.md).

@@ -7,35 +7,43 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::gates;
-
 pub const FILE_NAME: &str = "mgctl.toml";
 
 /// The markers that make a directory a MobileGL checkout when it has no `mgctl.toml`.
 pub const MOBILEGL_MARKERS: [&str; 2] = ["MobileGL/MG_Backend", "MobileGL/MG_Pipe"];
+
+/// `[build]` in mgctl.toml.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildConfig {
+    /// argv of the build, run with the workspace as cwd (no shell).
+    pub command: toml::Spanned<Vec<String>>,
+    /// Workspace-relative paths the command makes; `check` builds when one is missing.
+    pub outputs: toml::Spanned<Vec<String>>,
+}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
-    pub tokens: Option<gates::tokens::TokensConfig>,
-    pub symbols: Option<gates::symbols::SymbolsConfig>,
-    pub symbol_rules: Option<gates::symbols::SymbolRulesConfig>,
-    pub regions: Option<gates::regions::RegionsConfig>,
-    pub test_names: Option<gates::test_names::TestNamesConfig>,
-    pub preproc: Option<gates::preproc::PreprocConfig>,
-    pub commits: Option<gates::commits::CommitsConfig>,
-    pub fatals: Option<gates::fatals::FatalsConfig>,
-    pub cite: Option<gates::cite::CiteConfig>,
-    pub include: Option<gates::include::IncludeConfig>,
-    pub dirty_surface: Option<gates::dirty_surface::DirtySurfaceConfig>,
+    pub tokens: Option<lints::tokens::cfg::TokensConfig>,
+    pub symbols: Option<symbols::cfg::SymbolsConfig>,
+    pub symbol_rules: Option<symbols::cfg::SymbolRulesConfig>,
+    pub regions: Option<lints::regions::cfg::RegionsConfig>,
+    pub test_names: Option<lints::test_names::gate::TestNamesConfig>,
+    pub preproc: Option<lints::preproc::gate::PreprocConfig>,
+    pub commits: Option<lints::commits::gate::CommitsConfig>,
+    pub fatals: Option<stats_viewer::g4::FatalsConfig>,
+    pub cite: Option<lints::cite::cfg::CiteConfig>,
+    pub include: Option<include_graph::cfg::IncludeConfig>,
+    pub dirty_surface: Option<dirty_surface::cfg::DirtySurfaceConfig>,
     #[serde(default)]
-    pub budget: Vec<gates::budgets::BudgetConfig>,
-    pub counters: Option<gates::counters::CountersConfig>,
-    pub fatal_sites: Option<gates::fatal_sites::FatalSitesConfig>,
+    pub budget: Vec<stats_viewer::budget::BudgetConfig>,
+    pub counters: Option<stats_viewer::counters::CountersConfig>,
+    pub fatal_sites: Option<lints::fatal_sites::cfg::FatalSitesConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
-    pub build: Option<crate::build::BuildConfig>,
+    pub build: Option<BuildConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -53,20 +61,20 @@ impl Config {
             workspace: WorkspaceSection {
                 name: Some("MobileGL (built-in profile)".into()),
             },
-            tokens: Some(gates::tokens::mobilegl_profile()),
-            symbols: gates::symbols::mobilegl_profile(),
-            symbol_rules: gates::symbols::mobilegl_rules_profile(),
-            regions: gates::regions::mobilegl_profile(),
-            test_names: gates::test_names::mobilegl_profile(),
-            preproc: gates::preproc::mobilegl_profile(),
-            commits: gates::commits::mobilegl_profile(),
-            fatals: gates::fatals::mobilegl_profile(),
-            cite: gates::cite::mobilegl_profile(),
-            include: gates::include::mobilegl_profile(),
-            dirty_surface: gates::dirty_surface::mobilegl_profile(),
-            budget: gates::budgets::mobilegl_profile(),
-            counters: gates::counters::mobilegl_profile(),
-            fatal_sites: gates::fatal_sites::mobilegl_profile(),
+            tokens: Some(lints::tokens::cfg::mobilegl_profile()),
+            symbols: symbols::cfg::mobilegl_profile(),
+            symbol_rules: symbols::cfg::mobilegl_rules_profile(),
+            regions: lints::regions::cfg::mobilegl_profile(),
+            test_names: lints::test_names::gate::mobilegl_profile(),
+            preproc: lints::preproc::gate::mobilegl_profile(),
+            commits: lints::commits::gate::mobilegl_profile(),
+            fatals: stats_viewer::g4::mobilegl_profile(),
+            cite: lints::cite::cfg::mobilegl_profile(),
+            include: include_graph::cfg::mobilegl_profile(),
+            dirty_surface: dirty_surface::cfg::mobilegl_profile(),
+            budget: stats_viewer::budget::mobilegl_profile(),
+            counters: stats_viewer::counters::mobilegl_profile(),
+            fatal_sites: lints::fatal_sites::cfg::mobilegl_profile(),
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }

@@ -42,6 +42,8 @@ pub struct CheckCtx {
     /// The include graph of this run's workspace, shared by both include gates. Per run, not
     /// per process: a later run in the same process sees the files as they are then.
     pub include_graph: std::sync::OnceLock<Result<Arc<include_graph::Graph>, String>>,
+    /// `$CXX` and `PATH` as `Settings` read them (no gate reads the environment).
+    pub compiler: include_graph::workspace::CompilerEnv,
 }
 
 impl CheckCtx {

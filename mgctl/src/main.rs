@@ -9,6 +9,7 @@ mod cli;
 mod cmd;
 mod codes;
 mod config;
+mod flags;
 mod gate;
 mod gates;
 mod output;
@@ -63,13 +64,13 @@ fn main() -> ExitCode {
             eprintln!("mgctl: internal error in a worker thread (a bug in mgctl): {info}");
         }
     }));
-    let settings = settings::Settings::resolve(&cli);
+    let settings = settings::Settings::resolve(cli.color);
     let stdout = io::stdout();
     // A closed stdout is absorbed below the buffer, so no command sees it as an error and the
     // verdict alone decides the exit code.
     let mut out = io::BufWriter::new(output::Stdout::new(stdout.lock(), !settings.color));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        cmd::run(&cli, &settings, &mut out)
+        cli::run(&cli, &settings, &mut out)
     }));
     let flushed = out.flush();
     match result {

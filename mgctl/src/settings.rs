@@ -1,4 +1,5 @@
-//! Settles, once, everything that depends on the environment: colour, the workspace and its config.
+//! Settles, once, everything that depends on the environment: colour, terminal width, the CI
+//! variables, `$CXX` and `PATH`, the workspace and its config.
 //! Commands take `&Settings` and never read env vars themselves.
 
 use std::io::IsTerminal;
@@ -7,8 +8,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::cli::{Cli, ColorChoice};
 use crate::config::{self, Config};
+use crate::flags::ColorChoice;
 use crate::gate::CheckCtx;
 
 pub struct Settings {
@@ -20,12 +21,14 @@ pub struct Settings {
     pub github_workspace: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`: where `check` appends its Markdown summary.
     pub step_summary: Option<PathBuf>,
+    /// `$CXX` and `PATH`, for the include analysis's choice of preprocessor.
+    pub compiler: include_graph::workspace::CompilerEnv,
 }
 
 impl Settings {
-    pub fn resolve(cli: &Cli) -> Settings {
+    pub fn resolve(color: ColorChoice) -> Settings {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = match cli.color {
+        let color = match color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
@@ -40,6 +43,10 @@ impl Settings {
             columns: columns(),
             github_workspace: env_path("GITHUB_WORKSPACE"),
             step_summary: env_path("GITHUB_STEP_SUMMARY"),
+            compiler: include_graph::workspace::CompilerEnv {
+                cxx: std::env::var("CXX").ok(),
+                path: std::env::var_os("PATH"),
+            },
         }
     }
 
@@ -98,6 +105,7 @@ impl Settings {
             config_path,
             config_text,
             include_graph: Default::default(),
+            compiler: self.compiler.clone(),
         })
     }
 

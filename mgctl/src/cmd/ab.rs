@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use stats_viewer::budget::ab::{self, Layout};
 
 use super::Outcome;
-use crate::cli::ReportFormat;
+use crate::flags::ReportFormat;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
@@ -34,7 +34,7 @@ the benchmark budgets of that mgctl.toml mark the cells they fail (✗) and the 
 pub struct AbArgs {
     /// The runs directory.
     pub runs_dir: PathBuf,
-    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: ReportFormat,
     /// Where run and arm sit in the tree.
     #[arg(long, value_enum, default_value_t = LayoutArg::RunArm)]

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use stats_viewer::bench_report::{self, Arm, RunGroup, Series};
 
 use super::Outcome;
-use crate::cli::{ReportFormat, FORMAT_HELP};
+use crate::flags::{ReportFormat, FORMAT_HELP};
 use crate::settings::Settings;
 use html_report as html;
 

@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::check::{self, Selection};
-use crate::cli::{CheckArgs, Format};
 use crate::cmd::Outcome;
+use crate::flags::{CheckArgs, Format};
 use crate::gate::Verdict;
 use crate::gates;
 use crate::output;
@@ -137,7 +137,7 @@ fn prepare_build(
     let Some(cfg) = &ctx.config.build else {
         return Ok(None);
     };
-    let plan = cfg.validate(ctx)?;
+    let plan = crate::build::plan(cfg, ctx)?;
     let missing = plan.missing(&ctx.root);
     let wanted = all.iter().any(|g| {
         sel.selects(g.name()) && g.artifacts(ctx).iter().any(|a| plan.outputs.contains(a))

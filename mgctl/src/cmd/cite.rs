@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use lints::cite::{cfg::Request, controls, fix, report};
 
 use super::Outcome;
-use crate::cli::DataFormat;
+use crate::flags::DataFormat;
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]
@@ -34,7 +34,7 @@ pub struct CiteArgs {
     /// Markdown documents to check (default: `docs` of [cite] in the workspace's mgctl.toml).
     pub docs: Vec<PathBuf>,
     // `--root` was this flag's first spelling; scripts still use it.
-    #[arg(short = 'C', long = "workspace", alias = "root", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
+    #[arg(short = 'C', long = "workspace", alias = "root", value_name = "DIR", default_value = ".", help = crate::flags::WORKSPACE_HELP)]
     pub root: PathBuf,
     /// Check against this git revision (a commit, a tag, `HEAD`); default: the working tree
     /// (also `WORKTREE`).
@@ -57,9 +57,9 @@ pub struct CiteArgs {
     /// Also list uncheckable citations (home, absolute or outside paths).
     #[arg(long, short)]
     pub verbose: bool,
-    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: DataFormat,
-    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: feed this negative control its clean document (proves the self-test can fail).
     #[arg(long, hide = true, value_name = "CONTROL")]

@@ -5,14 +5,20 @@ use std::io::Write;
 use anyhow::Context;
 use clap::builder::PossibleValuesParser;
 
-use crate::cli::{CompletionsArgs, ManArgs, Shell};
 use crate::cmd::Outcome;
+use crate::flags::{CompletionsArgs, ManArgs, Shell};
 
-pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+/// `cli` is the whole command tree (`crate::cli::command()`), passed in so this module does not
+/// import the one that dispatches to it.
+pub fn run(
+    args: &CompletionsArgs,
+    cli: clap::Command,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     // Parsing keeps its own check of gate names (with the list of offered gates in the error);
     // for completion, --only/--skip offer the gate names instead of file names.
     let names: Vec<&'static str> = crate::gates::all().iter().map(|g| g.name()).collect();
-    let mut cmd = crate::cli::command().mut_subcommand("check", |c| {
+    let mut cmd = cli.mut_subcommand("check", |c| {
         c.mut_arg("only", |a| {
             a.value_parser(PossibleValuesParser::new(names.clone()))
         })
@@ -32,10 +38,10 @@ pub fn run(args: &CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<Outcom
     Ok(Outcome::Pass)
 }
 
-pub fn man(args: &ManArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn man(args: &ManArgs, cli: clap::Command, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("{}: cannot create directory", args.out_dir.display()))?;
-    let mut cmd = crate::cli::command().disable_help_subcommand(true);
+    let mut cmd = cli.disable_help_subcommand(true);
     cmd.build();
     let mut pages = Vec::new();
     collect(&cmd, &mut pages);

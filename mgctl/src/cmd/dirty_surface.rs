@@ -30,13 +30,13 @@ otherwise). Exit status: 0 report or green check, 1 check problems or self-test 
     after_help = "Examples:\n  mgctl dirty-surface -C driver --summary\n  mgctl dirty-surface -C driver --check\n  mgctl dirty-surface -C driver --compat upstream --summary\n  mgctl dirty-surface -C driver --call-graph --format json > surface.json\n  mgctl dirty-surface --self-test"
 )]
 pub struct DirtySurfaceArgs {
-    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::flags::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// The one-line summary, then the count lines and the per-mutator table (no per-file section).
     #[arg(long)]
     pub summary: bool,
     // `json`: every call with path:line:column, function, mutator, immediacy, answer.
-    #[arg(long, value_enum, default_value_t = SurfaceFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = SurfaceFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: SurfaceFormat,
     // The first spelling of --format json, kept (hidden) for old scripts.
     #[arg(long, hide = true, conflicts_with = "format")]
@@ -50,7 +50,7 @@ pub struct DirtySurfaceArgs {
     /// Run the gate: exit 1 on any problem.
     #[arg(long)]
     pub check: bool,
-    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: neuter a self-test negative control by label.
     #[arg(long, hide = true, value_name = "LABEL")]

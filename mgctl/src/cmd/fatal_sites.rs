@@ -26,16 +26,16 @@ error or a self-test failure, 2 bad input (missing root or baseline, bad baselin
     after_help = "Examples:\n  mgctl lint fatal-sites -C driver\n  mgctl lint fatal-sites -C driver --write-baseline\n  mgctl lint fatal-sites -C driver --format json\n  mgctl lint fatal-sites --self-test"
 )]
 pub struct FatalSitesArgs {
-    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::flags::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// Record today's abort count and family words in the baseline JSON, then exit 0.
     #[arg(long)]
     pub write_baseline: bool,
     // The controls: an unmarked abort, a marker 13 lines up, an unnamed funnel call, a new word, …
-    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = crate::cli::DataFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: crate::cli::DataFormat,
+    #[arg(long, value_enum, default_value_t = crate::flags::DataFormat::Human, help = crate::flags::FORMAT_HELP)]
+    pub format: crate::flags::DataFormat,
     /// Test hook: neuter a self-test negative control by name.
     #[arg(long, hide = true, value_name = "NAME")]
     pub neuter: Vec<String>,
@@ -54,7 +54,7 @@ pub fn run(
         writeln!(out, "{done}")?;
         return Ok(Outcome::Pass);
     }
-    if args.format == crate::cli::DataFormat::Json {
+    if args.format == crate::flags::DataFormat::Json {
         fatal_sites::report::write_json(&census, out)?;
         return Ok(Outcome::from_pass(census.passed()));
     }

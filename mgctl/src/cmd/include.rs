@@ -13,10 +13,10 @@ use include_graph::report::{self, ErrorStyle};
 use include_graph::workspace::{pick_compiler, ProbeRequest};
 use include_graph::{controls, Graph, Workspace};
 
-use crate::cli::DataFormat;
 use crate::cmd::Outcome;
-use crate::gates::include::{self as gate, IncludeConfig};
+use crate::flags::DataFormat;
 use crate::settings::Settings;
+use include_graph::cfg::IncludeConfig;
 
 #[derive(Debug, Args)]
 #[command(
@@ -31,7 +31,7 @@ directories come from the [include] section of mgctl.toml, from --compile-comman
     after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MGPipeValueTypes.h\n  mgctl include -C driver probes --require-all --expect-probes 2\n  mgctl include -C driver rules\n  mgctl include -C driver graph --under MobileGL/MG_Pipe | dot -Tsvg > p.svg"
 )]
 pub struct IncludeArgs {
-    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", global = true, help = crate::cli::WORKSPACE_HELP)]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", global = true, help = crate::flags::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// Take include directories from this compile_commands.json (merged, first-seen order).
     #[arg(long, value_name = "FILE", global = true)]
@@ -39,7 +39,7 @@ pub struct IncludeArgs {
     /// Extra -I directory (repeatable; workspace-relative or absolute).
     #[arg(short = 'I', long = "include-dir", value_name = "DIR", global = true)]
     pub include_dirs: Vec<String>,
-    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: neuter a negative control (GATE/CONTROL) so it cannot trip.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
@@ -81,8 +81,8 @@ Files are named workspace-relative, absolute, or by a unique path suffix.",
 pub struct WhyArgs {
     pub from: String,
     pub to: String,
-    #[arg(long, value_enum, default_value_t = crate::cli::DataFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: crate::cli::DataFormat,
+    #[arg(long, value_enum, default_value_t = crate::flags::DataFormat::Human, help = crate::flags::FORMAT_HELP)]
+    pub format: crate::flags::DataFormat,
 }
 
 #[derive(Debug, Args)]
@@ -94,7 +94,7 @@ includes.",
 )]
 pub struct ClosureArgs {
     pub file: String,
-    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: OutFormat,
 }
 
@@ -114,7 +114,7 @@ restricts it to the includes made by files under a directory.",
     after_help = "Examples:\n  mgctl include -C driver graph --format dot | dot -Tsvg > includes.svg\n  mgctl include -C driver graph --format json --under MobileGL/MG_Pipe"
 )]
 pub struct GraphArgs {
-    #[arg(long, value_enum, default_value_t = GraphFormat::Dot, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot, help = crate::flags::FORMAT_HELP)]
     pub format: GraphFormat,
     /// Only includes made by files under this workspace-relative directory.
     #[arg(long, value_name = "DIR")]
@@ -128,8 +128,8 @@ loop as `path:line` hops. Exit 1 when there is a cycle, 0 when there is none.",
     after_help = "Examples:\n  mgctl include -C driver cycles\n  mgctl include -C driver cycles --format json"
 )]
 pub struct CyclesArgs {
-    #[arg(long, value_enum, default_value_t = crate::cli::DataFormat::Human, help = crate::cli::FORMAT_HELP)]
-    pub format: crate::cli::DataFormat,
+    #[arg(long, value_enum, default_value_t = crate::flags::DataFormat::Human, help = crate::flags::FORMAT_HELP)]
+    pub format: crate::flags::DataFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -167,7 +167,7 @@ pub struct ProbesArgs {
     /// Compiler for --mode compiler|both (default: $CXX, then c++, g++, clang++).
     #[arg(long, value_name = "CXX")]
     pub compiler: Option<String>,
-    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: OutFormat,
 }
 
@@ -181,7 +181,7 @@ reported at once. Exit 1 on any violation, new temporary use or stale rule.",
     after_help = "Examples:\n  mgctl include -C driver rules\n  mgctl include -C driver rules --format json"
 )]
 pub struct RulesArgs {
-    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = OutFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: OutFormat,
 }
 
@@ -237,7 +237,7 @@ pub fn run(
         IncludeCommand::Cycles(a) => {
             report::query(&g, Query::Cycles, a.format == DataFormat::Json)?
         }
-        IncludeCommand::Probes(a) => probes(&ws, &g, a)?,
+        IncludeCommand::Probes(a) => probes(&ws, &g, a, settings)?,
         IncludeCommand::Rules(a) => {
             report::layering_output(&ws.rules(&g)?, &g, a.format == OutFormat::Json)?
         }
@@ -286,7 +286,12 @@ fn workspace(args: &IncludeArgs, settings: &Settings) -> anyhow::Result<Workspac
     )?)
 }
 
-fn probes(ws: &Workspace, g: &Graph, a: &ProbesArgs) -> anyhow::Result<(bool, Vec<String>)> {
+fn probes(
+    ws: &Workspace,
+    g: &Graph,
+    a: &ProbesArgs,
+    settings: &Settings,
+) -> anyhow::Result<(bool, Vec<String>)> {
     let mode = match a.mode {
         Mode::Text => analysis::Mode::Text,
         Mode::Compiler => analysis::Mode::Compiler,
@@ -295,7 +300,7 @@ fn probes(ws: &Workspace, g: &Graph, a: &ProbesArgs) -> anyhow::Result<(bool, Ve
     let compiler = match a.mode {
         Mode::Text => None,
         _ => Some(
-            pick_compiler(a.compiler.as_deref(), &gate::compiler_env())
+            pick_compiler(a.compiler.as_deref(), &settings.compiler)
                 .context("no C++ preprocessor found (tried $CXX, c++, g++, clang++)")?,
         ),
     };

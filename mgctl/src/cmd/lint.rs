@@ -11,7 +11,7 @@ use lints::regions::{self, Dialect, Side};
 use lints::test_names::{self, report::Mode};
 
 use super::Outcome;
-use crate::cli::DataFormat;
+use crate::flags::DataFormat;
 use crate::gates;
 use crate::settings::Settings;
 
@@ -59,14 +59,14 @@ pub struct RegionsArgs {
     #[arg(long, value_name = "REF", conflicts_with_all = ["base", "head", "self_test"])]
     pub list: Option<String>,
     // The controls run in a temporary git repository.
-    #[arg(long, conflicts_with_all = ["base", "head"], help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, conflicts_with_all = ["base", "head"], help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::flags::WORKSPACE_HELP)]
     pub workspace: PathBuf,
     /// Upstream's masker and recognition rules (parity checks; misses the forms upstream misses).
     #[arg(long)]
     pub upstream_compat: bool,
-    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: DataFormat,
     /// Test hook: neuter a self-test negative control (GATE/CONTROL) so it cannot trip.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
@@ -90,9 +90,9 @@ pub struct TestNamesArgs {
     /// G14: AFTER may add names to BEFORE, never remove one (`-` for stdin).
     #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"])]
     pub ratchet: Option<Vec<PathBuf>>,
-    #[arg(long, conflicts_with_all = ["same", "ratchet"], help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, conflicts_with_all = ["same", "ratchet"], help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: DataFormat,
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
@@ -112,11 +112,11 @@ pub struct CommitsArgs {
     /// `A..B` or one revision; default: `range` of [commits] in mgctl.toml.
     pub range: Option<String>,
     // Any folder inside the repository; its mgctl.toml, if any, supplies [commits].
-    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::cli::WORKSPACE_HELP)]
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::flags::WORKSPACE_HELP)]
     pub workspace: PathBuf,
-    #[arg(long, conflicts_with = "range", help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, conflicts_with = "range", help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
-    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = DataFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: DataFormat,
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,

@@ -11,7 +11,7 @@ use stats_viewer::report::{self, SteadyRange};
 use stats_viewer::{diff, g4, Log};
 
 use super::Outcome;
-use crate::cli::{DataFormat, ReportFormat, FORMAT_HELP};
+use crate::flags::{DataFormat, ReportFormat, FORMAT_HELP};
 use crate::settings::Settings;
 use html_report as html;
 

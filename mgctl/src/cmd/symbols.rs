@@ -28,7 +28,7 @@ proves every gate flag can go red. The benchmark against the nm/size/c++filt pip
     after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so --sort delta\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols undefined libMobileGL.so\n  mgctl symbols --self-test"
 )]
 pub struct SymbolsArgs {
-    #[arg(long, help = crate::cli::SELF_TEST_HELP)]
+    #[arg(long, help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
     /// Test hook: neuter a negative control so it cannot trip (the self-test must then fail).
     #[arg(long, hide = true, value_name = "CONTROL")]
@@ -155,7 +155,7 @@ pub struct DiffArgs {
     #[arg(long, value_name = "FILE")]
     pub emit_allow: Option<PathBuf>,
     // `human` is upstream's `symbol-report:` lines followed by the Markdown report.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: DiffFormat,
     /// Listing order inside each bucket.
     #[arg(long, value_enum, default_value_t = SortArg::Abs)]
@@ -206,7 +206,7 @@ pub struct ListArgs {
     /// Only the first N rows.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    #[arg(long, value_enum, default_value_t = ListFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = ListFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: ListFormat,
 }
 
@@ -225,7 +225,7 @@ pub struct UndefinedArgs {
     /// Namespace components to group by.
     #[arg(long, default_value_t = 1)]
     pub depth: usize,
-    #[arg(long, value_enum, default_value_t = ListFormat::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = ListFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: ListFormat,
 }
 

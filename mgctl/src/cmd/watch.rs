@@ -70,7 +70,7 @@ pub struct WatchArgs {
     #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
     // Of --once: `json` is the view as `e` exports it.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human, help = crate::cli::FORMAT_HELP)]
+    #[arg(long, value_enum, default_value_t = FormatArg::Human, help = crate::flags::FORMAT_HELP)]
     pub format: FormatArg,
 }
 

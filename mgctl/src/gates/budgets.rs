@@ -6,15 +6,7 @@ use stats_viewer::budget::{self, Pin, PinQuery, Workspace};
 
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
-pub use stats_viewer::budget::BudgetConfig;
-
 const GATE: &str = "budgets";
-
-/// A MobileGL checkout commits no run artifacts (device runs live in per-lane result
-/// directories), so the built-in profile pins no budget: the gate is skipped, saying so.
-pub fn mobilegl_profile() -> Vec<BudgetConfig> {
-    Vec::new()
-}
 
 pub struct BudgetsGate;
 

@@ -1,8 +1,6 @@
 //! Gate `cite`: every `path:line` citation in the design docs still points at the code it names.
 //! The analysis, its config and its controls live in `lints::cite`.
 
-pub use lints::cite::cfg::{mobilegl_profile, CiteConfig};
-
 use super::lint_map;
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 

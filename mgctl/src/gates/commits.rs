@@ -1,8 +1,6 @@
 //! Gate `commits`: MobileGL's commit style over a configured range (`mgctl lint commits RANGE`
 //! checks any range by hand). The analysis, config and controls live in `lints::commits::gate`.
 
-pub use lints::commits::gate::{mobilegl_profile, CommitsConfig};
-
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
 pub const GATE: &str = "commits";

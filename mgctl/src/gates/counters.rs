@@ -5,15 +5,7 @@ use stats_viewer::counters;
 
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
-pub use stats_viewer::counters::CountersConfig;
-
 const GATE: &str = "counters";
-
-/// A MobileGL checkout commits no device logs, so the built-in profile has no contract (the
-/// gate is skipped, saying so) rather than guessing result paths.
-pub fn mobilegl_profile() -> Option<CountersConfig> {
-    None
-}
 
 pub struct CountersGate;
 

@@ -8,8 +8,6 @@ use dirty_surface::Code;
 
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Location, Neutered, SelfTest};
 
-pub use dirty_surface::cfg::{mobilegl_profile, DirtySurfaceConfig};
-
 const GATE: &str = "dirty-surface";
 
 pub struct DirtySurfaceGate;

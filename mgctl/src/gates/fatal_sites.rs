@@ -6,8 +6,6 @@ use lints::fatal_sites;
 use super::lint_map;
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 
-pub use lints::fatal_sites::cfg::{mobilegl_profile, FatalSitesConfig};
-
 pub const GATE: &str = "fatal-sites";
 
 pub struct FatalSitesGate;

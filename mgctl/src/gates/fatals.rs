@@ -6,8 +6,6 @@ use stats_viewer::g4;
 
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 
-pub use stats_viewer::g4::{mobilegl_profile, FatalsConfig};
-
 const GATE: &str = "fatals";
 
 pub struct FatalsGate;

@@ -8,24 +8,14 @@ use std::sync::Arc;
 use include_graph::analysis::Diag;
 use include_graph::codes::Code;
 use include_graph::controls;
-use include_graph::workspace::CompilerEnv;
 use include_graph::{Graph, Workspace};
 
-pub use include_graph::cfg::{mobilegl_profile, IncludeConfig};
+use include_graph::cfg::IncludeConfig;
 
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Location, Neutered, SelfTest};
 
 pub const PROBES: &str = controls::PROBES_GATE;
 pub const LAYERING: &str = controls::LAYERING_GATE;
-
-/// `$CXX` and `PATH`, for the library's compiler choice (the environment is read here, never in
-/// the library).
-pub fn compiler_env() -> CompilerEnv {
-    CompilerEnv {
-        cxx: std::env::var("CXX").ok(),
-        path: std::env::var_os("PATH"),
-    }
-}
 
 /// The gate's report: its findings, summary and figures, as the library gives them.
 fn report(
@@ -96,7 +86,7 @@ impl Gate for IncludeProbesGate {
         workspace(ctx, cfg)
             .and_then(|ws| {
                 let g = graph(ctx, &ws)?;
-                let req = ws.config_request(&compiler_env());
+                let req = ws.config_request(&ctx.compiler);
                 let o = ws.probes(&g, &req).map_err(|e| e.to_string())?;
                 let (diags, summary) = (o.gate_diagnostics(&g), o.summary(&g));
                 Ok(report(
@@ -212,6 +202,7 @@ mod tests {
                 config_path,
                 config_text,
                 include_graph: Default::default(),
+                compiler: Default::default(),
             }
         };
         let first = IncludeLayeringGate.run(&ctx());

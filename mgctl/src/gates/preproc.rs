@@ -2,8 +2,6 @@
 //! `retired_switches.py`, generalised) over the workspace's tracked C/C++ files. The analysis,
 //! config and controls live in `lints::preproc::gate`.
 
-pub use lints::preproc::gate::{mobilegl_profile, PreprocConfig};
-
 use super::lint_map;
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 

@@ -3,7 +3,6 @@
 //! unpinned rows. `mgctl lint regions BASE [HEAD]` compares two refs. The analysis, its config,
 //! codes and controls live in `lints::regions`.
 
-pub use lints::regions::cfg::{mobilegl_profile, RegionsConfig};
 use lints::regions::check as regions;
 
 use super::lint_map;

@@ -5,9 +5,7 @@
 use symbols::findings::{rules_gate, symbols_gate};
 use symbols::selftest;
 
-pub use symbols::cfg::{
-    mobilegl_profile, mobilegl_rules_profile, SymbolRulesConfig, SymbolsConfig,
-};
+use symbols::cfg::{SymbolRulesConfig, SymbolsConfig};
 
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 

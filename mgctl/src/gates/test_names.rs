@@ -2,8 +2,6 @@
 //! keep every name of the checked-in baseline (ratchet) and equal each `same_as` list. The
 //! analysis, config and controls live in `lints::test_names::gate`.
 
-pub use lints::test_names::gate::{mobilegl_profile, TestNamesConfig};
-
 use super::lint_map;
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 

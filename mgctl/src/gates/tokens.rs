@@ -1,8 +1,6 @@
 //! Gate `tokens`: forbidden-token rules (MobileGL's purity gate C and stdio gate); the analysis,
 //! its config and its controls live in `lints::tokens`.
 
-pub use lints::tokens::cfg::{mobilegl_profile, TokensConfig};
-
 use super::lint_map;
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
 

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 pub use check_report::{CheckRun, Mode, View};
 
-use crate::cli::Format;
+use crate::flags::Format;
 
 pub const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
