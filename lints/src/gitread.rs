@@ -108,6 +108,33 @@ impl GitWorkspace {
         &self.workdir
     }
 
+    /// The clone filter when this is a partial clone (`git clone --filter=blob:none`, what
+    /// `actions/checkout` with `filter:` makes): its objects are fetched lazily by git, which
+    /// libgit2 cannot do, so history questions must not be answered from what happens to be here.
+    pub fn partial_clone(&self) -> Option<String> {
+        let cfg = self.repo.config().ok()?;
+        let remote = cfg.get_string("extensions.partialclone").ok().or_else(|| {
+            let mut names = Vec::new();
+            if let Ok(mut entries) = cfg.entries(Some(r"remote\..*\.promisor")) {
+                while let Some(Ok(e)) = entries.next() {
+                    if e.value().is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+                        names.push(e.name().unwrap_or_default().to_string());
+                    }
+                }
+            }
+            let name = names.into_iter().next()?;
+            Some(
+                name.trim_start_matches("remote.")
+                    .trim_end_matches(".promisor")
+                    .to_string(),
+            )
+        })?;
+        let filter = cfg
+            .get_string(&format!("remote.{remote}.partialclonefilter"))
+            .unwrap_or_else(|_| "unknown".into());
+        Some(format!("filter {filter} from remote {remote}"))
+    }
+
     /// The workspace folder inside the repository ("" at the top).
     pub fn prefix(&self) -> &str {
         &self.prefix
@@ -181,7 +208,14 @@ impl GitWorkspace {
             .map_err(|e| self.err("walking history", &e))?;
         walk.push_head()
             .map_err(|e| self.err("walking history", &e))?;
-        Ok(walk.count())
+        // A walk that meets a missing or corrupt commit yields an error item: the history is not
+        // short, it is unreadable, and counting the items would say otherwise.
+        let mut n = 0;
+        for step in walk {
+            step.map_err(|e| self.err("walking history", &e))?;
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// The bytes of workspace-relative `rel` in commit `at`.
@@ -211,21 +245,25 @@ impl GitWorkspace {
         Ok(blob.content().to_vec())
     }
 
-    /// Workspace-relative paths of every file in the index under the workspace, sorted.
-    pub fn tracked_files(&self) -> Result<Vec<String>, GitError> {
+    /// Workspace-relative paths of every file in the index under the workspace, sorted. Names
+    /// are kept as bytes: a file whose name is not UTF-8 is listed (and read) like any other.
+    pub fn tracked_files(&self) -> Result<Vec<std::path::PathBuf>, GitError> {
+        use std::os::unix::ffi::OsStrExt;
         let index = self
             .repo
             .index()
             .map_err(|e| self.err("reading the index", &e))?;
         let pre = if self.prefix.is_empty() {
-            String::new()
+            Vec::new()
         } else {
-            format!("{}/", self.prefix)
+            format!("{}/", self.prefix).into_bytes()
         };
-        let mut out: Vec<String> = index
+        let mut out: Vec<std::path::PathBuf> = index
             .iter()
-            .filter_map(|e| String::from_utf8(e.path).ok())
-            .filter_map(|p| p.strip_prefix(&pre).map(str::to_string))
+            .filter_map(|e| {
+                let rel = e.path.strip_prefix(pre.as_slice())?;
+                Some(std::path::PathBuf::from(std::ffi::OsStr::from_bytes(rel)))
+            })
             .collect();
         out.sort();
         out.dedup();
@@ -366,7 +404,10 @@ mod tests {
             Err(GitError::MissingFile { .. })
         ));
         assert!(matches!(ws.resolve("nope"), Err(GitError::BadRev { .. })));
-        assert_eq!(ws.tracked_files().unwrap(), vec!["a.txt".to_string()]);
+        assert_eq!(
+            ws.tracked_files().unwrap(),
+            vec![std::path::PathBuf::from("a.txt")]
+        );
         let cs = ws.commits("HEAD~1..HEAD").unwrap();
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].message, "[Test] (git): two");

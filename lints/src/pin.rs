@@ -27,16 +27,14 @@ use crate::gitread::GitWorkspace;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pin {
     /// Every line's last change is an ancestor of the inputs' first-added commit.
-    Pinned {
-        budget: String,
-        inputs: String,
-    },
+    Pinned { budget: String, inputs: String },
     /// A line changed in, or after, the inputs' first-added commit (or is uncommitted).
-    EditedAfter {
-        budget: String,
-        inputs: String,
-    },
+    EditedAfter { budget: String, inputs: String },
+    /// No order can be read here (not a repository, a shallow or partial clone, no committed
+    /// input): said as a note.
     NotChecked(String),
+    /// The repository cannot be read (a corrupt or missing object): the gate could not run.
+    Unreadable(String),
 }
 
 fn describe(ws: &GitWorkspace, id: Oid) -> String {
@@ -211,7 +209,8 @@ type Blob = Option<Vec<u8>>;
 /// over the same logs used to walk the history once per input and budget).
 pub struct Pinner {
     root: std::path::PathBuf,
-    ws: Result<GitWorkspace, String>,
+    /// The repository, or the answer every budget gets without one.
+    ws: Result<GitWorkspace, Pin>,
     first: RefCell<HashMap<String, Option<Oid>>>,
     /// HEAD's history, oldest first, listed once per run: sorting it parses every commit, and
     /// each budget whose inputs are new would otherwise list it again.
@@ -231,7 +230,7 @@ impl Pinner {
     pub fn new(root: &Path) -> Self {
         Pinner {
             root: root.to_path_buf(),
-            ws: GitWorkspace::discover(root).map_err(|e| e.to_string()),
+            ws: open(root),
             first: RefCell::default(),
             history: RefCell::default(),
             trees: RefCell::default(),
@@ -381,7 +380,7 @@ impl Pinner {
     pub fn check(&self, config: &str, lines: (usize, usize), inputs: &[String]) -> Pin {
         let ws = match &self.ws {
             Ok(w) => w,
-            Err(e) => return Pin::NotChecked(e.clone()),
+            Err(p) => return p.clone(),
         };
         let inputs_id = match self.inputs_first(ws, inputs) {
             Ok(Some(id)) => id,
@@ -396,7 +395,7 @@ impl Pinner {
                 }
             ))
             }
-            Err(e) => return Pin::NotChecked(format!("listing history: {}", e.message())),
+            Err(e) => return Pin::Unreadable(format!("listing history: {}", e.message())),
         };
         let inputs_desc = describe(ws, inputs_id);
         if is_shallow_root(ws, inputs_id) {
@@ -413,7 +412,7 @@ impl Pinner {
                     inputs: inputs_desc,
                 }
             }
-            Err(e) => return Pin::NotChecked(e),
+            Err(e) => return Pin::Unreadable(e),
         };
         let mut newest: Option<Oid> = None;
         for line in lines.0..=lines.1 {
@@ -451,6 +450,29 @@ impl Pinner {
             },
             None => Pin::NotChecked(format!("{config}:{}-{}: no such lines", lines.0, lines.1)),
         }
+    }
+}
+
+/// The repository holding `root` for pin questions: outside git, or in a partial clone whose
+/// history libgit2 cannot complete, every budget is NotChecked (saying why); a repository that
+/// exists but cannot be opened is Unreadable.
+fn open(root: &Path) -> Result<GitWorkspace, Pin> {
+    use crate::gitread::GitError;
+    match GitWorkspace::discover(root) {
+        Ok(ws) => match ws.partial_clone() {
+            Some(filter) => Err(Pin::NotChecked(format!(
+                "this is a partial clone ({filter}): its history is fetched lazily, which mgctl \
+                 does not do, so no commit order can be read; check the pins in a full clone"
+            ))),
+            // An unborn HEAD (a fresh `git init`) has no history to be older than.
+            None if ws.repo().head().is_err() => Err(Pin::NotChecked(format!(
+                "the repository {} has no commits yet",
+                ws.workdir().display()
+            ))),
+            None => Ok(ws),
+        },
+        Err(e @ GitError::NotARepo { .. }) => Err(Pin::NotChecked(e.to_string())),
+        Err(e) => Err(Pin::Unreadable(e.to_string())),
     }
 }
 
@@ -531,6 +553,61 @@ mod tests {
         match check(dir.path(), "mgctl.toml", (5, 5), &inputs) {
             Pin::EditedAfter { budget, .. } => assert!(budget.contains(&id[..10]), "{budget}"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The loose object of `id` removed from the repository at `dir` (a corrupt clone).
+    fn drop_object(dir: &Path, id: &str) {
+        let p = dir.join(".git/objects").join(&id[..2]).join(&id[2..]);
+        std::fs::remove_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    }
+
+    /// Issue 29: a repository that cannot be read is never a note: a missing commit object makes
+    /// the pin Unreadable (BUD009, an error), not NotChecked.
+    #[test]
+    fn a_corrupt_repository_is_unreadable_not_unchecked() {
+        let dir = fixture::temp_repo(&[
+            (&[("mgctl.toml", TOML)], "[Feat] (ws): budget"),
+            (&[("runs/a.json", "{}")], "[Feat] (ws): data"),
+            (&[("runs/b.json", "{}")], "[Feat] (ws): more data"),
+        ])
+        .unwrap();
+        let repo = git2::Repository::open(dir.path()).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        let parent = head.parent(0).unwrap().id().to_string();
+        drop(head);
+        drop(repo);
+        drop_object(dir.path(), &parent);
+        let inputs = vec!["runs/a.json".to_string()];
+        let p = check(dir.path(), "mgctl.toml", (3, 5), &inputs);
+        assert!(matches!(p, Pin::Unreadable(_)), "{p:?}");
+    }
+
+    /// Issue 29: a partial clone (`--filter=blob:none`) answers no pin question from the objects
+    /// that happen to be present: NotChecked, naming the filter, never a wrong commit.
+    #[test]
+    fn a_partial_clone_is_not_checked_naming_its_filter() {
+        let dir = fixture::temp_repo(&[
+            (&[("mgctl.toml", TOML)], "[Feat] (ws): budget"),
+            (&[("runs/a.json", "{}")], "[Feat] (ws): data"),
+        ])
+        .unwrap();
+        let repo = git2::Repository::open(dir.path()).unwrap();
+        let mut cfg = repo.config().unwrap();
+        cfg.set_str("remote.origin.url", "https://example.invalid/x.git")
+            .unwrap();
+        cfg.set_bool("remote.origin.promisor", true).unwrap();
+        cfg.set_str("remote.origin.partialclonefilter", "blob:none")
+            .unwrap();
+        let inputs = vec!["runs/a.json".to_string()];
+        match check(dir.path(), "mgctl.toml", (3, 5), &inputs) {
+            Pin::NotChecked(why) => {
+                assert!(
+                    why.contains("partial clone (filter blob:none from remote origin)"),
+                    "{why}"
+                )
+            }
+            p => panic!("{p:?}"),
         }
     }
 

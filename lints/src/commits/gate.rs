@@ -164,7 +164,10 @@ fn missing_ancestor(ws: &GitWorkspace, range: &str) -> Option<RangeProblem> {
     let base = &rev[..rev.find(['~', '^'])?];
     ws.resolve(if base.is_empty() { "HEAD" } else { base })
         .ok()?;
-    let len = ws.history_len().ok()?;
+    let len = match ws.history_len() {
+        Ok(n) => n,
+        Err(e) => return Some(RangeProblem::Git(e)),
+    };
     let why = if ws.is_shallow() {
         format!("this is a shallow clone holding {len} commit(s) from HEAD (fetch more history with `git fetch --deepen` or `--unshallow`)")
     } else {
@@ -342,5 +345,57 @@ mod tests {
         let proven =
             diag::controls_can_fail(&|n| super::run_controls(n)).unwrap_or_else(|e| panic!("{e}"));
         assert!(proven > 0);
+    }
+
+    /// Issue 29: a missing commit object is not a short history: the range could not be read
+    /// (CMT005, an error), never a skip naming `HEAD~20`.
+    #[test]
+    fn a_corrupt_history_is_an_error_not_a_skip() {
+        use crate::commits::gate::{check_range, outcome, RangeProblem};
+        use crate::commits::StyleRules;
+        let commits: Vec<(Vec<(&str, String)>, String)> = (0..5)
+            .map(|i| {
+                (
+                    vec![("f.txt", format!("{i}"))],
+                    format!("[Feat] (x): change {i}"),
+                )
+            })
+            .collect();
+        let refs: Vec<(Vec<(&str, &str)>, &str)> = commits
+            .iter()
+            .map(|(f, m)| {
+                (
+                    f.iter().map(|(p, t)| (*p, t.as_str())).collect(),
+                    m.as_str(),
+                )
+            })
+            .collect();
+        let slices: Vec<(&[(&str, &str)], &str)> =
+            refs.iter().map(|(f, m)| (f.as_slice(), *m)).collect();
+        let dir = crate::gitread::fixture::temp_repo(&slices).unwrap_or_else(|e| panic!("{e}"));
+        let repo = git2::Repository::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let mut c = repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..2 {
+            c = c.parent(0).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let id = c.id().to_string();
+        drop(c);
+        drop(repo);
+        let obj = dir
+            .path()
+            .join(".git/objects")
+            .join(&id[..2])
+            .join(&id[2..]);
+        std::fs::remove_file(&obj).unwrap_or_else(|e| panic!("{}: {e}", obj.display()));
+        match check_range(dir.path(), "HEAD~20..HEAD", &StyleRules::default()) {
+            Err(RangeProblem::Git(e)) => assert!(e.to_string().contains("walking history"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            outcome(dir.path(), "HEAD~20..HEAD", &StyleRules::default()).is_ok_and(|o| !o.passed())
+        );
     }
 }

@@ -128,45 +128,59 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
         Err(e) => return could_not_run(e),
     };
     let mut ds = Vec::new();
-    let (listed, source) = match GitWorkspace::discover(root) {
+    // A scan that sees nothing because of how the tree is tracked is not a pass: outside git, or
+    // when git tracks no file of the workspace (a fresh `git init`, an untracked or ignored
+    // directory inside another repository), every file is scanned, with a PPR004 warning.
+    let tracked = match GitWorkspace::discover(root) {
         Ok(ws) => match ws.tracked_files() {
-            Ok(t) => (
+            Ok(t) if t.is_empty() => Err(format!(
+                "git tracks no file under the workspace (repository {})",
+                ws.workdir().display()
+            )),
+            Ok(t) => Ok((
                 t,
                 format!(
                     "git index of {} (workspace prefix '{}')",
                     ws.workdir().display(),
                     ws.prefix()
                 ),
-            ),
+            )),
             Err(e) => return could_not_run(e.to_string()),
         },
-        Err(e) => {
-            match walk_files(root) {
-                Ok(all) => {
-                    ds.push(Diag::warning(
-                    Code::Ppr004,
-                    format!("{e}: scanned every file under the workspace instead of the tracked files"),
-                ));
-                    (
-                        all,
-                        format!("every file under {} (not a git repository)", root.display()),
-                    )
-                }
-                Err(w) => return could_not_run(w),
-            }
-        }
+        Err(e) => Err(e.to_string()),
     };
-    let files: Vec<String> = listed
+    let (listed, source) = match tracked {
+        Ok(t) => t,
+        Err(why) => match walk_files(root) {
+            Ok(all) => {
+                ds.push(Diag::warning(
+                    Code::Ppr004,
+                    format!(
+                        "{why}: scanned every file under the workspace instead of the tracked files"
+                    ),
+                ));
+                (all, format!("every file under {} ({why})", root.display()))
+            }
+            Err(w) => return could_not_run(w),
+        },
+    };
+    let files: Vec<std::path::PathBuf> = listed
         .into_iter()
         .filter(|p| {
-            let ext = p.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-            cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) && !exclude.is_match(p)
+            let ext = p
+                .extension()
+                .map(|e| e.to_string_lossy())
+                .unwrap_or_default();
+            cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(&ext)) && !exclude.is_match(p)
         })
         .collect();
     let rules = cfg.rules();
     let mut scanned = Vec::new();
-    for rel in &files {
-        match std::fs::read(root.join(rel)) {
+    for path in &files {
+        // Shown escaped (a name is not UTF-8, or holds control characters); read by its bytes.
+        let rel = diag::escape::terminal(&path.to_string_lossy().replace('\\', "/")).into_owned();
+        let rel = &rel;
+        match std::fs::read(root.join(path)) {
             Ok(bytes) => {
                 ds.extend(diags(&scan(&bytes, rel, &rules)));
                 scanned.push(rel.clone());

@@ -258,7 +258,7 @@ fn directive_hits(
 
 /// Every file under `root` (workspace-relative, forward slashes, sorted), skipping hidden
 /// folders: the file list when the workspace is not inside a git repository.
-pub fn walk_files(root: &std::path::Path) -> Result<Vec<String>, String> {
+pub fn walk_files(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
     let mut out = Vec::new();
     let walk = walkdir::WalkDir::new(root)
         .into_iter()
@@ -267,7 +267,7 @@ pub fn walk_files(root: &std::path::Path) -> Result<Vec<String>, String> {
         let entry = entry.map_err(|e| e.to_string())?;
         if entry.file_type().is_file() {
             if let Ok(rel) = entry.path().strip_prefix(root) {
-                out.push(rel.to_string_lossy().replace('\\', "/"));
+                out.push(rel.to_path_buf());
             }
         }
     }

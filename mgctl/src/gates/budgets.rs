@@ -43,6 +43,7 @@ impl Gate for BudgetsGate {
             lints::pin::Pin::Pinned { budget, inputs } => Pin::Pinned { budget, inputs },
             lints::pin::Pin::EditedAfter { budget, inputs } => Pin::EditedAfter { budget, inputs },
             lints::pin::Pin::NotChecked(why) => Pin::NotChecked(why),
+            lints::pin::Pin::Unreadable(why) => Pin::Unreadable(why),
         };
         let o = budget::run(&ws, &ctx.config.budget, &pin);
         let n = ctx.config.budget.len();

@@ -897,3 +897,67 @@ fn issue14_tokens_overlays_fail_with_counted_figures() {
         );
     }
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?} failed in {}", dir.display());
+}
+
+/// Issue 29: a scan that sees nothing because of how the tree is tracked is not a pass. A fresh
+/// `git init` (nothing tracked) and an untracked directory inside another repository are scanned
+/// from the file system, with a PPR004 warning saying why, exactly as outside git.
+#[test]
+fn preproc_scans_the_files_when_git_tracks_none_of_them() {
+    let files = [
+        ("mgctl.toml", PREPROC_TOML),
+        ("src/a.cpp", "#ifdef MGB_CTX\nint a;\n#endif\n"),
+    ];
+    // Outside git: the reference verdict.
+    let plain = scratch();
+    write_tree(plain.path(), &files);
+    mgctl(&["check", ".", "--only", "preproc"], plain.path()).expect(1);
+    // A fresh `git init`: the index is empty.
+    let fresh = scratch();
+    write_tree(fresh.path(), &files);
+    git(fresh.path(), &["init", "-q"]);
+    let r = mgctl(&["check", ".", "--only", "preproc"], fresh.path()).expect(1);
+    r.assert_stdout_has("PPR");
+    let r = mgctl(
+        &["check", ".", "--only", "preproc", "--format", "json"],
+        fresh.path(),
+    )
+    .expect(1);
+    r.assert_stdout_has("git tracks no file under the workspace");
+    // An untracked workspace inside another repository that tracks something else.
+    let outer = scratch();
+    write_tree(outer.path(), &[("README", "x\n")]);
+    git(outer.path(), &["init", "-q"]);
+    git(outer.path(), &["add", "README"]);
+    let ws = outer.path().join("ws");
+    write_tree(&ws, &files);
+    mgctl(&["check", ".", "--only", "preproc"], &ws).expect(1);
+}
+
+/// Issue 29: a tracked file whose name is not UTF-8 is scanned like any other (it used to be
+/// dropped from the index listing, so the gate passed while the UTF-8-named copy failed).
+#[test]
+fn preproc_scans_a_tracked_file_whose_name_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = scratch();
+    write_tree(
+        d.path(),
+        &[("mgctl.toml", PREPROC_TOML), ("src/ok.cpp", "int ok;\n")],
+    );
+    let name = std::ffi::OsStr::from_bytes(b"src/caf\xe9.cpp");
+    std::fs::write(d.path().join(name), "#ifdef MGB_CTX\nint a;\n#endif\n").unwrap();
+    git(d.path(), &["init", "-q"]);
+    git(d.path(), &["add", "."]);
+    let r = mgctl(&["check", ".", "--only", "preproc"], d.path()).expect(1);
+    r.assert_stdout_has("caf");
+}

@@ -60,6 +60,7 @@ diag::codes! {
         Bud006 = "BUD006": "the budget was edited after its data landed (not pinned before the run)",
         Bud007 = "BUD007": "the pin (budget older than its inputs) could not be checked",
         Bud008 = "BUD008": "an optional budget had no inputs and was not evaluated",
+        Bud009 = "BUD009": "the repository the pin is read from cannot be read (a corrupt or missing object)",
     }
 }
 
@@ -228,6 +229,8 @@ pub enum Pin {
         inputs: String,
     },
     NotChecked(String),
+    /// The repository cannot be read: an error, never a note.
+    Unreadable(String),
 }
 
 /// What the pin check is asked: the config file, the budget's 1-based line range, its inputs.
@@ -778,6 +781,10 @@ pub fn evaluate(
         Pin::NotChecked(why_not) => findings.push(at_budget(
             Code::Bud007,
             format!("budget {name}: the pin could not be checked: {why_not}"),
+        )),
+        Pin::Unreadable(why) => findings.push(at_budget(
+            Code::Bud009,
+            format!("budget {name}: the repository cannot be read, so the pin cannot be checked: {why}"),
         )),
     }
     v.pin = Some(p);
