@@ -200,7 +200,15 @@ pub fn pair_violations(
             x.change.delta,
             x.entry.origin
         );
-        out.push(Violation::new(S::Sym009, Severity::Note, msg).in_unit(x.change.name.to_string()));
+        let mut v =
+            Violation::new(S::Sym009, Severity::Note, msg).in_unit(x.change.name.to_string());
+        // The admission's own line (`symbols.allow:8`), not the config that names the file.
+        if let Some((file, line)) = x.entry.origin.rsplit_once(':') {
+            if let Ok(line) = line.parse::<u32>() {
+                v = v.at(file, line, None);
+            }
+        }
+        out.push(v);
     }
     out
 }

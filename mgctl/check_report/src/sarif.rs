@@ -99,8 +99,13 @@ fn location(run: &CheckRun, f: &Finding) -> Option<sarif::Location> {
         }
         None => return None,
     };
-    let artifact = sarif::ArtifactLocation::builder().uri(uri(&path)).build();
-    let physical = match line.filter(|&l| l > 0) {
+    let artifact = sarif::ArtifactLocation::builder()
+        .uri(uri(&path))
+        .uri_base_id("%SRCROOT%")
+        .build();
+    // GitHub places a result only with a start line: a finding about a whole file points at its
+    // first line.
+    let physical = match line.filter(|&l| l > 0).or(Some(1)) {
         Some(l) => {
             let region = match column.filter(|&c| c > 0) {
                 Some(c) => sarif::Region::builder()
@@ -130,8 +135,17 @@ pub(crate) fn write(
     out: &mut dyn Write,
     summary: CodeSummary<'_>,
 ) -> io::Result<()> {
+    // Notes are not alerts: an admitted symbol change, a skipped probe's reason. Code scanning
+    // would raise each as an alert on every PR, so SARIF carries errors and warnings only
+    // (docs/json.md says so); every other format keeps the notes.
+    let alerts = || {
+        run.gates
+            .iter()
+            .flat_map(|g| &g.findings)
+            .filter(|f| f.severity != Severity::Note)
+    };
     let mut codes: BTreeSet<(&str, &str)> = BTreeSet::new();
-    for f in run.gates.iter().flat_map(|g| &g.findings) {
+    for f in alerts() {
         codes.insert((f.code, f.gate));
     }
     let mut index: BTreeMap<&str, i64> = BTreeMap::new();
@@ -147,7 +161,7 @@ pub(crate) fn write(
     // fingerprints stay unique without depending on line numbers.
     let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
     let mut results = Vec::new();
-    for f in run.gates.iter().flat_map(|g| &g.findings) {
+    for f in alerts() {
         let path = f
             .location
             .as_ref()
@@ -241,6 +255,7 @@ mod tests {
         let loc = &run["results"][0]["locations"][0]["physicalLocation"];
         assert_eq!(loc["artifactLocation"]["uri"], "MobileGL/MG_State/A.cpp");
         assert_eq!(loc["region"]["startLine"], 3);
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
         assert!(run["results"][0]["partialFingerprints"]["mgctl/v1"].is_string());
     }
 }

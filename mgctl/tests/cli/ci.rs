@@ -118,6 +118,15 @@ fn issue17_sarif_validates_against_the_2_1_0_schema() {
         .unwrap();
     assert!(uri.starts_with("driver/MobileGL/"), "{uri}");
     assert!(error["partialFingerprints"]["mgctl/v1"].is_string());
+    // Issue 32: every result is placed (GitHub drops one without a start line), relative to the
+    // source root, and no admitted change (a SYM009 note) becomes an alert.
+    for r in results {
+        assert_ne!(r["level"], "note", "{r}");
+        assert_ne!(r["ruleId"], "SYM009", "{r}");
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert!(loc["region"]["startLine"].as_u64().is_some_and(|l| l >= 1), "{r}");
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%", "{r}");
+    }
     let rules = runs[0]["tool"]["driver"]["rules"].as_array().unwrap();
     let tok = rules.iter().find(|r| r["id"] == "TOK001").unwrap();
     assert!(tok["shortDescription"]["text"]
@@ -265,4 +274,37 @@ fn issue17_self_test_headline_reads_whole() {
             && h.contains("positive controls stayed clean: "),
         "{h}"
     );
+}
+
+/// Issue 32: an admitted symbol change (SYM009) points at the allow-file line that admits it,
+/// not at the config that names the file.
+#[test]
+fn issue32_admissions_point_at_their_allow_line() {
+    let (_g, repo) = repo_with_violation();
+    // The symbol gate reads the pull and push builds: let `check` make them.
+    let run = mgctl_building(
+        &["check", "driver", "--only", "symbols", "--format", "json"],
+        &repo,
+    );
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let gate = doc["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "symbols")
+        .unwrap();
+    let admitted: Vec<&serde_json::Value> = gate["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "SYM009")
+        .collect();
+    assert!(!admitted.is_empty(), "{}", run.dump());
+    let allow = std::fs::read_to_string(repo.join("driver/symbols.allow")).unwrap();
+    for f in admitted {
+        assert_eq!(f["location"]["workspace_path"], "symbols.allow", "{f}");
+        let line = f["location"]["line"].as_u64().unwrap() as usize;
+        let text = allow.lines().nth(line - 1).unwrap();
+        assert!(!text.trim().is_empty() && !text.trim().starts_with('#'), "{f}: {text}");
+    }
 }
