@@ -124,7 +124,10 @@ fn issue17_sarif_validates_against_the_2_1_0_schema() {
         assert_ne!(r["level"], "note", "{r}");
         assert_ne!(r["ruleId"], "SYM009", "{r}");
         let loc = &r["locations"][0]["physicalLocation"];
-        assert!(loc["region"]["startLine"].as_u64().is_some_and(|l| l >= 1), "{r}");
+        assert!(
+            loc["region"]["startLine"].as_u64().is_some_and(|l| l >= 1),
+            "{r}"
+        );
         assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%", "{r}");
     }
     let rules = runs[0]["tool"]["driver"]["rules"].as_array().unwrap();
@@ -305,6 +308,9 @@ fn issue32_admissions_point_at_their_allow_line() {
         assert_eq!(f["location"]["workspace_path"], "symbols.allow", "{f}");
         let line = f["location"]["line"].as_u64().unwrap() as usize;
         let text = allow.lines().nth(line - 1).unwrap();
-        assert!(!text.trim().is_empty() && !text.trim().starts_with('#'), "{f}: {text}");
+        assert!(
+            !text.trim().is_empty() && !text.trim().starts_with('#'),
+            "{f}: {text}"
+        );
     }
 }
