@@ -8,6 +8,7 @@ pub mod diag;
 pub mod excerpt;
 pub mod fatal_sites;
 pub mod gitread;
+pub mod layout;
 pub(crate) mod lines;
 pub mod pin;
 pub mod preproc;

@@ -49,6 +49,7 @@ pub fn all() -> Vec<CodeInfo> {
         lints::preproc::gate::Code => "PPR",
         lints::commits::gate::Code => "CMT",
         lints::fatal_sites::Code => "FSI",
+        lints::layout::Code => "LAY",
         include_graph::codes::Code => "INC",
         dirty_surface::Code => "DSF",
         symbols::codes::SymbolsCode => "SYM",

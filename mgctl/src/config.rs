@@ -42,6 +42,7 @@ pub struct Config {
     pub budget: Vec<stats_viewer::budget::BudgetConfig>,
     pub counters: Option<stats_viewer::counters::CountersConfig>,
     pub fatal_sites: Option<lints::fatal_sites::cfg::FatalSitesConfig>,
+    pub layout: Option<lints::layout::cfg::LayoutConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<BuildConfig>,
 }
@@ -75,6 +76,8 @@ impl Config {
             budget: stats_viewer::budget::mobilegl_profile(),
             counters: stats_viewer::counters::mobilegl_profile(),
             fatal_sites: lints::fatal_sites::cfg::mobilegl_profile(),
+            // G10 is a P2 tripwire (the block exists from P2 on): a checkout configures it.
+            layout: None,
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }

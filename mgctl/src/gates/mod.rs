@@ -8,6 +8,7 @@ pub mod dirty_surface;
 pub mod fatal_sites;
 pub mod fatals;
 pub mod include;
+pub mod layout;
 pub mod lint_map;
 pub mod preproc;
 pub mod regions;
@@ -35,6 +36,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(include::IncludeLayeringGate),
         Box::new(budgets::BudgetsGate),
         Box::new(counters::CountersGate),
+        Box::new(layout::LayoutGate),
     ]
 }
 

@@ -16,6 +16,7 @@ mod floods;
 mod grammar;
 mod html;
 mod include;
+mod layout;
 mod lexer;
 mod lint;
 mod live;
