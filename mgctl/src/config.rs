@@ -97,10 +97,32 @@ pub enum Error {
     Whole { path: String, message: String },
     #[error(
         "{root}: no {FILE_NAME} here, and it does not look like a MobileGL checkout (looked for {}); \
-         write a {FILE_NAME} (see docs/config.md) or point mgctl at a MobileGL checkout",
+         {hint}",
         MOBILEGL_MARKERS.join(" or ")
     )]
-    NoWorkspace { root: String },
+    NoWorkspace { root: String, hint: String },
+}
+
+/// What to suggest when `root` is no workspace: the workspaces one level down (`mgctl check
+/// driver` from the repository root), else how to make one.
+pub fn no_workspace_hint(root: &Path) -> String {
+    let mut below: Vec<String> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join(FILE_NAME).is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    below.sort();
+    match below.first() {
+        Some(first) => format!(
+            "a workspace is one level down: {} (run `mgctl check {first}`)",
+            below.join(", ")
+        ),
+        None => format!(
+            "write a {FILE_NAME} (see docs/config.md) or point mgctl at a MobileGL checkout"
+        ),
+    }
 }
 
 /// Parses config text; errors carry `path:line:column`.
@@ -189,6 +211,7 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
     }
     Err(Error::NoWorkspace {
         root: root.display().to_string(),
+        hint: no_workspace_hint(root),
     }
     .into())
 }

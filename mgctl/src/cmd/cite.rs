@@ -98,7 +98,8 @@ pub fn run(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
 }
 
 fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let root = &args.root;
+    // The nearest workspace at or above -C (as `check`, cargo and git look upwards).
+    let root = &settings.discover(&args.root);
     if !root.is_dir() {
         anyhow::bail!(
             "{}: not a directory (-C/--workspace takes the workspace root)",

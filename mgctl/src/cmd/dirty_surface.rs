@@ -87,11 +87,12 @@ pub fn run(
         lines.iter().try_for_each(|l| writeln!(out, "{l}"))?;
         return Ok(Outcome::from_pass(pass));
     }
-    let s = ds_settings(settings, &args.workspace)?;
-    let root = args
-        .workspace
+    // The nearest workspace at or above -C (as `check`, cargo and git look upwards).
+    let workspace = settings.discover(&args.workspace);
+    let s = ds_settings(settings, &workspace)?;
+    let root = workspace
         .canonicalize()
-        .with_context(|| format!("{}: cannot resolve path", args.workspace.display()))?;
+        .with_context(|| format!("{}: cannot resolve path", workspace.display()))?;
     let mode = if args.compat.is_some() {
         Mode::Upstream
     } else {

@@ -46,7 +46,7 @@ pub fn run(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let ctx = settings.workspace(&args.workspace)?;
+    let ctx = settings.workspace(&settings.discover(&args.workspace))?;
     let cfg = ctx.config.fatal_sites.clone().unwrap_or_default();
     let census = fatal_sites::census(&ctx.root, &cfg, !args.write_baseline)?;
     if args.write_baseline {

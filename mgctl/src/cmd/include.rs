@@ -254,7 +254,8 @@ fn write_lines(out: &mut dyn Write, lines: &[String]) -> std::io::Result<()> {
 /// The workspace's [include] config (or an empty one when it has neither an mgctl.toml nor a
 /// MobileGL layout) with the command line's -I directories and compile database.
 fn workspace(args: &IncludeArgs, settings: &Settings) -> anyhow::Result<Workspace> {
-    let root = &args.workspace;
+    // The nearest workspace at or above -C (as `check`, cargo and git look upwards).
+    let root = &settings.discover(&args.workspace);
     if !root.is_dir() {
         bail!(
             "{}: not a directory (mgctl include -C takes a workspace directory)",

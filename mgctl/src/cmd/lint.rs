@@ -165,7 +165,7 @@ fn run_regions(
         let controls = regions::check::run_controls(&neutered(gate, &args.neuter));
         return self_test(gate, controls, json, out);
     }
-    let ctx = settings.workspace(&args.workspace)?;
+    let ctx = settings.workspace(&settings.discover(&args.workspace))?;
     let config = ctx.config_path.as_ref().map_or_else(
         || "the built-in MobileGL profile".to_string(),
         |p| p.display().to_string(),
@@ -256,11 +256,12 @@ fn run_commits(
         let controls = commits::gate::run_controls(&neutered(gate, &args.neuter));
         return self_test(gate, controls, json, out);
     }
-    let (rules, configured) = commit_config(settings, &args.workspace)?;
+    let workspace = settings.discover(&args.workspace);
+    let (rules, configured) = commit_config(settings, &workspace)?;
     let Some(range) = args.range.clone().or(configured) else {
         bail!("give a RANGE such as HEAD~5..HEAD (or set `range` in [commits] of mgctl.toml)");
     };
-    let checked = commits::gate::check_range(&args.workspace, &range, &rules)
+    let checked = commits::gate::check_range(&workspace, &range, &rules)
         .with_context(|| format!("reading commits {range}"))?;
     checked.write(&range, &rules, json, out)?;
     Ok(Outcome::from_pass(checked.passed()))

@@ -320,3 +320,29 @@ fn completions_for_each_shell() {
         assert!(run.stdout.contains("check"), "{shell}: {}", run.dump());
     }
 }
+
+/// Issue 32: every command finds its workspace upwards, as `check` does: from inside
+/// `driver/MobileGL` the analyser commands read `driver/mgctl.toml`.
+#[test]
+fn commands_discover_the_workspace_above_them() {
+    let (_g, root) = copy_driver();
+    let inner = root.join("MobileGL");
+    for args in [
+        &["cite"][..],
+        &["dirty-surface", "--summary"][..],
+        &["include", "rules"][..],
+        &["lint", "fatal-sites"][..],
+    ] {
+        mgctl(args, &inner).expect(0);
+    }
+}
+
+/// Issue 32: from a directory that holds a workspace one level down (the repository root), the
+/// error names it and the command that would run it.
+#[test]
+fn no_workspace_here_suggests_the_one_below() {
+    let d = scratch();
+    write_tree(d.path(), &[("ws/mgctl.toml", TOKENS_TOML)]);
+    let r = mgctl(&["check"], d.path()).expect(2);
+    r.assert_stderr_has("a workspace is one level down: ws (run `mgctl check ws`)");
+}
