@@ -57,6 +57,7 @@ pub fn all() -> Vec<CodeInfo> {
         stats_viewer::g4::Code => "FAT",
         stats_viewer::budget::Code => "BUD",
         stats_viewer::counters::Code => "CNT",
+        stats_viewer::retrace::Code => "RTR",
         crate::build::Code => "BLD",
     );
     out

@@ -43,6 +43,7 @@ pub struct Config {
     pub counters: Option<stats_viewer::counters::CountersConfig>,
     pub fatal_sites: Option<lints::fatal_sites::cfg::FatalSitesConfig>,
     pub layout: Option<lints::layout::cfg::LayoutConfig>,
+    pub retrace: Option<stats_viewer::retrace::RetraceConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<BuildConfig>,
 }
@@ -78,6 +79,7 @@ impl Config {
             fatal_sites: lints::fatal_sites::cfg::mobilegl_profile(),
             // G10 is a P2 tripwire (the block exists from P2 on): a checkout configures it.
             layout: None,
+            retrace: stats_viewer::retrace::mobilegl_profile(),
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }

@@ -50,8 +50,10 @@ pub mod fatal;
 pub mod fixed;
 pub mod g4;
 mod halves;
+pub mod lfs;
 pub mod parser;
 pub mod report;
+pub mod retrace;
 pub mod session;
 pub mod synth;
 #[cfg(feature = "tui")]

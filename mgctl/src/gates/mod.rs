@@ -12,6 +12,7 @@ pub mod layout;
 pub mod lint_map;
 pub mod preproc;
 pub mod regions;
+pub mod retrace;
 pub mod symbols;
 pub mod test_names;
 pub mod tokens;
@@ -37,6 +38,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(budgets::BudgetsGate),
         Box::new(counters::CountersGate),
         Box::new(layout::LayoutGate),
+        Box::new(retrace::RetraceGate),
     ]
 }
 

@@ -22,6 +22,7 @@ mod lint;
 mod live;
 mod output;
 mod parity;
+mod retrace;
 mod stats;
 mod symbols;
 mod watch;
