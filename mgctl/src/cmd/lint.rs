@@ -125,33 +125,15 @@ pub struct CommitsArgs {
 pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &args.command {
         LintCommand::Regions(a) => run_regions(a, settings, out),
-        LintCommand::TestNames(a) => run_test_names(a, out),
+        LintCommand::TestNames(a) => run_test_names(a, settings, out),
         LintCommand::Commits(a) => run_commits(a, settings, out),
         LintCommand::FatalSites(a) if a.self_test => {
             let json = a.format == DataFormat::Json;
-            let gate = gates::fatal_sites::GATE;
-            let controls = lints::fatal_sites::run_controls(&neutered(gate, &a.neuter));
-            self_test(gate, controls, json, out)
+            let ws = Some(a.workspace.as_path());
+            super::gate_self_test(gates::fatal_sites::GATE, ws, settings, &a.neuter, json, out)
         }
         LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),
     }
-}
-
-/// The `--neuter GATE/CONTROL` test hook as the libraries' control filter.
-fn neutered<'a>(gate: &'a str, neuter: &'a [String]) -> impl Fn(&str) -> bool + 'a {
-    move |c| neuter.iter().any(|n| *n == format!("{gate}/{c}"))
-}
-
-/// Prints a lint's self-test (the same controls the gate runs); Fail when any misbehaves.
-fn self_test<C: Into<lints::diag::Control>>(
-    gate: &str,
-    controls: Vec<C>,
-    json: bool,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
-    let controls: Vec<_> = controls.into_iter().map(Into::into).collect();
-    let passed = lints::diag::write_self_test(gate, &controls, json, out)?;
-    Ok(Outcome::from_pass(passed))
 }
 
 fn run_regions(
@@ -161,9 +143,8 @@ fn run_regions(
 ) -> anyhow::Result<Outcome> {
     let json = args.format == DataFormat::Json;
     if args.self_test {
-        let gate = gates::regions::GATE;
-        let controls = regions::check::run_controls(&neutered(gate, &args.neuter));
-        return self_test(gate, controls, json, out);
+        let ws = Some(args.workspace.as_path());
+        return super::gate_self_test(gates::regions::GATE, ws, settings, &args.neuter, json, out);
     }
     let ctx = settings.workspace(&settings.discover(&args.workspace))?;
     let config = ctx.config_path.as_ref().map_or_else(
@@ -203,12 +184,22 @@ fn run_regions(
     Ok(Outcome::from_pass(c.passed()))
 }
 
-fn run_test_names(args: &TestNamesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+fn run_test_names(
+    args: &TestNamesArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     let json = args.format == DataFormat::Json;
     if args.self_test {
-        let gate = gates::test_names::GATE;
-        let controls = test_names::gate::run_controls(&neutered(gate, &args.neuter));
-        return self_test(gate, controls, json, out);
+        let ws = Some(Path::new("."));
+        return super::gate_self_test(
+            gates::test_names::GATE,
+            ws,
+            settings,
+            &args.neuter,
+            json,
+            out,
+        );
     }
     let (mode, pair) = match (&args.same, &args.ratchet) {
         (Some(p), None) => (Mode::Same, p),
@@ -252,9 +243,8 @@ fn run_commits(
 ) -> anyhow::Result<Outcome> {
     let json = args.format == DataFormat::Json;
     if args.self_test {
-        let gate = gates::commits::GATE;
-        let controls = commits::gate::run_controls(&neutered(gate, &args.neuter));
-        return self_test(gate, controls, json, out);
+        let ws = Some(args.workspace.as_path());
+        return super::gate_self_test(gates::commits::GATE, ws, settings, &args.neuter, json, out);
     }
     let workspace = settings.discover(&args.workspace);
     let (rules, configured) = commit_config(settings, &workspace)?;

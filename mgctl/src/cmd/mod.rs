@@ -16,6 +16,8 @@ pub mod watch;
 use std::io::Read;
 use std::path::Path;
 
+use crate::settings::Settings;
+
 /// What a command concluded; `main` turns it into the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -73,4 +75,29 @@ pub fn one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> anyhow::Resul
         anyhow::bail!("`-` (standard input) can be read once; give it for one input only");
     }
     Ok(())
+}
+
+/// `mgctl <command> --self-test` of a command that is also a gate: the gate's canned controls and,
+/// when `workspace` lies in a workspace, its live controls there — what `check --self-test` runs
+/// for that gate — printed through the one self-test report (`diag::write_self_test`).
+pub fn gate_self_test(
+    gate: &str,
+    workspace: Option<&Path>,
+    settings: &Settings,
+    neuter: &[String],
+    json: bool,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<Outcome> {
+    let all = crate::gates::all();
+    let Some(g) = all.iter().find(|g| g.name() == gate) else {
+        anyhow::bail!("internal: no gate named {gate}");
+    };
+    let neutered = crate::check::neutered(neuter);
+    let mut controls = g.self_test(&neutered).controls;
+    let ctx = workspace.and_then(|w| settings.workspace(&settings.discover(w)).ok());
+    if let Some(ctx) = &ctx {
+        controls.extend(g.live_controls(ctx, &neutered));
+    }
+    let passed = diag::write_self_test(gate, &controls, json, out)?;
+    Ok(Outcome::from_pass(passed))
 }

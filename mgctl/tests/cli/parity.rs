@@ -230,3 +230,59 @@ fn the_two_known_splits_are_red_on_both_sides() {
         }
     }
 }
+
+/// Issue 28 item 2: a command's `--self-test` runs the same controls as `check --self-test` for
+/// its gate, live controls on the workspace included, and a neutered live control fails both.
+#[test]
+fn command_self_tests_run_the_gates_controls_live_ones_included() {
+    let (_guard, root) = copy_driver();
+    for (gate, command, live) in [
+        ("regions", &["lint", "regions"][..], "live-RingAllocate"),
+        (
+            "fatal-sites",
+            &["lint", "fatal-sites"][..],
+            "live-unmarked-abort",
+        ),
+    ] {
+        let r = mgctl(
+            &[
+                "check",
+                ".",
+                "--self-test",
+                "--only",
+                gate,
+                "--format",
+                "json",
+            ],
+            &root,
+        )
+        .expect(0);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let g = v["gates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["gate"] == gate)
+            .unwrap();
+        let names = |cs: &serde_json::Value| -> Vec<String> {
+            cs.as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let from_check = names(&g["self_test"]["controls"]);
+        let mut args = command.to_vec();
+        args.extend(["--self-test", "--format", "json"]);
+        let r = mgctl(&args, &root).expect(0);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(names(&v["controls"]), from_check, "{gate}");
+        assert!(
+            from_check.iter().any(|n| n == live),
+            "{gate}: {from_check:?}"
+        );
+        let neuter = format!("{gate}/{live}");
+        args.extend(["--neuter", neuter.as_str()]);
+        mgctl(&args, &root).expect(1);
+    }
+}
