@@ -129,7 +129,11 @@ impl Workspace {
             probes: &probes,
             only: &req.only,
             require_all: req.require_all || self.cfg.require_all,
-            expect_probes: req.expect_probes.or(self.cfg.expect_probes),
+            // The configured count is of a full run: a selection (`--probe`) is not held to it;
+            // an explicit `--expect-probes` still is.
+            expect_probes: req
+                .expect_probes
+                .or(self.cfg.expect_probes.filter(|_| req.only.is_empty())),
             mode,
             compiler: req.compiler.as_deref(),
             compiler_flags: &self.cfg.compiler_flags,

@@ -11,7 +11,7 @@ pub const WORKSPACE_HELP: &str =
 /// `--format`, whatever values a command offers (`human` and `json` always).
 pub const FORMAT_HELP: &str = "Report format on stdout (or in --output)";
 /// `--output FILE` (global: every command that prints a report).
-pub const OUTPUT_HELP: &str = "Write the report to FILE instead of stdout, atomically (a FIFO or device is written in place); `check` still prints its table";
+pub const OUTPUT_HELP: &str = "Write the report to FILE instead of stdout, atomically (a FIFO or device is written in place; nothing is written when the command cannot run). With `check`, the human table still goes to stdout";
 /// `--self-test`.
 pub const SELF_TEST_HELP: &str = "Run the negative controls (each must trip) and the positive controls (each must stay clean) instead of the analysis";
 

@@ -52,6 +52,12 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // Bare `mgctl` (or a command group without its subcommand): the whole help, as
+            // clap lays it out, on stderr, and the usage exit code.
+            if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+                return ExitCode::from(2);
+            }
             eprintln!("mgctl: {}", clap_error_line(&e));
             return ExitCode::from(2);
         }

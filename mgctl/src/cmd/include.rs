@@ -79,7 +79,9 @@ Files are named workspace-relative, absolute, or by a unique path suffix.",
     after_help = "Examples:\n  mgctl include -C driver why DirectGLES/Managers.cpp MGPipeValueTypes.h\n  mgctl include -C driver why --format json Managers.cpp MGPipeValueTypes.h"
 )]
 pub struct WhyArgs {
+    /// The including file: workspace-relative, absolute, or a unique path suffix.
     pub from: String,
+    /// The header it reaches: workspace-relative, absolute, or a unique path suffix.
     pub to: String,
     #[arg(long, value_enum, default_value_t = crate::flags::DataFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: crate::flags::DataFormat,
@@ -157,6 +159,8 @@ pub struct ProbesArgs {
     /// Run only these probes (repeatable); unknown names are an error.
     #[arg(long = "probe", value_name = "NAME")]
     pub probes: Vec<String>,
+    /// A probe whose header does not exist fails instead of being a SKIP (also `require_all`
+    /// in [include]); probes marked `required` fail when missing even when not selected.
     #[arg(long)]
     pub require_all: bool,
     /// Fail unless exactly N probes are selected (a SKIP counts, as upstream).

@@ -199,8 +199,10 @@ symbol table was read.",
 pub struct ListArgs {
     /// The ELF library or object to list (`.symtab`, or `.dynsym` when stripped).
     pub library: PathBuf,
+    /// Symbol table to read: .symtab when present else .dynsym (auto), or one of them.
     #[arg(long, value_enum, default_value_t = TableArg::Auto)]
     pub table: TableArg,
+    /// Row order: largest first (size), or by name.
     #[arg(long, value_enum, default_value_t = ListSortArg::Size)]
     pub sort: ListSortArg,
     /// Only the first N rows.
@@ -220,6 +222,7 @@ MobileGL's purity gate B) is visible at a glance.",
 pub struct UndefinedArgs {
     /// The ELF library whose undefined symbols to list.
     pub library: PathBuf,
+    /// Symbol table to read: .symtab when present else .dynsym (auto), or one of them.
     #[arg(long, value_enum, default_value_t = TableArg::Auto)]
     pub table: TableArg,
     /// Namespace components to group by.

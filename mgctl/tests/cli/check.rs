@@ -347,3 +347,44 @@ fn no_workspace_here_suggests_the_one_below() {
     let r = mgctl(&["check"], d.path()).expect(2);
     r.assert_stderr_has("a workspace is one level down: ws (run `mgctl check ws`)");
 }
+
+/// Issue 32: bare `mgctl` prints its help as clap lays it out (many lines, on stderr), exit 2.
+#[test]
+fn bare_mgctl_prints_the_whole_help() {
+    let d = scratch();
+    let r = mgctl::<&str>(&[], d.path()).expect(2);
+    assert!(r.stderr.lines().count() > 10, "{}", r.dump());
+    assert!(r.stderr.contains("\nCommands:\n"), "{}", r.dump());
+}
+
+/// Issue 32: a probe selection is not held to the configured `expect_probes` (a count of the full
+/// run); an explicit `--expect-probes` still is.
+#[test]
+fn a_probe_selection_is_not_held_to_the_configured_count() {
+    mgctl(
+        &[
+            "include",
+            "-C",
+            "driver",
+            "probes",
+            "--probe",
+            "value-header",
+        ],
+        &repo_root(),
+    )
+    .expect(0);
+    mgctl(
+        &[
+            "include",
+            "-C",
+            "driver",
+            "probes",
+            "--probe",
+            "value-header",
+            "--expect-probes",
+            "2",
+        ],
+        &repo_root(),
+    )
+    .expect(1);
+}
