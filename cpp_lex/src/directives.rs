@@ -667,4 +667,56 @@ mod tests {
             vec![Directive::Define("F(a, b)   ((a) + b)".into())]
         );
     }
+
+    /// `#define`/`#undef` in a dead group (`#if 0`, the `#else` of `#if 1`, a taken `#elif`'s
+    /// siblings) never reach the macro-aware walk; in live and unknown groups they do, in order.
+    #[test]
+    fn defines_in_dead_groups_are_not_replayed() {
+        let defs = |src: &str| -> Vec<Directive> {
+            scan(src.as_bytes())
+                .directives
+                .into_iter()
+                .filter(|d| matches!(d, Directive::Define(_) | Directive::Undef(_)))
+                .collect()
+        };
+        let d = |t: &str| Directive::Define(t.to_string());
+        assert_eq!(defs("#if 0\n#define A 1\n#undef B\n#endif\n"), vec![]);
+        assert_eq!(
+            defs("#if 1\n#define A 1\n#else\n#define B 2\n#endif\n"),
+            vec![d("A 1")]
+        );
+        assert_eq!(
+            defs("#if 0\n#define A\n#elif 1\n#define B\n#elif 1\n#define C\n#else\n#define D\n#endif\n"),
+            vec![d("B")]
+        );
+        assert_eq!(
+            defs("#ifdef X\n#define A\n#else\n#undef A\n#endif\n"),
+            vec![d("A"), Directive::Undef("A".into())]
+        );
+        // Nested in a dead group, even a live-looking `#if 1` stays dead.
+        assert_eq!(
+            defs("#if 0\n#if 1\n#define A\n#endif\n#endif\n#define Z\n"),
+            vec![d("Z")]
+        );
+        // Every live conditional arm is replayed as written, so the walk can evaluate it.
+        let arms: Vec<Directive> = scan(b"#if X\n#elif Y\n#else\n#endif\n").directives;
+        assert_eq!(
+            arms,
+            vec![
+                Directive::If("X".into()),
+                Directive::Elif("Y".into()),
+                Directive::Else,
+                Directive::Endif
+            ]
+        );
+    }
+
+    #[test]
+    fn identifier_text_is_nonempty_identifier_characters() {
+        assert!(is_ident_text("MG_X1"));
+        assert!(!is_ident_text(""));
+        assert!(!is_ident_text("A B"));
+        assert!(!is_ident_text("A-B"));
+        assert!(!is_ident_text("(X)"));
+    }
 }

@@ -92,4 +92,28 @@ mod tests {
             "a(\"X\")     \n"
         );
     }
+
+    /// The `#error`/`#warning` text is blanked to the end of its logical line: through LF and
+    /// CRLF splices, not past an unspliced newline, and the same when the keyword itself is
+    /// spliced (`#err\⏎or`); `#errors` and `error` outside a directive are code.
+    #[test]
+    fn error_text_is_blanked_to_the_end_of_its_logical_line() {
+        assert_eq!(
+            m("#error a'b \\\nc'd\nint x;\n"),
+            "#error      \n   \nint x;\n"
+        );
+        assert_eq!(m("#error a \\\r\nb\nx"), "#error     \n \nx");
+        assert_eq!(m("#warning it's\ny"), "#warning     \ny");
+        assert_eq!(m("#err\\\nor a'b\nz"), "#err\\\nor    \nz");
+        assert_eq!(m("  #  error 'q\n"), "  #  error   \n");
+        assert_eq!(m("error 'q'\n"), "error    \n");
+        assert_eq!(m("#errors 'q'\n"), "#errors    \n");
+        assert_eq!(m("#error"), "#error");
+        assert_eq!(logical_line_end(b"ab\\\ncd\nef", 0), 6);
+        assert_eq!(logical_line_end(b"ab\\\r\ncd", 0), 7);
+        assert_eq!(logical_line_end(b"\nx", 0), 0);
+        assert_eq!(logical_line_end(b"x\\", 0), 2);
+        // Comments-only masking leaves the #error text (it is not a comment).
+        assert_eq!(comments(b"#error a'b\n"), b"#error a'b\n".to_vec());
+    }
 }
