@@ -523,15 +523,23 @@ impl Page<'_> {
         self.m.push_str(s);
     }
 
-    /// How many more characters rows may take, leaving `sections_after` sections room.
-    fn room(&self, sections_after: usize) -> usize {
+    /// How many more characters rows may take, leaving `sections_after` sections room. With
+    /// `fair`, this section takes only its share of what is left (what it does not use passes on
+    /// to the next), so a long Removed list cannot starve Added, Resized or Renamed.
+    fn room(&self, sections_after: usize, fair: bool) -> usize {
         if self.limits.budget == 0 {
             return usize::MAX;
         }
-        self.limits
+        let left = self
+            .limits
             .budget
             .saturating_sub(self.chars)
-            .saturating_sub((sections_after + 1) * SECTION_RESERVE)
+            .saturating_sub((sections_after + 1) * SECTION_RESERVE);
+        if fair {
+            left / (sections_after + 1)
+        } else {
+            left
+        }
     }
 
     /// One section: a title with the row count, then a table (folded into `<details>` when
@@ -543,6 +551,7 @@ impl Page<'_> {
         rows: &[T],
         header: &str,
         sections_after: usize,
+        fair: bool,
         row: &(dyn Fn(&mut String, &T) -> fmt::Result + Sync),
     ) -> fmt::Result {
         self.push(&format!("\n### {title} ({})\n\n", rows.len()));
@@ -551,7 +560,7 @@ impl Page<'_> {
             return Ok(());
         }
         let mut want = rows.len().min(self.limits.top.unwrap_or(usize::MAX));
-        let room = self.room(sections_after);
+        let room = self.room(sections_after, fair);
         // A row takes at least ~10 characters: format no more than could fit.
         want = want.min(room / 10 + 1);
         let chunks: Vec<Result<Vec<String>, fmt::Error>> = rows[..want]
@@ -614,9 +623,18 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
     let t = d.text();
     let l = &d.listing;
     let mut head = String::new();
-    head.push_str(
-        "# MobileGL symbol report\n\n| side | path | file bytes | .text |\n|---|---|---|---|\n",
-    );
+    // Titled after the libraries compared (a report of libLLVM is not a MobileGL report).
+    let name = |s: &Side| {
+        let p = side_path(s);
+        p.rsplit('/').next().unwrap_or(&p).to_string()
+    };
+    let (b, a) = (name(r.before), name(r.after));
+    let title = if b == a { b } else { format!("{b} → {a}") };
+    writeln!(
+        head,
+        "# Symbol report: {}\n\n| side | path | file bytes | .text |\n|---|---|---|---|",
+        diag::escape::markdown_cell(&title)
+    )?;
     writeln!(
         head,
         "| before | {} | {} | {} |",
@@ -662,6 +680,7 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
             groups,
             "| scope | added | removed | resized | renamed | delta |\n|---|---|---|---|---|---|\n",
             after_rollup,
+            false,
             &|m, g: &GroupRow| {
                 writeln!(
                     m,
@@ -682,6 +701,7 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
         &sorted(&l.removed, r.sort),
         "| symbol | bytes |\n|---|---|\n",
         left(3),
+        true,
         &|m, c: &&Change| writeln!(m, "| {} | {} |", Code(&c.name), c.before),
     )?;
     p.section(
@@ -689,6 +709,7 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
         &sorted(&l.added, r.sort),
         "| symbol | bytes |\n|---|---|\n",
         left(2),
+        true,
         &|m, c: &&Change| writeln!(m, "| {} | {} |", Code(&c.name), c.after),
     )?;
     p.section(
@@ -696,6 +717,7 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
         &sorted(&l.resized, r.sort),
         "| symbol | before | after | delta |\n|---|---|---|---|\n",
         left(1),
+        true,
         &|m, c: &&Change| {
             writeln!(
                 m,
@@ -712,6 +734,7 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
         &sorted(&l.renamed, SortOrder::Name),
         "| normalised symbol | before mangling | after mangling |\n|---|---|---|\n",
         left(0),
+        true,
         &|m, c: &&Change| {
             writeln!(
                 m,
@@ -729,6 +752,7 @@ fn write_markdown(m: &mut String, r: &ReportInput<'_>) -> fmt::Result {
             &rows,
             "| symbol | before | after |\n|---|---|---|\n",
             0,
+            true,
             &|m, c: &&Change| {
                 writeln!(
                     m,

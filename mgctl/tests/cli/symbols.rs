@@ -79,7 +79,7 @@ fn diff_prints_upstream_lines_and_is_informational_by_default() {
     );
     assert!(out.contains("symbol-report: no gate flag: informational run"));
     assert!(
-        out.contains("# MobileGL symbol report")
+        out.contains("# Symbol report: ")
             && out.contains("### Removed (")
             && out.contains("MobileGL::RenderState::Gone(int)")
     );
@@ -827,4 +827,59 @@ fn an_exponentially_expanding_name_is_kept_mangled_with_a_note() {
     r.assert_stdout_has(
         "symbol-report: 0 -> 1 name(s) kept mangled: demangled they would pass the length cap",
     );
+}
+
+/// Issue 32 item 7: libLLVM 14 → 15 in the default Markdown budget: every change section gets its
+/// share (a long Removed list used to leave 2 Added rows, 2 Resized and 0 Renamed), the renamed
+/// rows all show, and the title names the libraries, not MobileGL.
+#[test]
+fn llvm_markdown_shares_the_budget_across_sections() {
+    let lib =
+        |v: u32| std::path::PathBuf::from(format!("/usr/lib/x86_64-linux-gnu/libLLVM-{v}.so.1"));
+    let (b, a) = (lib(14), lib(15));
+    assert!(
+        b.exists() && a.exists(),
+        "libLLVM 14 and 15 are test inputs: apt-get install libllvm14 libllvm15 (bash scripts/test does)"
+    );
+    let r = mgctl(
+        &[
+            "symbols",
+            "diff",
+            "--before",
+            b.to_str().unwrap(),
+            "--after",
+            a.to_str().unwrap(),
+            "--format",
+            "markdown",
+        ],
+        &crate::util::repo_root(),
+    );
+    let md = &r.stdout;
+    assert!(md.chars().count() <= 65_536, "{} chars", md.chars().count());
+    assert!(
+        md.starts_with("# Symbol report: libLLVM-14.so.1 → libLLVM-15.so.1\n"),
+        "{}",
+        &md[..200.min(md.len())]
+    );
+    let shown = |section: &str| -> (usize, usize) {
+        let at = md
+            .find(&format!("### {section} ("))
+            .unwrap_or_else(|| panic!("{section}"));
+        let rest = &md[at..];
+        let total: usize = rest[section.len() + 6..]
+            .split(')')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body = rest[4..].split("\n### ").next().unwrap();
+        let rows = body.lines().filter(|l| l.starts_with("| `")).count();
+        (rows, total)
+    };
+    for s in ["Removed", "Added", "Resized"] {
+        let (rows, total) = shown(s);
+        assert!(rows >= 40 || rows == total, "{s}: {rows} of {total}");
+    }
+    let (rows, total) = shown("Renamed only (same size)");
+    assert_eq!(rows, total, "renamed rows are never starved");
 }
