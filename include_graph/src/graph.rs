@@ -61,6 +61,10 @@ pub struct Node {
     pub external: bool,
     /// The file was read and lexed (false for external leaves and unreadable files).
     pub scanned: bool,
+    /// Where `rel` leads through symbolic links, when that is another path (root-relative, or
+    /// absolute outside the root): the file the compiler reads, which layering rules judge.
+    #[serde(skip)]
+    pub resolved: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -160,6 +164,8 @@ pub struct Graph {
     pub issues: Vec<Issue>,
     /// Per node: its live directives and where each include resolved (for [`crate::pp`]).
     pub files: Vec<FilePp>,
+    /// The root with its links resolved, against which [`Node::resolved`] is made relative.
+    canon_root: PathBuf,
 }
 
 /// What the macro-aware walk replays for one file.
@@ -173,6 +179,8 @@ pub struct FilePp {
 struct FileResult {
     scan: Option<lex::Scan>,
     read_error: Option<String>,
+    /// The file's path with every link resolved (None for an overlay's bytes).
+    real: Option<PathBuf>,
     /// Per include of the scan: the resolved path, or why not.
     targets: Vec<std::result::Result<PathBuf, Unresolvable>>,
 }
@@ -230,6 +238,7 @@ impl Graph {
         let mut g = Graph {
             root: root.clone(),
             search: search.clone(),
+            canon_root: root.canonicalize().unwrap_or_else(|_| root.clone()),
             ..Graph::default()
         };
         for d in search.all_dirs() {
@@ -368,6 +377,7 @@ impl Graph {
             rel,
             external,
             scanned: false,
+            resolved: None,
         });
         self.out.push(Vec::new());
         self.files.push(FilePp::default());
@@ -395,6 +405,12 @@ impl Graph {
         }
         let Some(scan) = res.scan else { return };
         self.nodes[n].scanned = true;
+        if let Some(real) = &res.real {
+            let (to, _) = rel_of(&self.canon_root, real);
+            if to != rel {
+                self.nodes[n].resolved = Some(to);
+            }
+        }
         if let Some((line, column)) = scan.invalid_utf8 {
             self.issues.push(Issue::InvalidUtf8 {
                 path: rel.clone(),
@@ -701,6 +717,7 @@ fn scan_file_with(
             return FileResult {
                 scan: None,
                 read_error: Some(e.to_string()),
+                real: None,
                 targets: Vec::new(),
             }
         }
@@ -720,6 +737,10 @@ fn scan_file_with(
     FileResult {
         scan: Some(scan),
         read_error: None,
+        real: overlay
+            .is_none()
+            .then(|| path.canonicalize().ok())
+            .flatten(),
         targets,
     }
 }

@@ -682,9 +682,20 @@ pub enum Query<'a> {
     Cycles,
 }
 
+/// Text lines made inert for a terminal and a GitHub log (issue 29): a file name holding a newline,
+/// an escape sequence or a leading `::` is one visible line, never a second line or a command.
+fn inert(lines: Vec<String>) -> Vec<String> {
+    lines.iter().map(|l| diag::escape::line(l)).collect()
+}
+
 /// A query's verdict (a chain exists, no cycle) and its output lines: the JSON document as one
-/// "line" with `json`, else the text lines.
+/// "line" with `json`, else the text lines (escaped as [`diag::escape::line`]).
 pub fn query(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
+    let (pass, lines) = query_raw(g, q, json)?;
+    Ok((pass, if json { lines } else { inert(lines) }))
+}
+
+fn query_raw(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
     Ok(match q {
         Query::Why(from, to) => {
             let why = Why::new(g, from, to);
@@ -745,7 +756,7 @@ pub fn layering_output(
             failed: !passed,
         })?],
         false => {
-            let mut v = layering_lines(o, passed);
+            let mut v = inert(layering_lines(o, passed));
             v.extend(graph_error_lines(g, true, |m| {
                 format!("include-layering: error: {m}")
             }));

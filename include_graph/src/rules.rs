@@ -190,7 +190,11 @@ pub fn check(g: &Graph, groups: &[RuleGroup]) -> LayeringReport {
                          pool: &[&RuleGroup],
                          rep: &mut LayeringReport| {
             let header = g.rel(h);
-            let Some((rule, _)) = decide(pool, header) else {
+            // A header reached through a link is judged as the file the compiler reads (issue
+            // 29: `MG_Backend/Common/Fill.h -> ../../MG_Impl/…` laundered a violation); it is
+            // reported at the path the chain spells.
+            let judged = g.nodes[h].resolved.as_deref().unwrap_or(header);
+            let Some((rule, _)) = decide(pool, judged) else {
                 return;
             };
             let id = rule_id(rule);

@@ -245,25 +245,23 @@ impl GitWorkspace {
         Ok(blob.content().to_vec())
     }
 
-    /// Workspace-relative paths of every file in the index under the workspace, sorted. Names
-    /// are kept as bytes: a file whose name is not UTF-8 is listed (and read) like any other.
-    pub fn tracked_files(&self) -> Result<Vec<std::path::PathBuf>, GitError> {
-        use std::os::unix::ffi::OsStrExt;
+    /// Every file in the index under the workspace, sorted: its workspace-relative name for
+    /// reports (lossy when the name is not UTF-8) and its relative path exactly as tracked (issue
+    /// 29: a non-UTF-8 name was dropped from the list, so its file was never scanned).
+    pub fn tracked_files(&self) -> Result<Vec<(String, PathBuf)>, GitError> {
         let index = self
             .repo
             .index()
             .map_err(|e| self.err("reading the index", &e))?;
         let pre = if self.prefix.is_empty() {
-            Vec::new()
+            String::new()
         } else {
-            format!("{}/", self.prefix).into_bytes()
+            format!("{}/", self.prefix)
         };
-        let mut out: Vec<std::path::PathBuf> = index
+        let mut out: Vec<(String, PathBuf)> = index
             .iter()
-            .filter_map(|e| {
-                let rel = e.path.strip_prefix(pre.as_slice())?;
-                Some(std::path::PathBuf::from(std::ffi::OsStr::from_bytes(rel)))
-            })
+            .filter_map(|e| e.path.strip_prefix(pre.as_bytes()).map(<[u8]>::to_vec))
+            .map(|p| (String::from_utf8_lossy(&p).into_owned(), bytes_path(p)))
             .collect();
         out.sort();
         out.dedup();
@@ -380,6 +378,18 @@ pub mod fixture {
     }
 }
 
+/// A path git stores as bytes, as the platform's path: the bytes themselves on Unix.
+#[cfg(unix)]
+fn bytes_path(p: Vec<u8>) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    PathBuf::from(std::ffi::OsString::from_vec(p))
+}
+
+#[cfg(not(unix))]
+fn bytes_path(p: Vec<u8>) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(&p).into_owned())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -406,7 +416,7 @@ mod tests {
         assert!(matches!(ws.resolve("nope"), Err(GitError::BadRev { .. })));
         assert_eq!(
             ws.tracked_files().unwrap(),
-            vec![std::path::PathBuf::from("a.txt")]
+            vec![("a.txt".to_string(), PathBuf::from("a.txt"))]
         );
         let cs = ws.commits("HEAD~1..HEAD").unwrap();
         assert_eq!(cs.len(), 1);

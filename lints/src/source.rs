@@ -10,6 +10,11 @@ pub trait Source: Sync {
     fn root(&self) -> &Path;
     /// The bytes of a workspace-relative file (forward slashes).
     fn read(&self, rel: &str) -> std::io::Result<Vec<u8>>;
+    /// The bytes of a file a walk found at `path`, named `rel` in reports. `rel` is lossy when
+    /// the name is not UTF-8 (issue 29): the disk reads `path` itself, never a lossy name.
+    fn read_found(&self, rel: &str, _path: &Path) -> std::io::Result<Vec<u8>> {
+        self.read(rel)
+    }
 }
 
 /// The workspace as it is on disk.
@@ -23,6 +28,9 @@ impl Source for Disk {
     }
     fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
         std::fs::read(self.root.join(rel))
+    }
+    fn read_found(&self, _rel: &str, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
     }
 }
 
@@ -40,6 +48,12 @@ impl Source for Overlay<'_> {
         match self.files.get(rel) {
             Some(b) => Ok(b.clone()),
             None => self.base.read(rel),
+        }
+    }
+    fn read_found(&self, rel: &str, path: &Path) -> std::io::Result<Vec<u8>> {
+        match self.files.get(rel) {
+            Some(b) => Ok(b.clone()),
+            None => self.base.read_found(rel, path),
         }
     }
 }

@@ -533,13 +533,22 @@ pub fn driver_text(arms: &[Arm], markdown: bool, out: &mut dyn Write) -> io::Res
     let header = &table.header;
     let mut line = String::new();
     if markdown {
-        writeln!(out, "| {} |", header.join(" | "))?;
+        // Arm names and case names come from the input: each cell through the one escaper.
+        let head: Vec<String> = header
+            .iter()
+            .map(|h| diag::escape::markdown_cell(h))
+            .collect();
+        writeln!(out, "| {} |", head.join(" | "))?;
         writeln!(out, "|{}", "---|".repeat(header.len()))?;
         for row in table.rows() {
             line.clear();
             for (i, c) in row.enumerate() {
                 line.push_str(if i == 0 { "| " } else { " | " });
-                line.push_str(c);
+                // The case cell is the name as code (`name`): a code span sized to the name.
+                match c.strip_prefix('`').and_then(|c| c.strip_suffix('`')) {
+                    Some(name) if i == 0 => line.push_str(&diag::escape::markdown_code(name)),
+                    _ => line.push_str(&diag::escape::markdown_cell(c)),
+                }
             }
             line.push_str(" |");
             writeln!(out, "{line}")?;
@@ -593,6 +602,7 @@ pub fn driver_json(arms: &[Arm]) -> Json {
 /// `bench frames --markdown`: the MEASUREMENTS.md row of each group's best repeat (the numbers an
 /// A/B table publishes: CPU p50/p99 of the best of N, with the method and n).
 pub fn frames_markdown(groups: &[RunGroup], out: &mut dyn Write) -> io::Result<()> {
+    use diag::escape::markdown_cell;
     writeln!(out, "| arm | case / backend | best of N | wall mean ms | fps | cpu p50 ms | cpu p99 ms | n (tail) | method |")?;
     writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---|")?;
     for g in groups {
@@ -603,11 +613,11 @@ pub fn frames_markdown(groups: &[RunGroup], out: &mut dyn Write) -> io::Result<(
         writeln!(
             out,
             "| {} | {} / {} | best of {} (run {}) | {} | {} | {} | {} | {} | nearest rank |",
-            g.label,
-            f.case(),
-            f.backend.as_deref().unwrap_or("?"),
+            markdown_cell(&g.label),
+            markdown_cell(&f.case()),
+            markdown_cell(f.backend.as_deref().unwrap_or("?")),
             g.runs.len(),
-            g.run_label(b),
+            markdown_cell(&g.run_label(b)),
             f.mean_frame_ms.map_or_else(|| "-1.000".into(), ms),
             f.fps.map_or_else(|| "-1.0".into(), |v| format!("{v:.1}")),
             cpu.map_or_else(|| "unavailable".into(), |c| ms(c.2.median)),

@@ -648,7 +648,8 @@ pub fn summary_markdown(logs: &[Log], out: &mut dyn Write) -> io::Result<()> {
         let Some(w) = s.last_complete() else {
             writeln!(
                 out,
-                "| `{name}` | none | | | | | | | | | | | | | {} |",
+                "| {} | none | | | | | | | | | | | | | {} |",
+                diag::escape::markdown_code(&name),
                 log.fatals.len()
             )?;
             continue;
@@ -668,7 +669,8 @@ pub fn summary_markdown(logs: &[Log], out: &mut dyn Write) -> io::Result<()> {
         let st = s.steady(3, None).ok();
         writeln!(
             out,
-            "| `{name}` | frames={} window={} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | frames={} window={} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            diag::escape::markdown_code(&name),
             w.frames,
             w.window,
             fixed_or_na(w.draws_per_frame),

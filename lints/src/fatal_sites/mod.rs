@@ -310,7 +310,7 @@ fn load_in(src: &dyn crate::source::Source, cfg: &FatalSitesConfig) -> Result<Ve
         if skipped(&rel, cfg) {
             continue;
         }
-        let bytes = src.read(&rel).map_err(|source| Error::Read {
+        let bytes = src.read_found(&rel, p).map_err(|source| Error::Read {
             path: p.to_path_buf(),
             source,
         })?;

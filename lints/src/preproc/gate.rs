@@ -164,22 +164,18 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
             Err(w) => return could_not_run(w),
         },
     };
-    let files: Vec<std::path::PathBuf> = listed
+    let files: Vec<(String, std::path::PathBuf)> = listed
         .into_iter()
-        .filter(|p| {
-            let ext = p
-                .extension()
-                .map(|e| e.to_string_lossy())
-                .unwrap_or_default();
-            cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(&ext)) && !exclude.is_match(p)
+        .filter(|(p, _)| {
+            let ext = p.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+            cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) && !exclude.is_match(p)
         })
         .collect();
     let rules = cfg.rules();
     let mut scanned = Vec::new();
-    for path in &files {
-        // Shown escaped (a name is not UTF-8, or holds control characters); read by its bytes.
-        let rel = diag::escape::terminal(&path.to_string_lossy().replace('\\', "/")).into_owned();
-        let rel = &rel;
+    for (rel, path) in &files {
+        // Shown escaped (a name holding control characters cannot act on the reader).
+        let rel = &diag::escape::terminal(rel).into_owned();
         match std::fs::read(root.join(path)) {
             Ok(bytes) => {
                 ds.extend(diags(&scan(&bytes, rel, &rules)));

@@ -257,8 +257,9 @@ fn directive_hits(
 }
 
 /// Every file under `root` (workspace-relative, forward slashes, sorted), skipping hidden
-/// folders: the file list when the workspace is not inside a git repository.
-pub fn walk_files(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+/// folders: the file list when the workspace is not inside a git repository. Each file's name
+/// for reports (lossy when not UTF-8) comes with its path as found, which is what is read.
+pub fn walk_files(root: &std::path::Path) -> Result<Vec<(String, std::path::PathBuf)>, String> {
     let mut out = Vec::new();
     let walk = walkdir::WalkDir::new(root)
         .into_iter()
@@ -267,7 +268,7 @@ pub fn walk_files(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, Str
         let entry = entry.map_err(|e| e.to_string())?;
         if entry.file_type().is_file() {
             if let Ok(rel) = entry.path().strip_prefix(root) {
-                out.push(rel.to_path_buf());
+                out.push((rel.to_string_lossy().replace('\\', "/"), rel.to_path_buf()));
             }
         }
     }

@@ -313,12 +313,31 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
             .iter()
             .any(|l| l.starts_with(dir.as_str()) || dir.starts_with(l))
     };
-    let walk = walkdir::WalkDir::new(root).sort_by_file_name();
+    // Links are followed (issue 29): what the compiler reads through a link is judged, at the
+    // link's path. A link back to its own ancestor is a loop, walked once through the ancestor;
+    // a dangling link is no source, as before.
+    let walk = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name();
     for entry in walk.into_iter().filter_entry(reachable) {
-        let entry = entry.map_err(|e| Error::Walk {
-            path: e.path().unwrap_or(root).to_path_buf(),
-            reason: e.to_string(),
-        })?;
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) if e.loop_ancestor().is_some() => continue,
+            Err(e)
+                if e.depth() > 0
+                    && e.path().is_some_and(|p| {
+                        std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+                    }) =>
+            {
+                continue
+            }
+            Err(e) => {
+                return Err(Error::Walk {
+                    path: e.path().unwrap_or(root).to_path_buf(),
+                    reason: e.to_string(),
+                })
+            }
+        };
         if !entry.file_type().is_file() {
             continue;
         }
@@ -342,7 +361,7 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
         if !applies {
             continue;
         }
-        let bytes = src.read(&rel).map_err(|e| Error::Read {
+        let bytes = src.read_found(&rel, &path).map_err(|e| Error::Read {
             path: path.clone(),
             reason: e.to_string(),
         })?;

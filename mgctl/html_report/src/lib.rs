@@ -49,11 +49,17 @@ body:has(.pair) { max-width:1560px; }
 @media print { body { max-width:none; margin:0; } svg.chart { break-inside:avoid; } .pair { display:block; } }
 "#;
 
+/// The Content-Security-Policy of every page: nothing but the inline styles.
+pub const CSP: &str = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>";
+
 /// The page shell: title, a line of provenance, the sections.
 /// `version` is the writing tool's, printed in the footer.
 fn page(title: &str, meta: &[String], body: &str, version: &str) -> String {
     let mut out = String::with_capacity(body.len() + 4096);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>");
+    // No page runs script or loads anything (issue 29): a name that slipped past the escapers
+    // still could not execute or fetch. Inline <style> and SVG style attributes are all it needs.
+    out.push_str(CSP);
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>");
     out.push_str(&format!(
         "<title>{}</title><style>{CSS}</style></head><body>",

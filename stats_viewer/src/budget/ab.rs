@@ -349,11 +349,14 @@ pub fn cells(r: &Row) -> Vec<String> {
 
 const PREAMBLE: &str = "CPU frame times (frameCpuTimesMs[]), ms; each arm's best repeat (lowest wall meanFrameMs, <= 0 counts as +inf, earliest on ties) over its tail (tailFrames); Δ = push − pull";
 
-fn notes(rows: &[Row], out: &mut dyn Write) -> io::Result<()> {
+fn notes(rows: &[Row], markdown: bool, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "method: {METHOD}")?;
     for r in rows {
         for m in &r.marks {
-            writeln!(out, "✗ {}", m.text)?;
+            match markdown {
+                true => writeln!(out, "✗ {}", diag::escape::markdown_cell(&m.text))?,
+                false => writeln!(out, "✗ {}", m.text)?,
+            }
         }
     }
     Ok(())
@@ -383,7 +386,7 @@ pub fn human(runs_dir: &str, rows: &[Row], out: &mut dyn Write) -> io::Result<()
     for r in &table {
         writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
     }
-    notes(rows, out)
+    notes(rows, false, out)
 }
 
 pub fn markdown(rows: &[Row], out: &mut dyn Write) -> io::Result<()> {
@@ -391,11 +394,17 @@ pub fn markdown(rows: &[Row], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "| {} |", HEADER.join(" | "))?;
     writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|")?;
+    // Every cell through the one Markdown escaper (issue 29): a `tracePath` holding `|` forged
+    // columns of the row.
     for r in rows {
-        writeln!(out, "| {} |", cells(r).join(" | "))?;
+        let cells: Vec<String> = cells(r)
+            .iter()
+            .map(|c| diag::escape::markdown_cell(c))
+            .collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
     }
     writeln!(out)?;
-    notes(rows, out)
+    notes(rows, true, out)
 }
 
 pub fn json(runs_dir: &str, rows: &[Row]) -> Json {

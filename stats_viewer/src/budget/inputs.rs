@@ -101,9 +101,7 @@ pub(crate) fn walk_globs(
             walk_from(root, start, set, &mut out)?;
         }
     }
-    out.sort();
-    out.dedup();
-    Ok(out)
+    Ok(once_each(out))
 }
 
 /// Workspace files (skipping `.git` and `target`) whose relative path `set` matches, sorted; a
@@ -113,39 +111,78 @@ pub(crate) fn walk_globs(
 fn walk(root: &Path, set: &globset::GlobSet) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
     let mut out = Vec::new();
     walk_from(root, root.to_path_buf(), set, &mut out)?;
-    out.sort();
-    Ok(out)
+    Ok(once_each(out))
 }
 
+/// A file's identity (device, inode) where the platform has one.
+type FileId = Option<(u64, u64)>;
+
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_: &std::fs::Metadata) -> FileId {
+    None
+}
+
+/// The listed paths sorted, each file once (issue 29): a file that several paths reach (links to
+/// a directory, hard links) keeps the first of its paths in sorted order.
+fn once_each(mut found: Vec<(PathBuf, FileId)>) -> Vec<PathBuf> {
+    found.sort();
+    found.dedup_by(|a, b| a.0 == b.0);
+    let mut seen = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|(_, id)| id.is_none_or(|id| seen.insert(id)))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// The matching files under `start`, links followed. The walk is walkdir's, as the include
+/// gates' (issue 29): a link back to one of its own ancestors is a loop and is not walked (all
+/// it leads to is listed through the ancestor already), so `up -> ..` can neither hang the walk
+/// nor list a run's inputs again under `up/`. A dangling link is listed as a file (reading it is
+/// the error that names it); any other failure is the directory that cannot be listed.
 fn walk_from(
     root: &Path,
     start: PathBuf,
     set: &globset::GlobSet,
-    out: &mut Vec<PathBuf>,
+    out: &mut Vec<(PathBuf, FileId)>,
 ) -> Result<(), (PathBuf, std::io::Error)> {
-    let mut stack = vec![start];
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| (dir.clone(), e))?;
-        for e in entries {
-            let e = e.map_err(|e| (dir.clone(), e))?;
-            let p = e.path();
-            let name = e.file_name();
-            // The entry's type comes with the listing; only a symlink (followed, as a
-            // directory or not) or an unknown type costs a stat.
-            let is_dir = match e.file_type() {
-                Ok(t) if !t.is_symlink() => t.is_dir(),
-                _ => p.is_dir(),
-            };
-            if is_dir {
-                if name != ".git" && name != "target" {
-                    stack.push(p);
+    let skipped = |e: &walkdir::DirEntry| {
+        e.depth() > 0
+            && e.file_type().is_dir()
+            && (e.file_name() == ".git" || e.file_name() == "target")
+    };
+    let walk = walkdir::WalkDir::new(&start).follow_links(true).into_iter();
+    for entry in walk.filter_entry(|e| !skipped(e)) {
+        let e = match entry {
+            Ok(e) => e,
+            Err(err) if err.loop_ancestor().is_some() => continue,
+            Err(err) => {
+                let path = err.path().map_or_else(|| start.clone(), Path::to_path_buf);
+                let dangling = err.depth() > 0
+                    && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+                if dangling {
+                    if set.is_match(rel(root, &path)) {
+                        out.push((path, None));
+                    }
+                    continue;
                 }
-                continue;
+                let io = err
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("walk failed"));
+                return Err((path, io));
             }
-            if set.is_match(rel(root, &p)) {
-                out.push(p);
-            }
+        };
+        if e.file_type().is_dir() || !set.is_match(rel(root, e.path())) {
+            continue;
         }
+        let id = e.metadata().ok().and_then(|m| file_id(&m));
+        out.push((e.into_path(), id));
     }
     Ok(())
 }
@@ -256,6 +293,26 @@ mod tests {
             nonempty += usize::from(!whole.is_empty());
         }
         assert!(nonempty >= 10, "{nonempty}");
+    }
+
+    /// Issue 29: `up -> ..` links in two sibling directories (a walk without loop detection
+    /// never ends) and a second link to a directory: every file is listed once, under its first
+    /// path, as in the tree without links.
+    #[test]
+    fn links_and_loops_list_each_file_once() {
+        let t = tree();
+        let globs = ["**/*.json".to_string(), "c/**".to_string()];
+        let plain: Vec<PathBuf> = matching(t.path(), &globs, "t").unwrap();
+        for side in ["c/d", "c/d/e"] {
+            std::os::unix::fs::symlink("..", t.path().join(side).join("up")).unwrap();
+        }
+        std::os::unix::fs::symlink(t.path().join("c/d"), t.path().join("zz")).unwrap();
+        let linked = matching(t.path(), &globs, "t").unwrap();
+        assert_eq!(linked, plain);
+        assert!(
+            plain.iter().any(|p| p.ends_with("a/link/d/run2.json")),
+            "{plain:?}"
+        );
     }
 
     /// Only what the globs can reach is listed: an unreadable directory elsewhere is not an
