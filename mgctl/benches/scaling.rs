@@ -5,7 +5,7 @@
 //! command).
 //!
 //! Inputs are generated in a temporary directory by this bench: logcat captures (by windows and by
-//! lines), A/B logs, benchmark.json frames, DriverBench arms (up to 100,000 cases per arm), one
+//! lines), A/B logs, client/server role logs (`stats frames`), benchmark.json frames, DriverBench arms (up to 100,000 cases per arm), one
 //! document line with up to 100,000 citations, a dirty-surface tree of generated mutators, a tree
 //! of generated headers, two ELF objects of generated C++ symbols (assembled with `as` when it is
 //! on PATH), one 192 KB source line with 16,000 forbidden-token hits, and the TUI snapshot by
@@ -374,6 +374,55 @@ fn assemble(dir: &Path, name: &str, text: &[u8]) -> Option<PathBuf> {
 /// reference command on the same input (`None` when the input cannot be generated here).
 type Make = fn(dir: &Path, n: usize) -> Option<(Cmd, Option<Cmd>)>;
 
+/// A split run's two role logs for `stats frames`: `frames` frames, each one `P65LinkMetrics
+/// kind=frame` (client) or `P65ServerMetrics` (server; the first `valid=0`) row in a logcat
+/// envelope among `per_frame - 1` other lines (issue 31: 10,000 frames in 200,000-line logs at 16x).
+fn role_logs(frames: usize, per_frame: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
+    use std::io::Write as _;
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move |m: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    let (mut client, mut server) = (Vec::new(), Vec::new());
+    for f in 1..=frames {
+        let t = format!(
+            "12-02 10:{:02}:{:02}.{:03}",
+            f / 3600 % 60,
+            f / 60 % 60,
+            f % 1000
+        );
+        for i in 1..per_frame {
+            for (log, tag) in [(&mut client, "MobileGL"), (&mut server, "mgl-srv")] {
+                let _ = writeln!(
+                    log,
+                    "{t}  4242  4250 I {tag}: MGPipe trace: call {i} of frame {f} took {} ns",
+                    next(100_000)
+                );
+            }
+        }
+        let wall = 8_000_000 + next(16_000_000);
+        let cpu = 1 + next(wall);
+        let wait = next(wall / 2);
+        let _ = writeln!(
+            client,
+            "{t}  4242  4250 I MobileGL: P65LinkMetrics kind=frame frame={f} wall_ns={wall} client_thread_cpu_ns={cpu} transport_wait_ns={wait}"
+        );
+        let swall = 8_000_000 + next(16_000_000);
+        let scpu = 1 + next(swall);
+        let valid = u8::from(f > 1);
+        let _ = writeln!(
+            server,
+            "{t}  4343  4351 I mgl-srv: P65ServerMetrics frame={f} valid={valid} wall_ns={swall} apply_thread_cpu_ns={scpu}"
+        );
+    }
+    (client, server)
+}
+
 /// One case: its name, what 1x is, and how to build the input and the command at a multiple.
 struct Case {
     name: &'static str,
@@ -427,6 +476,22 @@ fn cases() -> Vec<Case> {
                 write(&a, &logcat(n, 10, 3));
                 write(&b, &logcat(n, 10, 4));
                 Some((Cmd::mgctl(&["stats", "diff", &s(&a), &s(&b)]), None))
+            },
+        },
+        Case {
+            name: "stats frames",
+            unit: "frames, 20 lines each per role log",
+            base: 625,
+            make: |d, n| {
+                let c = d.join("run.client.log");
+                let sv = d.join("run.server.log");
+                let (client, server) = role_logs(n, 20, 6);
+                write(&c, &client);
+                write(&sv, &server);
+                Some((
+                    Cmd::mgctl(&["stats", "frames", "--client", &s(&c), "--server", &s(&sv)]),
+                    None,
+                ))
             },
         },
         Case {

@@ -248,6 +248,10 @@ mod tests {
         let mut split = 0;
         for e in std::fs::read_dir(data).unwrap() {
             let p = e.unwrap().path();
+            // Subdirectories hold fixtures of other readers (`frames/`: role-log pairs).
+            if !p.is_file() {
+                continue;
+            }
             let bytes = std::fs::read(&p).unwrap();
             let name = p.file_name().unwrap().to_str().unwrap().to_string();
             let (h, serial) = both(&name, &bytes);

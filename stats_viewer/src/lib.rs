@@ -1,6 +1,7 @@
 //! Reads what MobileGL devices and benchmarks write: `MGPipe stats:` window lines, the verify
-//! arming line, `Fatal{…}` markers, the PipeStats JSON dump, `benchmark.json` frame-time arrays and
-//! DriverBench CSV. `parse → model → analyse → report`; no I/O outside the parse entry points that
+//! arming line, `Fatal{…}` markers, the PipeStats JSON dump, `benchmark.json` frame-time arrays,
+//! DriverBench CSV and a split run's per-frame `P65LinkMetrics`/`P65ServerMetrics` rows
+//! ([`frames`]). `parse → model → analyse → report`; no I/O outside the parse entry points that
 //! take bytes (callers read files).
 //!
 //! # Log API (stable; the live view builds on it)
@@ -48,6 +49,7 @@ pub mod envelope;
 pub mod error;
 pub mod fatal;
 pub mod fixed;
+pub mod frames;
 pub mod g4;
 mod halves;
 pub mod lfs;

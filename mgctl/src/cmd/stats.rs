@@ -1,5 +1,6 @@
-//! `mgctl stats summary|diff|fatals|bench`: MobileGL device logs (`MGPipe stats:` windows, verify
-//! arming, `Fatal{…}`), read with the `stats_viewer` library.
+//! `mgctl stats summary|diff|fatals|frames|watch`: MobileGL device logs (`MGPipe stats:` windows,
+//! verify arming, `Fatal{…}`, the client/server per-frame clocks), read with the `stats_viewer`
+//! library.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use stats_viewer::{diff, g4, Log};
 
 use super::Outcome;
 use crate::flags::{DataFormat, ReportFormat, FORMAT_HELP};
+use crate::output;
 use crate::settings::Settings;
 use html_report as html;
 
@@ -22,8 +24,10 @@ use html_report as html;
 accessor calls per draw, byte classes, CSO mints/binds, the six memo gates), the verify arming line and any \
 `Fatal{…}`. Every log envelope is understood: the library's own file sink, `adb logcat` in any format \
 (threadtime, time, brief, tag, with year/usec/uid variants), CRLF, ctest transcripts, records cut mid-line; \
-sessions are split by pid, banner and frame-counter resets, and client/server roles are never merged.",
-    after_help = "Examples:\n  mgctl stats summary pull/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/mobilegl.log\n  mgctl stats fatals --verify */mobilegl.log"
+sessions are split by pid, banner and frame-counter resets, and client/server roles are never merged. \
+`stats frames` pairs a split run's client and server per-frame clocks (`P65LinkMetrics`, `P65ServerMetrics`) \
+by frame id, as MobileGL's frame_stats.py does.",
+    after_help = "Examples:\n  mgctl stats summary pull/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/mobilegl.log\n  mgctl stats fatals --verify */mobilegl.log\n  mgctl stats frames --client run.client.log --server run.server.log"
 )]
 pub struct StatsArgs {
     #[command(subcommand)]
@@ -35,6 +39,7 @@ pub enum StatsCommand {
     Summary(SummaryArgs),
     Diff(DiffArgs),
     Fatals(FatalsArgs),
+    Frames(FramesArgs),
     Watch(super::watch::WatchArgs),
 }
 
@@ -133,11 +138,51 @@ pub struct FatalsArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Args)]
+#[command(
+    about = "Client and server present intervals paired by frame id: avg, p50, p99, shares",
+    long_about = "Pairs the client role log's `P65LinkMetrics kind=frame frame=N wall_ns=… \
+client_thread_cpu_ns=… transport_wait_ns=…` rows with the server role log's `P65ServerMetrics frame=N \
+valid=1 wall_ns=… apply_thread_cpu_ns=…` rows (MOBILEGL_PIPE_STATS=1) by frame id, and prints exactly the \
+numbers MobileGL's tools/trace_replay/frame_stats.py computes: for client present, server present, client \
+CPU, transport wait and server CPU the average and the nearest-rank p50 and p99 in ms, and the share of the \
+summed client present time of client CPU, transport wait and server CPU (they can add up to more than 100 %: \
+role CPU and transport wait overlap; transport wait is client wall time in SessionProducer::Park, not network \
+latency). Client frames with an id above --warmup are selected, then the last --tail of them; they must be \
+contiguous and each must have a usable server row. Server rows with valid other than 1 (the first interval) \
+and client rows of another kind are skipped and counted, as the script skips them. Invalid UTF-8 is read as \
+U+FFFD, as the script reads it, and counted (a warning on stderr). JSON carries the per-frame series. Exit \
+status: 0, 2 for unreadable input, a malformed row, a duplicate frame, invalid clocks (non-positive, or CPU \
+or transport wait beyond the wall time plus max(100 µs, 1 %)), a log without frame rows, an empty or \
+non-contiguous selection or a missing server frame, each naming the file, line and frame.",
+    after_help = "Examples:\n  mgctl stats frames --client stats_viewer/tests/data/frames/paired.client.log\n  mgctl stats frames --client run.client.log --server run.server.log --tail 2\n  mgctl stats frames --client run.client.log --format json --output run.json\n  mgctl stats frames --client run.client.log --format markdown >> frames.md"
+)]
+pub struct FramesArgs {
+    /// The client role log (mobilegl.client.log, or a logcat capture of the client), `-` for stdin.
+    #[arg(long, value_name = "LOG")]
+    pub client: PathBuf,
+    /// The server role log (mobilegl.server.log, or a logcat capture of the server), `-` for stdin.
+    /// Default: the client log's sibling named by MobileGL's role-log convention
+    /// (`X.client.log` → `X.server.log`, `X.client` → `X.server`).
+    #[arg(long, value_name = "LOG")]
+    pub server: Option<PathBuf>,
+    /// Leave out client frames whose id is N or below (by id, not by count; frame_stats.py's
+    /// --warmup-frames, whose default is also 1).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub warmup: u64,
+    /// Keep only the last N selected frames (after --warmup); N >= 1. Default: all.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub tail: Option<u64>,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, help = FORMAT_HELP)]
+    pub format: ReportFormat,
+}
+
 pub fn run(args: &StatsArgs, _settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &args.command {
         StatsCommand::Summary(a) => summary(a, out),
         StatsCommand::Diff(a) => diff_cmd(a, out),
         StatsCommand::Fatals(a) => fatals(a, out),
+        StatsCommand::Frames(a) => frames(a, out),
         StatsCommand::Watch(a) => super::watch::run(a, _settings, out),
     }
 }
@@ -241,6 +286,66 @@ fn fatals(a: &FatalsArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         report::fatals_report_text(&logs, &verdicts, out)?;
     }
     Ok(Outcome::from_pass(verdicts.iter().all(g4::Verdict::pass)))
+}
+
+fn frames(a: &FramesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    use stats_viewer::frames;
+    let server_path = match &a.server {
+        Some(p) => p.clone(),
+        None => sibling_server_log(&a.client)?,
+    };
+    super::one_stdin([a.client.as_path(), server_path.as_path()])?;
+    let client = super::read_input(&a.client)?;
+    let server = super::read_input(&server_path)?;
+    let sel = frames::Selection {
+        warmup: a.warmup,
+        tail: a.tail.map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
+    };
+    let f = frames::analyse(
+        (super::input_name(&a.client), &client),
+        (super::input_name(&server_path), &server),
+        sel,
+    )?;
+    for w in frames::report::warnings(&f) {
+        eprintln!("mgctl: warning: {w}");
+    }
+    match a.format {
+        ReportFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &frames::report::json(&f))?;
+            writeln!(out)?;
+        }
+        ReportFormat::Markdown => frames::report::markdown(&f, out)?,
+        ReportFormat::Human => frames::report::text(&f, out)?,
+    }
+    Ok(Outcome::Pass)
+}
+
+/// MobileGL's role-log naming: the server log beside `X.client.log` is `X.server.log` (the last
+/// `.client.` of the file name, or a final `.client`, becomes `.server`).
+fn sibling_server_log(client: &Path) -> anyhow::Result<PathBuf> {
+    let name = client
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|_| client.as_os_str() != "-");
+    let server = name.and_then(|n| {
+        if let Some(at) = n.rfind(".client.") {
+            Some(format!(
+                "{}.server.{}",
+                &n[..at],
+                &n[at + ".client.".len()..]
+            ))
+        } else {
+            n.strip_suffix(".client")
+                .map(|stem| format!("{stem}.server"))
+        }
+    });
+    match server {
+        Some(s) => Ok(client.with_file_name(s)),
+        None => anyhow::bail!(
+            "{}: not named as a client role log (X.client.log), so the server log cannot be found beside it; give --server LOG",
+            output::escape(&client.display().to_string())
+        ),
+    }
 }
 
 /// `--html`: the counter charts of the logs (`stats_viewer::report::counter_series`).

@@ -116,6 +116,24 @@ fn playground() -> Playground {
             );
         }
     }
+    // `stats frames`: the role-log pairs where the repository keeps them, and one pair under the
+    // short names the help examples use.
+    let frames = data.join("frames");
+    for e in fs::read_dir(&frames).unwrap() {
+        let e = e.unwrap();
+        copy(
+            &e.path(),
+            &root
+                .join("stats_viewer/tests/data/frames")
+                .join(e.file_name()),
+        );
+    }
+    for role in ["client", "server"] {
+        copy(
+            &frames.join(format!("paired.{role}.log")),
+            &root.join(format!("run.{role}.log")),
+        );
+    }
     // `mgctl` itself, a stub `adb` (a device that prints the push run) and, when GraphViz is
     // missing, a stub `dot`, first on PATH.
     let tools = root.join(".tools");

@@ -1166,3 +1166,344 @@ fn fatals_command_and_gate_agree() {
     }
     assert_eq!(figure("armed"), armed);
 }
+
+// `stats frames` (issue 31 item 5): the three cases of MobileGL's tools/trace_replay/
+// test_frame_stats.py as role-log pairs (stats_viewer/tests/data/frames), and the errors.
+
+fn frames_data() -> PathBuf {
+    data().join("frames")
+}
+
+fn frames_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["stats", "frames", "--format", "json"];
+    all.extend_from_slice(args);
+    let r = mgctl(&all, &frames_data()).expect(0);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.dump()))
+}
+
+const CLIENT_ROWS: &str = "P65LinkMetrics kind=frame frame=1 wall_ns=10000000 client_thread_cpu_ns=2000000 transport_wait_ns=1000000\n\
+P65LinkMetrics kind=frame frame=2 wall_ns=20000000 client_thread_cpu_ns=5000000 transport_wait_ns=4000000\n\
+P65LinkMetrics kind=frame frame=3 wall_ns=40000000 client_thread_cpu_ns=10000000 transport_wait_ns=7000000\n";
+const SERVER_ROWS: &str =
+    "P65ServerMetrics frame=2 valid=1 wall_ns=18000000 apply_thread_cpu_ns=3000000\n\
+P65ServerMetrics frame=3 valid=1 wall_ns=35000000 apply_thread_cpu_ns=6000000\n";
+
+/// test_paired_percentiles_and_shares: frames 2..3, transport wait avg 5.5 / p50 4.0 / p99 7.0 ms,
+/// its share 100 * 11000000 / 60000000 %.
+#[test]
+fn frames_upstream_paired_percentiles_and_shares() {
+    let v = frames_json(&[
+        "--client",
+        "paired.client.log",
+        "--server",
+        "paired.server.log",
+        "--warmup",
+        "1",
+    ]);
+    assert_eq!(v["schema"], 1);
+    assert_eq!(
+        (&v["first_frame"], &v["last_frame"], &v["frames"]),
+        (&2.into(), &3.into(), &2.into())
+    );
+    assert_eq!(
+        v["stats"]["transport_wait_ms"],
+        serde_json::json!({"avg": 5.5, "p50": 4.0, "p99": 7.0})
+    );
+    let share = v["share_percent_of_client_present"]["transport_wait_ms"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(share, 100.0 * 11000000.0 / 60000000.0);
+    assert_eq!(v["percentile"], "nearest rank");
+    assert_eq!(v["unit"], "ms");
+    // The per-frame series, exact nanoseconds with each row's line.
+    let s = &v["series"];
+    assert_eq!(s["frame"], serde_json::json!([2, 3]));
+    assert_eq!(
+        s["transport_wait_ns"],
+        serde_json::json!([4000000, 7000000])
+    );
+    assert_eq!(s["server_line"], serde_json::json!([1, 2]));
+    assert_eq!(v["inputs"]["client"]["frame_rows"], 3);
+
+    // The human report prints the same digits as the script's JSON (Python's float repr), and
+    // --server defaults to the client log's role-log sibling.
+    let r = mgctl(
+        &["stats", "frames", "--client", "paired.client.log"],
+        &frames_data(),
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &[
+            "server paired.server.log: 156 bytes, 2 lines",
+            "frames 2..3: 2 paired (warmup: ids <= 1 left out; tail: all)",
+            "client_present_ms 30.0 20.0 40.0",
+            "transport_wait_ms 5.5 4.0 7.0 18.333333333333332",
+            "client_cpu_ms 7.5 5.0 10.0 25.0",
+            "server_cpu_ms 4.5 3.0 6.0 15.0",
+            "shares sum to 58.33333333333333 % of the client present time\n",
+        ],
+    );
+    assert!(r.stderr.is_empty(), "{}", r.dump());
+
+    let r = mgctl(
+        &[
+            "stats",
+            "frames",
+            "--client",
+            "paired.client.log",
+            "--format",
+            "markdown",
+        ],
+        &frames_data(),
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &[
+            "**mgctl stats frames**: client `paired.client.log`, server `paired.server.log`",
+            "|---|---:|---:|---:|---:|",
+            "| transport_wait_ms | 5.5 | 4.0 | 7.0 | 18.333333333333332 |",
+        ],
+    );
+}
+
+/// test_missing_server_frame_is_error: refused, naming the frame and where the client has it.
+#[test]
+fn frames_upstream_missing_server_frame_is_error() {
+    let r = mgctl(
+        &[
+            "stats",
+            "frames",
+            "--client",
+            "missing.client.log",
+            "--server",
+            "missing.server.log",
+        ],
+        &frames_data(),
+    )
+    .expect(2);
+    assert_eq!(
+        r.stderr.trim_end(),
+        "mgctl: missing.server.log: server is missing matched frames: [3]; frame 3 is missing.client.log:3",
+        "{}",
+        r.dump()
+    );
+    assert!(r.stdout.is_empty(), "{}", r.dump());
+}
+
+/// test_parallel_cpu_is_allowed: the shares add up to more than 100 %.
+#[test]
+fn frames_upstream_parallel_cpu_is_allowed() {
+    let v = frames_json(&["--client", "overlapping.client.log"]);
+    let shares = v["share_percent_of_client_present"].as_object().unwrap();
+    let sum: f64 = shares.values().filter_map(|s| s.as_f64()).sum();
+    assert!(sum > 100.0, "{v:#}");
+    assert_eq!(shares["server_cpu_ms"], 80.0);
+    let r = mgctl(
+        &["stats", "frames", "--client", "overlapping.client.log"],
+        &frames_data(),
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &["shares sum to 123.33333333333333 % of the client present time (above 100: role CPU and transport wait overlap)"],
+    );
+}
+
+/// Every way the script refuses its input is exit 2 with a one-line error naming the file, the
+/// line and the frame; so is a log without frame rows; bad bytes are counted on stderr.
+#[test]
+fn frames_bad_input_is_refused_naming_file_line_and_frame() {
+    let d = scratch();
+    let p = d.path();
+    let run = |client: &str, server: &str, extra: &[&str]| {
+        write(p, "a.client.log", client.as_bytes());
+        write(p, "a.server.log", server.as_bytes());
+        let mut args = vec!["stats", "frames", "--client", "a.client.log"];
+        args.extend_from_slice(extra);
+        mgctl(&args, p)
+    };
+    let refused = |client: &str, server: &str, extra: &[&str], want: &str| {
+        let r = run(client, server, extra).expect(2);
+        assert_eq!(
+            r.stderr.trim_end(),
+            format!("mgctl: {want}"),
+            "{}",
+            r.dump()
+        );
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.dump());
+    };
+    // A duplicate frame id, in either log.
+    let dup = format!(
+        "{CLIENT_ROWS}I/MobileGL: P65LinkMetrics kind=frame frame=2 wall_ns=1000000 client_thread_cpu_ns=1 transport_wait_ns=0\n"
+    );
+    refused(
+        &dup,
+        SERVER_ROWS,
+        &[],
+        "a.client.log:4: duplicate frame 2 (first at line 2)",
+    );
+    refused(
+        CLIENT_ROWS,
+        &format!("{SERVER_ROWS}{SERVER_ROWS}"),
+        &[],
+        "a.server.log:3: duplicate frame 2 (first at line 1)",
+    );
+    // A gap in the selected client ids.
+    let gap = CLIENT_ROWS.replace("frame=2 ", "frame=5 ");
+    refused(
+        &gap,
+        SERVER_ROWS,
+        &[],
+        "a.client.log:2: selected client frame IDs are not contiguous: frame 5 follows frame 3 (line 3)",
+    );
+    // Invalid clocks: a negative interval, CPU beyond the wall time plus max(100 us, 1 %).
+    refused(
+        &CLIENT_ROWS.replace("transport_wait_ns=4000000", "transport_wait_ns=-4000000"),
+        SERVER_ROWS,
+        &[],
+        "a.client.log:2: invalid clocks in frame 2: transport_wait_ns=-4000000 is negative",
+    );
+    refused(
+        CLIENT_ROWS,
+        &SERVER_ROWS.replace("apply_thread_cpu_ns=6000000", "apply_thread_cpu_ns=35350001"),
+        &[],
+        "a.server.log:2: invalid clocks in frame 3: apply_thread_cpu_ns=35350001 exceeds wall_ns=35000000 + tolerance 350000 ns",
+    );
+    refused(
+        &CLIENT_ROWS.replace("wall_ns=20000000", "wall_ns=-20000000"),
+        SERVER_ROWS,
+        &[],
+        "a.client.log:2: invalid clocks in frame 2: wall_ns=-20000000 is not positive",
+    );
+    // A server interval that is not valid=1 is skipped as the script skips it; a selected frame
+    // that only has such a row is missing, and the error shows the row.
+    refused(
+        CLIENT_ROWS,
+        &SERVER_ROWS.replace("frame=3 valid=1", "frame=3 valid=0"),
+        &[],
+        "a.server.log: server is missing matched frames: [3]; frame 3 is a.client.log:3, and a.server.log:2 has it with valid=0",
+    );
+    // --warmup 0 takes frame 1, which the server never measured (its first interval).
+    refused(
+        CLIENT_ROWS,
+        SERVER_ROWS,
+        &["--warmup", "0"],
+        "a.server.log: server is missing matched frames: [1]; frame 1 is a.client.log:1",
+    );
+    refused(
+        CLIENT_ROWS,
+        SERVER_ROWS,
+        &["--warmup", "3"],
+        "a.client.log: no frames remain after warmup/tail selection (3 client frames, ids 1..3, none above --warmup 3)",
+    );
+    // A malformed row, and logs without one usable frame row: errors, never an empty pass.
+    refused(
+        &CLIENT_ROWS.replace("wall_ns=40000000", "wall_ns=4e7"),
+        SERVER_ROWS,
+        &[],
+        "a.client.log:3: malformed P65LinkMetrics row: `wall_ns=4e7`: not an integer",
+    );
+    refused(
+        "MGPipe stats: frames=1 window=1\n",
+        SERVER_ROWS,
+        &[],
+        "a.client.log: no usable P65LinkMetrics frames (no line holds `P65LinkMetrics `)",
+    );
+    refused(
+        CLIENT_ROWS,
+        "",
+        &[],
+        "a.server.log: no usable P65ServerMetrics frames (no line holds `P65ServerMetrics `)",
+    );
+    refused(
+        CLIENT_ROWS,
+        "P65ServerMetrics frame=1 valid=0 wall_ns=0 apply_thread_cpu_ns=0\n",
+        &[],
+        "a.server.log: no usable P65ServerMetrics frames (1 marker lines, every one skipped because its valid is not `1`)",
+    );
+    // Usage: --tail must be positive; a client log not named X.client.log needs --server.
+    let r = run(CLIENT_ROWS, SERVER_ROWS, &["--tail", "0"]).expect(2);
+    assert!(r.stderr.contains("--tail"), "{}", r.dump());
+    write(p, "client.txt", CLIENT_ROWS.as_bytes());
+    let r = mgctl(&["stats", "frames", "--client", "client.txt"], p).expect(2);
+    assert!(r.stderr.contains("give --server LOG"), "{}", r.dump());
+    let r = mgctl(&["stats", "frames", "--client", "nope.client.log"], p).expect(2);
+    assert!(
+        r.stderr.contains("nope.client.log: cannot read"),
+        "{}",
+        r.dump()
+    );
+
+    // Invalid UTF-8 is read as the script reads it (U+FFFD) and counted, not dropped silently.
+    let mut bytes = b"\xff\xfe boot noise\n".to_vec();
+    bytes.extend_from_slice(CLIENT_ROWS.as_bytes());
+    write(p, "b.client.log", &bytes);
+    write(p, "b.server.log", SERVER_ROWS.as_bytes());
+    let r = mgctl(&["stats", "frames", "--client", "b.client.log"], p).expect(0);
+    assert_eq!(
+        r.stderr.trim_end(),
+        "mgctl: warning: b.client.log:1: 2 invalid UTF-8 sequences on 1 lines, each read as U+FFFD (as frame_stats.py reads them)",
+        "{}",
+        r.dump()
+    );
+    has(
+        &r.stdout,
+        &[
+            "2 invalid UTF-8 sequences (first on line 1)",
+            "transport_wait_ms 5.5 4.0 7.0",
+        ],
+    );
+}
+
+/// Real role logs: logcat envelopes, the first server interval valid=0, other P65 kinds, CRLF,
+/// and --tail.
+#[test]
+fn frames_logcat_envelopes_and_tail() {
+    let d = scratch();
+    let p = d.path();
+    let client: String = CLIENT_ROWS
+        .lines()
+        .map(|l| format!("12-02 10:00:00.000  4242  4250 I MobileGL: {l}\r\n"))
+        .chain(["12-02 10:00:01.000  4242  4250 I MobileGL: P65LinkMetrics kind=link frames=3 bytes=10\r\n".to_string()])
+        .collect();
+    let server =
+        format!("P65ServerMetrics frame=1 valid=0 wall_ns=0 apply_thread_cpu_ns=0\n{SERVER_ROWS}");
+    write(p, "mobilegl.client.log", client.as_bytes());
+    write(p, "mobilegl.server.log", server.as_bytes());
+    let r = mgctl(
+        &[
+            "stats",
+            "frames",
+            "--client",
+            "mobilegl.client.log",
+            "--tail",
+            "1",
+        ],
+        p,
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &[
+            "client mobilegl.client.log: 538 bytes, 4 lines, 4 P65LinkMetrics lines, 3 frame rows, 1 skipped (kind is not frame)",
+            "server mobilegl.server.log: 221 bytes, 3 lines, 3 P65ServerMetrics lines, 2 frame rows, 1 skipped (valid is not 1)",
+            "frames 3..3: 1 paired (warmup: ids <= 1 left out; tail: the last 1)",
+            "transport_wait_ms 7.0 7.0 7.0 17.5",
+        ],
+    );
+    // One capture holding both roles (an inproc arm's logcat) serves as both logs.
+    write(p, "both.txt", format!("{client}{server}").as_bytes());
+    let r = mgctl(
+        &[
+            "stats", "frames", "--client", "both.txt", "--server", "both.txt",
+        ],
+        p,
+    )
+    .expect(0);
+    has(
+        &r.stdout,
+        &["transport_wait_ms 5.5 4.0 7.0 18.333333333333332"],
+    );
+}
