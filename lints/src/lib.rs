@@ -4,6 +4,7 @@
 pub mod cite;
 pub mod commits;
 pub mod cpp;
+pub mod ctest;
 pub mod diag;
 pub mod excerpt;
 pub mod fatal_sites;

@@ -342,6 +342,7 @@ mod tests {
             "mgctl lint regions",
             "mgctl lint commits",
             "mgctl lint fatal-sites",
+            "mgctl lint ctest",
         ];
         // Leaves whose output is not a report, or is only one form.
         let no_format = ["mgctl completions", "mgctl man"];

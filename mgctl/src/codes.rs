@@ -50,6 +50,7 @@ pub fn all() -> Vec<CodeInfo> {
         lints::commits::gate::Code => "CMT",
         lints::fatal_sites::Code => "FSI",
         lints::layout::Code => "LAY",
+        lints::ctest::Code => "CTS",
         include_graph::codes::Code => "INC",
         dirty_surface::Code => "DSF",
         symbols::codes::SymbolsCode => "SYM",

@@ -44,6 +44,7 @@ pub struct Config {
     pub fatal_sites: Option<lints::fatal_sites::cfg::FatalSitesConfig>,
     pub layout: Option<lints::layout::cfg::LayoutConfig>,
     pub retrace: Option<stats_viewer::retrace::RetraceConfig>,
+    pub ctest: Option<lints::ctest::cfg::CtestConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<BuildConfig>,
 }
@@ -80,6 +81,8 @@ impl Config {
             // G10 is a P2 tripwire (the block exists from P2 on): a checkout configures it.
             layout: None,
             retrace: stats_viewer::retrace::mobilegl_profile(),
+            // Which lanes upload JUnit, and where, is a checkout's CI layout: it configures [ctest].
+            ctest: None,
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }

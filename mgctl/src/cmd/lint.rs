@@ -17,12 +17,12 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
-    about = "Untouched regions, the test-name ratchet, commit style and the fatal census",
+    about = "Untouched regions, the test-name ratchet, commit style, the fatal census and ctest expectations",
     long_about = "Source-history lints of a MobileGL workspace, each also a `check` gate: untouched \
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
 style (`[Type] (Scope): description`, one line, no attribution trailers).",
-    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver"
+    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver\n  mgctl lint ctest -C driver"
 )]
 pub struct LintArgs {
     #[command(subcommand)]
@@ -35,6 +35,7 @@ pub enum LintCommand {
     TestNames(TestNamesArgs),
     Commits(CommitsArgs),
     FatalSites(super::fatal_sites::FatalSitesArgs),
+    Ctest(super::ctest::CtestArgs),
 }
 
 #[derive(Debug, Args)]
@@ -133,6 +134,12 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
             super::gate_self_test(gates::fatal_sites::GATE, ws, settings, &a.neuter, json, out)
         }
         LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),
+        LintCommand::Ctest(a) if a.self_test => {
+            let json = a.format == DataFormat::Json;
+            let ws = Some(a.workspace.as_path());
+            super::gate_self_test(gates::ctest::GATE, ws, settings, &a.neuter, json, out)
+        }
+        LintCommand::Ctest(a) => super::ctest::run(a, settings, out),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod budgets;
 pub mod cite;
 pub mod commits;
 pub mod counters;
+pub mod ctest;
 pub mod dirty_surface;
 pub mod fatal_sites;
 pub mod fatals;
@@ -39,6 +40,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(counters::CountersGate),
         Box::new(layout::LayoutGate),
         Box::new(retrace::RetraceGate),
+        Box::new(ctest::CtestGate),
     ]
 }
 

@@ -8,6 +8,7 @@ mod build;
 mod check;
 mod ci;
 mod cite;
+mod ctest;
 mod dirty_surface;
 mod examples;
 mod fatal_sites;
