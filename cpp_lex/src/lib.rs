@@ -11,12 +11,13 @@
 //! [`skim`] reads only a file's directive lines with the lexer (the lines between are skimmed
 //! with `memchr` for comments, literals and splices), for scans that need only directives.
 //!
-//! Beside it, once: [`directives`] (the include/conditional scan of one file), [`macros`]
-//! (the macro table, expansion and `#if` evaluation) and [`mask`] (comments/literals blanked
-//! in place, offsets kept).
+//! Beside it, once: [`directives`] (the include/conditional scan of one file), [`keywords`] (the
+//! words before `(` that are not a call), [`macros`] (the macro table, expansion and `#if`
+//! evaluation) and [`mask`] (comments/literals blanked in place, offsets kept).
 #![warn(unreachable_pub)]
 
 pub mod directives;
+pub mod keywords;
 mod lexer;
 pub mod macros;
 pub mod mask;

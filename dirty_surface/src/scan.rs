@@ -76,25 +76,6 @@ pub struct FileScan {
     pub issues: Vec<Issue>,
 }
 
-const KEYWORDS: [&str; 16] = [
-    "if",
-    "for",
-    "while",
-    "switch",
-    "catch",
-    "return",
-    "sizeof",
-    "alignof",
-    "decltype",
-    "static_cast",
-    "reinterpret_cast",
-    "const_cast",
-    "dynamic_cast",
-    "noexcept",
-    "static_assert",
-    "defined",
-];
-
 /// Scan one file's text. Also returns the lexed form for callers that explain differences.
 pub fn scan_file(src: &str, cfg: &ScanConfig) -> (FileScan, Lexed) {
     let p = parse(src);
@@ -220,7 +201,7 @@ pub(crate) fn scan_parsed(src: &str, p: &Parsed, cfg: &ScanConfig) -> FileScan {
                 && toks[i + 4].kind == Kind::Ident
             {
                 insert_new(&mut out.functions[k].backend, next(4));
-            } else if next(1) == "(" && !KEYWORDS.contains(&word) && !tok.directive {
+            } else if next(1) == "(" && !cpp_lex::keywords::is_not_call(word) && !tok.directive {
                 insert_new(&mut out.functions[k].callees, word);
             }
         }

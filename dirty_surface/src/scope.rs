@@ -74,23 +74,6 @@ struct Cond {
     first_arm: Option<(Vec<Frame>, usize)>,
 }
 
-const NOT_A_NAME: [&str; 14] = [
-    "if",
-    "for",
-    "while",
-    "switch",
-    "catch",
-    "return",
-    "noexcept",
-    "throw",
-    "decltype",
-    "alignas",
-    "__attribute__",
-    "requires",
-    "sizeof",
-    "static_assert",
-];
-
 /// Find every function body of a lexed file.
 pub fn functions(src: &str, lx: &Lexed) -> (Vec<Function>, Vec<ScopeIssue>) {
     let toks = &lx.tokens;
@@ -447,7 +430,7 @@ fn declarator_name(
         }
         first = o;
     } else {
-        if tk(end).kind != Kind::Ident || NOT_A_NAME.contains(&w(end)) {
+        if tk(end).kind != Kind::Ident || cpp_lex::keywords::is_not_call(w(end)) {
             return None;
         }
         parts.push(w(end));

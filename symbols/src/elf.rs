@@ -11,7 +11,7 @@ use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym, SymbolTabl
 use object::{Endianness, ReadRef, SectionIndex, SymbolIndex};
 
 use crate::error::{Error, Result};
-use crate::fasthash::FxBuild;
+use crate::fast::FastSet;
 use crate::model::{
     Binding, Identity, Library, SectionSize, Symbol, Table, TableChoice, Visibility,
 };
@@ -533,7 +533,7 @@ impl<'a> TableText<'a> {
 /// carry the same version, so the last one is compared before anything is hashed.
 #[derive(Default)]
 struct VersionNames {
-    seen: std::collections::HashSet<Arc<str>, FxBuild>,
+    seen: FastSet<Arc<str>>,
     last: Option<Arc<str>>,
 }
 

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::diff::Buckets;
-use crate::fasthash::FxHashMap;
+use crate::fast::FastMap;
 
 const SPECIAL_PREFIXES: [&str; 12] = [
     "vtable for ",
@@ -163,7 +163,7 @@ pub fn group(b: &Buckets, depth: usize) -> Vec<GroupRow> {
                 .collect()
         })
         .collect();
-    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut index: FastMap<&str, usize> = FastMap::default();
     let mut rows: Vec<GroupRow> = Vec::new();
     for (slot, (changes, spaces)) in buckets.iter().zip(&spaces).enumerate() {
         for (c, &ns) in changes.iter().zip(spaces) {

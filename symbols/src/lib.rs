@@ -5,7 +5,7 @@
 pub mod demangle;
 pub mod elf;
 pub mod error;
-pub mod fasthash;
+mod fast;
 pub mod model;
 
 pub use error::{Error, Result};
