@@ -719,4 +719,50 @@ mod tests {
         assert!(!is_ident_text("A-B"));
         assert!(!is_ident_text("(X)"));
     }
+
+    /// `#pragma once` is replayed only when live and only for `once`; `#ifdef`, `#elifdef` and
+    /// `#elifndef` are replayed as what they are (the walk evaluates each differently).
+    #[test]
+    fn pragma_once_and_the_defined_forms_are_replayed_as_written() {
+        let dirs = |src: &str| scan(src.as_bytes()).directives;
+        assert_eq!(dirs("#pragma once\n"), vec![Directive::PragmaOnce]);
+        assert_eq!(dirs("#pragma pack(1)\n#pragma\n"), vec![]);
+        assert_eq!(
+            dirs("#if 0\n#pragma once\n#endif\n"),
+            vec![Directive::If("0".into()), Directive::Endif]
+        );
+        assert_eq!(
+            dirs("#ifdef A\n#elifdef B\n#elifndef C\n#endif\n"),
+            vec![
+                Directive::Ifdef("A".into()),
+                Directive::Elifdef("B".into()),
+                Directive::Elifndef("C".into()),
+                Directive::Endif
+            ]
+        );
+    }
+
+    /// What makes an include guard, each condition on its own: the `#ifndef` must be the first
+    /// directive with no token before it and at top level, and the `#define` of its macro the
+    /// second directive; an include under a real condition inside the guard stays conditional.
+    #[test]
+    fn each_condition_of_an_include_guard_is_needed() {
+        let guarded = "#ifndef G\n#define G\n#include \"a.h\"\n#endif\n";
+        assert_eq!(names(guarded), vec![(3, "a.h".into(), false)]);
+        // A token before the #ifndef.
+        let s = "int x;\n#ifndef G\n#define G\n#include \"a.h\"\n#endif\n";
+        assert_eq!(names(s), vec![(4, "a.h".into(), true)]);
+        // Another directive first.
+        let s = "#define Z\n#ifndef G\n#define G\n#include \"a.h\"\n#endif\n";
+        assert_eq!(names(s), vec![(4, "a.h".into(), true)]);
+        // The #define of the macro is not the second directive.
+        let s = "#ifndef G\n#define H\n#define G\n#include \"a.h\"\n#endif\n";
+        assert_eq!(names(s), vec![(4, "a.h".into(), true)]);
+        // The second directive defines another macro.
+        let s = "#ifndef G\n#define H\n#include \"a.h\"\n#endif\n";
+        assert_eq!(names(s), vec![(3, "a.h".into(), true)]);
+        // Nested: an inner #ifndef/#define pair is a condition, not a guard.
+        let s = "#ifdef Q\n#ifndef G\n#define G\n#include \"a.h\"\n#endif\n#endif\n";
+        assert_eq!(names(s), vec![(4, "a.h".into(), true)]);
+    }
 }
