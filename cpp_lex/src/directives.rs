@@ -267,12 +267,22 @@ pub fn skim(src: &[u8]) -> Scan {
     s.out.invalid_utf8 = first_invalid_utf8(src);
     let last_line = crate::skim::skim(src, &mut s);
     s.flush(src);
-    let eof_line = if src.len() > u32::MAX as usize - 4 {
-        src.iter().filter(|&&b| b == b'\n').count() as u32 + 1
+    let eof_line = eof_line(src.len(), last_line, || {
+        src.iter().filter(|&&b| b == b'\n').count()
+    });
+    s.finish(eof_line)
+}
+
+/// The line an unterminated group is reported at: the skim's own count, unless the input is so
+/// long (near 4 GiB) that a u32 line counter may have wrapped, when the newlines are counted.
+fn eof_line(len: usize, last_line: u32, newlines: impl FnOnce() -> usize) -> u32 {
+    if len > u32::MAX as usize - 4 {
+        u32::try_from(newlines())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1)
     } else {
         last_line
-    };
-    s.finish(eof_line)
+    }
 }
 
 impl Scanner {
@@ -764,5 +774,28 @@ mod tests {
         // Nested: an inner #ifndef/#define pair is a condition, not a guard.
         let s = "#ifdef Q\n#ifndef G\n#define G\n#include \"a.h\"\n#endif\n#endif\n";
         assert_eq!(names(s), vec![(4, "a.h".into(), true)]);
+    }
+
+    /// The end-of-file line: the skim's count, except past the u32 range, where the newlines are
+    /// counted (the boundary is exact).
+    #[test]
+    fn eof_line_counts_newlines_only_near_the_u32_limit() {
+        let edge = u32::MAX as usize - 4;
+        assert_eq!(eof_line(10, 7, || 9), 7);
+        assert_eq!(eof_line(edge, 7, || 9), 7);
+        assert_eq!(eof_line(edge + 1, 7, || 9), 10);
+        assert_eq!(eof_line(usize::MAX, 7, || usize::MAX), u32::MAX);
+    }
+
+    /// An unguarded top-level include stays unconditional even when the file ends inside an
+    /// unterminated group (which invalidates any guard).
+    #[test]
+    fn an_unguarded_include_is_not_made_conditional_by_a_broken_guard() {
+        let sc = scan(b"#include \"top.h\"\n#if A\n");
+        assert!(!sc.includes[0].conditional);
+        assert_eq!(sc.problems.len(), 1);
+        let sk = skim(b"#include \"top.h\"\n#if A\n");
+        assert!(!sk.includes[0].conditional);
+        assert_eq!(sk.problems, sc.problems);
     }
 }
