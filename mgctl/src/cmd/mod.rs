@@ -99,6 +99,23 @@ pub fn gate_self_test(
     if let Some(ctx) = &ctx {
         controls.extend(g.live_controls(ctx, &neutered));
     }
+    // A neuter that names no control would prove nothing: a misspelt hook is an error.
+    for n in neuter {
+        let known = n
+            .strip_prefix(gate)
+            .and_then(|r| r.strip_prefix('/'))
+            .is_some_and(|c| controls.iter().any(|k| k.name == c));
+        if !known {
+            anyhow::bail!(
+                "--neuter {n}: no control of that name (controls: {})",
+                controls
+                    .iter()
+                    .map(|c| format!("{gate}/{}", c.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
     let passed = diag::write_self_test(gate, &controls, json, out)?;
     Ok(Outcome::from_pass(passed))
 }

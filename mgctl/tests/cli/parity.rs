@@ -286,3 +286,21 @@ fn command_self_tests_run_the_gates_controls_live_ones_included() {
         mgctl(&args, &root).expect(1);
     }
 }
+
+/// A `--neuter` hook that names no control proves nothing: it is a usage error, not a pass.
+#[test]
+fn a_misspelt_neuter_is_an_error() {
+    let (_guard, root) = copy_driver();
+    let r = mgctl(
+        &[
+            "lint",
+            "fatal-sites",
+            "--self-test",
+            "--neuter",
+            "fatal-sites/nope",
+        ],
+        &root,
+    )
+    .expect(2);
+    r.assert_stderr_has("--neuter fatal-sites/nope: no control of that name");
+}
