@@ -208,61 +208,41 @@ pub fn check_inputs(files: &dyn Files, cfg: &CtestConfig) -> Outcome<Code> {
         let unit = format!("lane {name}");
         units.push(unit.clone());
         let at = l.name.span().start;
-        let junit = match files.read(&l.junit) {
-            Ok(Some(b)) => {
-                inputs.push(format!("{name}: {} ({} bytes)", l.junit, b.len()));
-                match parse_junit(&b, &l.junit) {
-                    Ok(j) if j.cases.is_empty() => {
-                        diags.push(
-                            Diag::error(
-                                Code::Cts013,
-                                format!(
-                                    "lane {name}: {} holds no <testcase>: the run checked nothing",
-                                    l.junit
-                                ),
-                            )
-                            .file(&l.junit)
-                            .in_unit(&unit),
-                        );
-                        None
-                    }
-                    Ok(j) => Some(j),
-                    Err(e) => {
-                        diags.push(
-                            Diag::error(Code::Cts010, format!("lane {name}: {e}"))
-                                .file(&l.junit)
-                                .in_unit(&unit),
-                        );
-                        None
-                    }
-                }
-            }
-            Ok(None) => {
+        let junit = read_lane_file(
+            files,
+            &l.junit,
+            name,
+            ("JUnit", " (run `ctest --output-junit` for this lane)"),
+            at,
+            &unit,
+            &mut inputs,
+            &mut diags,
+        )
+        .and_then(|b| match parse_junit(&b, &l.junit) {
+            Ok(j) if j.cases.is_empty() => {
                 diags.push(
                     Diag::error(
-                        Code::Cts010,
+                        Code::Cts013,
                         format!(
-                            "lane {name}: no JUnit at {} (run `ctest --output-junit` for this lane)",
+                            "lane {name}: {} holds no <testcase>: the run checked nothing",
                             l.junit
                         ),
-                    )
-                    .in_config(at)
-                    .in_unit(&unit),
-                );
-                None
-            }
-            Err(e) => {
-                diags.push(
-                    Diag::error(
-                        Code::Cts010,
-                        format!("lane {name}: {}: cannot read: {e}", l.junit),
                     )
                     .file(&l.junit)
                     .in_unit(&unit),
                 );
                 None
             }
-        };
+            Ok(j) => Some(j),
+            Err(e) => {
+                diags.push(
+                    Diag::error(Code::Cts010, format!("lane {name}: {e}"))
+                        .file(&l.junit)
+                        .in_unit(&unit),
+                );
+                None
+            }
+        });
         let mut discovered = junit.as_ref().map(|j| {
             j.cases
                 .iter()
@@ -270,44 +250,27 @@ pub fn check_inputs(files: &dyn Files, cfg: &CtestConfig) -> Outcome<Code> {
                 .collect::<BTreeSet<_>>()
         });
         if let Some(list) = &l.list {
-            let listed = match files.read(list) {
-                Ok(Some(b)) => {
-                    inputs.push(format!("{name}: {list} ({} bytes)", b.len()));
-                    match crate::test_names::parse(&b, Path::new(list)) {
-                        Ok(t) => Some(t.names),
-                        Err(e) => {
-                            diags.push(
-                                Diag::error(Code::Cts010, format!("lane {name}: {e}"))
-                                    .file(list)
-                                    .in_unit(&unit),
-                            );
-                            None
-                        }
-                    }
-                }
-                Ok(None) => {
-                    diags.push(
-                        Diag::error(
-                            Code::Cts010,
-                            format!("lane {name}: no test listing at {list}"),
-                        )
-                        .in_config(at)
-                        .in_unit(&unit),
-                    );
-                    None
-                }
+            let listed = read_lane_file(
+                files,
+                list,
+                name,
+                ("test listing", ""),
+                at,
+                &unit,
+                &mut inputs,
+                &mut diags,
+            )
+            .and_then(|b| match crate::test_names::parse(&b, Path::new(list)) {
+                Ok(t) => Some(t.names),
                 Err(e) => {
                     diags.push(
-                        Diag::error(
-                            Code::Cts010,
-                            format!("lane {name}: {list}: cannot read: {e}"),
-                        )
-                        .file(list)
-                        .in_unit(&unit),
+                        Diag::error(Code::Cts010, format!("lane {name}: {e}"))
+                            .file(list)
+                            .in_unit(&unit),
                     );
                     None
                 }
-            };
+            });
             if let (Some(listed), Some(j)) = (&listed, &junit) {
                 stale(
                     files, cfg, name, &l.junit, list, listed, j, &unit, &mut diags,
@@ -451,6 +414,49 @@ pub fn check_inputs(files: &dyn Files, cfg: &CtestConfig) -> Outcome<Code> {
     .figure("skipped", tally.skipped)
     .figure("expectations", cfg.expects.len())
     .figure("unmet", tally.unmet)
+}
+
+/// One input file of a lane (`what` names it, and hints at the fix, when it is absent): its bytes, listed
+/// among the run's inputs; a missing or unreadable file is a CTS010 error and None.
+#[allow(clippy::too_many_arguments)]
+fn read_lane_file(
+    files: &dyn Files,
+    rel: &str,
+    lane: &str,
+    (what, hint): (&str, &str),
+    config_at: usize,
+    unit: &str,
+    inputs: &mut Vec<String>,
+    diags: &mut Vec<Diag<Code>>,
+) -> Option<Vec<u8>> {
+    match files.read(rel) {
+        Ok(Some(b)) => {
+            inputs.push(format!("{lane}: {rel} ({} bytes)", b.len()));
+            Some(b)
+        }
+        Ok(None) => {
+            diags.push(
+                Diag::error(
+                    Code::Cts010,
+                    format!("lane {lane}: no {what} at {rel}{hint}"),
+                )
+                .in_config(config_at)
+                .in_unit(unit),
+            );
+            None
+        }
+        Err(e) => {
+            diags.push(
+                Diag::error(
+                    Code::Cts010,
+                    format!("lane {lane}: {rel}: cannot read: {e}"),
+                )
+                .file(rel)
+                .in_unit(unit),
+            );
+            None
+        }
+    }
 }
 
 /// A lane's JUnit against the listing it claims to cover: the same names, and (with
