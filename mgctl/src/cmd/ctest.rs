@@ -53,26 +53,33 @@ pub fn run(args: &CtestArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         return Ok(Outcome::Pass);
     }
     let o = lints::ctest::check(&ctx.root, &cfg);
+    let passed = o.passed();
+    // Placed as the gate places them (a diagnostic about the config at its mgctl.toml line).
+    let findings: Vec<_> = o
+        .diags
+        .into_iter()
+        .map(|d| ctx.finding(crate::gates::ctest::GATE, d))
+        .collect();
     if args.format == crate::flags::DataFormat::Json {
         let doc = serde_json::json!({
             "schema": 1,
-            "passed": o.passed(),
+            "passed": passed,
             "headline": o.headline,
             "inputs": o.inputs,
-            "findings": o.diags.iter().map(|d| serde_json::json!({
-                "code": diag::Code::as_str(d.code),
-                "severity": d.severity.to_string(),
-                "message": d.message,
-                "location": d.location.as_ref().map(|l| l.to_string()),
-                "detail": d.detail,
+            "findings": findings.iter().map(|f| serde_json::json!({
+                "code": f.code,
+                "severity": f.severity.to_string(),
+                "message": f.message,
+                "location": f.location.as_ref().map(|l| l.to_string()),
+                "detail": f.detail,
             })).collect::<Vec<_>>(),
         });
         writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
-        return Ok(Outcome::from_pass(o.passed()));
+        return Ok(Outcome::from_pass(passed));
     }
-    writeln!(out, "ctest: {}", o.headline)?;
-    for d in &o.diags {
-        let at = d
+    writeln!(out, "ctest: {}", diag::escape::terminal(&o.headline))?;
+    for f in &findings {
+        let at = f
             .location
             .as_ref()
             .map(|l| format!("{}: ", diag::escape::terminal(&l.to_string())))
@@ -80,10 +87,10 @@ pub fn run(args: &CtestArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         writeln!(
             out,
             "{}[{}] {at}{}",
-            d.severity,
-            diag::Code::as_str(d.code),
-            diag::escape::terminal(&d.message)
+            f.severity,
+            f.code,
+            diag::escape::terminal(&f.message)
         )?;
     }
-    Ok(Outcome::from_pass(o.passed()))
+    Ok(Outcome::from_pass(passed))
 }

@@ -35,6 +35,10 @@ const PAIRS: &[Pair] = &[
         gate: "fatal-sites",
         command: &["lint", "fatal-sites"],
     },
+    Pair {
+        gate: "ctest",
+        command: &["lint", "ctest"],
+    },
 ];
 
 /// One mutation of a fresh copy of the driver: a planted violation overlay
@@ -67,6 +71,7 @@ fn overlays() -> Vec<Overlay> {
         "include-backend-two-hops",
         "dirty-surface-stale-row",
         "dirty-surface-unmapped-mutator",
+        "ctest-pass-to-skip",
     ] {
         v.push(Overlay {
             name: n,
@@ -195,6 +200,7 @@ fn gate_codes_family(gate: &str) -> String {
         "cite" => "CIT",
         "dirty-surface" => "DSF",
         "fatal-sites" => "FSI",
+        "ctest" => "CTS",
         _ => "",
     }
     .to_string()
