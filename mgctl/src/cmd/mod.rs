@@ -95,7 +95,16 @@ pub fn gate_self_test(
     };
     let neutered = crate::check::neutered(neuter);
     let mut controls = g.self_test(&neutered).controls;
-    let ctx = workspace.and_then(|w| settings.workspace(&settings.discover(w)).ok());
+    // As `check --self-test`: a workspace whose mgctl.toml cannot be read is an error, not a
+    // quiet fall back to the canned controls; only a directory that is no workspace runs them alone.
+    let ctx = match workspace.map(|w| settings.discover(w)) {
+        None => None,
+        Some(root) => match settings.workspace(&root) {
+            Ok(ctx) => Some(ctx),
+            Err(e) if root.join(crate::config::FILE_NAME).is_file() => return Err(e),
+            Err(_) => None,
+        },
+    };
     if let Some(ctx) = &ctx {
         controls.extend(g.live_controls(ctx, &neutered));
     }

@@ -310,3 +310,13 @@ fn a_misspelt_neuter_is_an_error() {
     .expect(2);
     r.assert_stderr_has("--neuter fatal-sites/nope: no control of that name");
 }
+
+/// A command's self-test in a workspace whose mgctl.toml cannot be read is an error (as `check
+/// --self-test`), never the canned controls alone passing quietly.
+#[test]
+fn a_self_test_over_an_unreadable_config_is_an_error() {
+    let d = scratch();
+    write_tree(d.path(), &[("mgctl.toml", "[regions\n")]);
+    let r = mgctl(&["lint", "regions", "--self-test"], d.path()).expect(2);
+    r.assert_stderr_has("mgctl.toml:1:");
+}
