@@ -88,7 +88,8 @@ fn main() -> ExitCode {
             _ => ExitCode::from(outcome.code()),
         },
         Ok(Err(err)) => {
-            eprintln!("mgctl: {}", error_text(&err));
+            // Error text names files and echoes input: escaped, so it cannot act on the terminal.
+            eprintln!("mgctl: {}", diag::escape::line(&error_text(&err)));
             ExitCode::from(if err.chain().any(|c| c.is::<Internal>()) {
                 3
             } else {

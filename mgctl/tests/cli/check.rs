@@ -389,3 +389,22 @@ fn a_probe_selection_is_not_held_to_the_configured_count() {
     )
     .expect(1);
 }
+
+/// An error names the file it could not read: a name with control characters is printed escaped,
+/// so it cannot recolour the terminal or start a workflow command.
+#[test]
+fn error_messages_escape_the_names_they_quote() {
+    let d = scratch();
+    let r = mgctl(
+        &["stats", "summary", "a\u{1b}[31m\n::error::x.log"],
+        d.path(),
+    )
+    .expect(2);
+    assert!(!r.stderr.contains('\u{1b}'), "{}", r.dump());
+    assert!(
+        r.stderr.contains("a\\x1b[31m\\n::error::x.log"),
+        "{}",
+        r.dump()
+    );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.dump());
+}
