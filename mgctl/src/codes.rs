@@ -25,42 +25,36 @@ const RUNNER: &[CodeInfo] = &[
     },
 ];
 
-/// Appends every variant of each listed enum (each has `ALL`, `as_str` and `summary`).
-macro_rules! gather {
-    ($out:ident; $($enum:ty => $family:literal),* $(,)?) => {
-        $(
-            $out.extend(<$enum>::ALL.iter().map(|c| CodeInfo {
-                code: c.as_str(),
-                summary: c.summary(),
-                family: $family,
-            }));
-        )*
-    };
+/// Every variant of a code enum, as `diag::codes!` declared it (text, summary, family).
+fn gather<C: diag::Code>(out: &mut Vec<CodeInfo>) {
+    out.extend(C::ALL.iter().map(|&c| CodeInfo {
+        code: c.as_str(),
+        summary: c.summary(),
+        family: C::FAMILY,
+    }));
 }
 
 /// Every code, runner codes first, then each library's in declaration order.
 pub fn all() -> Vec<CodeInfo> {
     let mut out = RUNNER.to_vec();
-    gather!(out;
-        lints::tokens::Code => "TOK",
-        lints::cite::Code => "CIT",
-        lints::regions::check::Code => "REG",
-        lints::test_names::gate::Code => "TST",
-        lints::preproc::gate::Code => "PPR",
-        lints::commits::gate::Code => "CMT",
-        lints::fatal_sites::Code => "FSI",
-        lints::layout::Code => "LAY",
-        lints::ctest::Code => "CTS",
-        include_graph::codes::Code => "INC",
-        dirty_surface::Code => "DSF",
-        symbols::codes::SymbolsCode => "SYM",
-        symbols::codes::SymbolRulesCode => "SYR",
-        stats_viewer::g4::Code => "FAT",
-        stats_viewer::budget::Code => "BUD",
-        stats_viewer::counters::Code => "CNT",
-        stats_viewer::retrace::Code => "RTR",
-        crate::build::Code => "BLD",
-    );
+    gather::<lints::tokens::Code>(&mut out);
+    gather::<lints::cite::Code>(&mut out);
+    gather::<lints::regions::check::Code>(&mut out);
+    gather::<lints::test_names::gate::Code>(&mut out);
+    gather::<lints::preproc::gate::Code>(&mut out);
+    gather::<lints::commits::gate::Code>(&mut out);
+    gather::<lints::fatal_sites::Code>(&mut out);
+    gather::<lints::layout::Code>(&mut out);
+    gather::<lints::ctest::Code>(&mut out);
+    gather::<include_graph::codes::Code>(&mut out);
+    gather::<dirty_surface::Code>(&mut out);
+    gather::<symbols::codes::SymbolsCode>(&mut out);
+    gather::<symbols::codes::SymbolRulesCode>(&mut out);
+    gather::<stats_viewer::g4::Code>(&mut out);
+    gather::<stats_viewer::budget::Code>(&mut out);
+    gather::<stats_viewer::counters::Code>(&mut out);
+    gather::<stats_viewer::retrace::Code>(&mut out);
+    gather::<crate::build::Code>(&mut out);
     out
 }
 
