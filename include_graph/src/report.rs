@@ -236,9 +236,13 @@ impl ErrorStyle {
         match self {
             ErrorStyle::Plain => format!(
                 "{PREFIX}error: {}",
-                msg.strip_prefix("include-closure ").unwrap_or(msg)
+                diag::escape::terminal(msg.strip_prefix("include-closure ").unwrap_or(msg))
             ),
-            ErrorStyle::Github => format!("::error::{msg}"),
+            // A workflow command: its message on one line, `%` and line breaks encoded.
+            ErrorStyle::Github => format!(
+                "::error::{}",
+                diag::escape::workflow_data(&diag::escape::terminal(msg))
+            ),
         }
     }
 }
@@ -888,5 +892,20 @@ mod tests {
         assert_eq!(dot_escape("a/b.h"), "a/b.h");
         assert_eq!(dot_escape("a\"b\\c.h"), "a\\\"b\\\\c.h");
         assert!(matches!(dot_escape("x.h"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    /// A probe's error line cannot become a second workflow command or act on a terminal.
+    #[test]
+    fn error_lines_are_inert_in_both_styles() {
+        use crate::report::{ErrorStyle, PREFIX};
+        let msg = "x%\n::error file=README.md::forged\u{1b}[2J";
+        assert_eq!(
+            ErrorStyle::Github.line(msg),
+            "::error::x%25\\n::error file=README.md::forged\\x1b[2J"
+        );
+        assert_eq!(
+            ErrorStyle::Plain.line(msg),
+            format!("{PREFIX}error: x%\\n::error file=README.md::forged\\x1b[2J")
+        );
     }
 }
