@@ -156,7 +156,7 @@ pub struct Graph {
     /// Out-edges per node, in file order.
     pub out: Vec<Vec<Edge>>,
     /// Node by its path's bytes (every node's path is normalised, so equal bytes are equal paths;
-    /// FxHash on bytes instead of `Path`'s component-wise SipHash): ask [`Graph::node`].
+    /// foldhash on bytes instead of `Path`'s component-wise SipHash): ask [`Graph::node`].
     index: HashMap<Box<[u8]>, NodeId, FxBuild>,
     pub unresolved: Vec<UnresolvedInclude>,
     /// Includes inside dead `#if 0` groups: (file, line, spelling).
@@ -561,36 +561,9 @@ struct Exists {
     dirs: std::sync::RwLock<HashMap<Vec<u8>, bool, FxBuild>>,
 }
 
-/// rustc's FxHash: a resolution hashes a few candidate paths per include, and SipHash's
-/// flooding resistance buys nothing for the file names of the tree being read.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut add = |w: u64| {
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        };
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            add(u64::from_le_bytes(w));
-        }
-        let tail = chunks.remainder();
-        if !tail.is_empty() {
-            let mut w = [0u8; 8];
-            w[..tail.len()].copy_from_slice(tail);
-            add(u64::from_le_bytes(w) ^ (tail.len() as u64) << 59);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(crate) type FxBuild = std::hash::BuildHasherDefault<Fx>;
+/// foldhash, the workspace's one fast hasher: a resolution hashes a few candidate paths per
+/// include, and SipHash's flooding resistance buys nothing for the file names of the tree read.
+type FxBuild = foldhash::fast::RandomState;
 
 fn path_bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()

@@ -22,20 +22,8 @@ use std::path::Path;
 use git2::{BlameOptions, Oid, Sort};
 
 use crate::gitread::GitWorkspace;
-
-/// What git says about one budget.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pin {
-    /// Every line's last change is an ancestor of the inputs' first-added commit.
-    Pinned { budget: String, inputs: String },
-    /// A line changed in, or after, the inputs' first-added commit (or is uncommitted).
-    EditedAfter { budget: String, inputs: String },
-    /// No order can be read here (not a repository, a shallow or partial clone, no committed
-    /// input): said as a note.
-    NotChecked(String),
-    /// The repository cannot be read (a corrupt or missing object): the gate could not run.
-    Unreadable(String),
-}
+/// The answer is the budget's own type: stats_viewer decides the verdict from it.
+pub use stats_viewer::budget::Pin;
 
 fn describe(ws: &GitWorkspace, id: Oid) -> String {
     let short = id.to_string()[..10].to_string();

@@ -22,23 +22,8 @@ pub enum ColorChoice {
     Never,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Text for people (colour on a terminal).
-    Human,
-    /// Versioned JSON (`"schema": 1`), documented in docs/.
-    Json,
-    /// JUnit XML: one <testsuite> per gate, one <testcase> per checked unit.
-    Junit,
-    /// GitHub workflow annotations (`::error …::`) with the text report.
-    Github,
-    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
-    Markdown,
-    /// SARIF 2.1.0 for GitHub code scanning: one run, rules from the finding codes.
-    Sarif,
-    /// One self-contained HTML page (gate table, timing bars, findings); use with --output.
-    Html,
-}
+/// `check --format`: the one list of a check report's formats.
+pub use check_report::Format;
 
 /// `--format` of the commands that print text, JSON or Markdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,7 +6,7 @@ use std::mem::{discriminant, Discriminant};
 
 use crate::fixed::{Fixed2, Ratio};
 use crate::session::{At, Session};
-use crate::window::{Field, FieldKind, FnvMap, Mismatch, Sym, Value, Window};
+use crate::window::{FastMap, Field, FieldKind, Mismatch, Sym, Value, Window};
 
 /// Where the period came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -215,7 +215,7 @@ pub struct Totals {
 /// `(group, key)` pair: no name is formatted or compared per window (issue 16), only once per
 /// distinct pair. Two pairs spelling the same name share one slot, as the names did.
 struct Named<T> {
-    by_sym: FnvMap<(Option<Sym>, Sym), usize>,
+    by_sym: FastMap<(Option<Sym>, Sym), usize>,
     by_name: HashMap<String, usize>,
     items: Vec<(String, T)>,
 }
@@ -223,7 +223,7 @@ struct Named<T> {
 impl<T: Default> Named<T> {
     fn new() -> Self {
         Named {
-            by_sym: FnvMap::default(),
+            by_sym: FastMap::default(),
             by_name: HashMap::new(),
             items: Vec::new(),
         }

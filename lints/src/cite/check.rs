@@ -312,14 +312,7 @@ fn excerpt(text: &SourceText, first: u64, last: u64) -> Option<String> {
     (first.max(1)..=hi)
         .map(|l| text.line((l - 1) as usize).trim())
         .find(|l| !l.is_empty())
-        .map(|l| {
-            if l.chars().count() > 90 {
-                let cut: String = l.chars().take(89).collect();
-                format!("{cut}…")
-            } else {
-                l.to_string()
-            }
-        })
+        .map(|l| crate::excerpt::around(l, 0))
 }
 
 fn checked(class: Class, resolved: Option<String>, problem: Option<Problem>) -> Checked {

@@ -27,15 +27,25 @@ const CONFIG_FILE: &str = "mgctl.toml";
 /// whose code has no row in docs/codes.md.
 pub type CodeSummary<'a> = &'a dyn Fn(&str) -> Option<&'static str>;
 
-/// The formats this crate renders (HTML pages are drawn by mgctl).
+/// The formats of a check report: `check --format`'s values (with the `clap` feature). All but
+/// `Html` are rendered here; the HTML page is `html_report::check_page`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
+    /// Text for people (colour on a terminal).
     Human,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
+    /// JUnit XML: one <testsuite> per gate, one <testcase> per checked unit.
     Junit,
+    /// GitHub workflow annotations (`::error …::`) with the text report.
     Github,
+    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
     Markdown,
+    /// SARIF 2.1.0 for GitHub code scanning: one run, rules from the finding codes.
     Sarif,
+    /// One self-contained HTML page (gate table, timing bars, findings); use with --output.
+    Html,
 }
 
 /// Render `run` as `format`. `color` applies to `human` only.
@@ -56,5 +66,9 @@ pub fn write(
         Format::Junit => junit::write(run, out),
         Format::Github => github::write(run, out),
         Format::Markdown => markdown::write(run, out),
+        Format::Html => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the HTML page is drawn by html_report::check_page",
+        )),
     }
 }

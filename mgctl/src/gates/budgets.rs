@@ -2,7 +2,7 @@
 //! (issue 20). Evaluation lives in `stats_viewer::budget`, the git facts in `lints::pin`; this
 //! file maps the outcome to findings.
 
-use stats_viewer::budget::{self, Pin, PinQuery, Workspace};
+use stats_viewer::budget::{self, PinQuery, Workspace};
 
 use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
 
@@ -39,12 +39,7 @@ impl Gate for BudgetsGate {
             config_text: &ctx.config_text,
         };
         let pinner = lints::pin::Pinner::new(&ctx.root);
-        let pin = |q: &PinQuery<'_>| match pinner.check(q.config, q.lines, q.inputs) {
-            lints::pin::Pin::Pinned { budget, inputs } => Pin::Pinned { budget, inputs },
-            lints::pin::Pin::EditedAfter { budget, inputs } => Pin::EditedAfter { budget, inputs },
-            lints::pin::Pin::NotChecked(why) => Pin::NotChecked(why),
-            lints::pin::Pin::Unreadable(why) => Pin::Unreadable(why),
-        };
+        let pin = |q: &PinQuery<'_>| pinner.check(q.config, q.lines, q.inputs);
         let o = budget::run(&ws, &ctx.config.budget, &pin);
         let n = ctx.config.budget.len();
         let (headline, measured, exceeded) = (o.headline(n), o.measurements(), o.exceeded());

@@ -15,15 +15,8 @@ pub const VERSION: &str = concat!(
 );
 
 pub fn write(format: Format, run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
-    use check_report::Format as F;
-    let format = match format {
-        Format::Html => return out.write_all(html_report::check_page(run).as_bytes()),
-        Format::Human => F::Human,
-        Format::Json => F::Json,
-        Format::Sarif => F::Sarif,
-        Format::Junit => F::Junit,
-        Format::Github => F::Github,
-        Format::Markdown => F::Markdown,
-    };
-    check_report::write(format, run, out, color, &crate::codes::summary)
+    match format {
+        Format::Html => out.write_all(html_report::check_page(run).as_bytes()),
+        f => check_report::write(f, run, out, color, &crate::codes::summary),
+    }
 }

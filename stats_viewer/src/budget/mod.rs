@@ -215,21 +215,17 @@ impl Metric {
     }
 }
 
-/// The git pin of one budget, as the caller found it.
+/// What git says about one budget (read by `lints::pin`, which owns git; the verdict is decided here).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pin {
-    /// The budget's last change is an ancestor of the inputs' first-added commit.
-    Pinned {
-        budget: String,
-        inputs: String,
-    },
-    /// The budget changed in (or after) the commit that added its data.
-    EditedAfter {
-        budget: String,
-        inputs: String,
-    },
+    /// Every line's last change is an ancestor of the inputs' first-added commit.
+    Pinned { budget: String, inputs: String },
+    /// A line changed in, or after, the inputs' first-added commit (or is uncommitted).
+    EditedAfter { budget: String, inputs: String },
+    /// No order can be read here (not a repository, a shallow or partial clone, no committed
+    /// input): said as a note.
     NotChecked(String),
-    /// The repository cannot be read: an error, never a note.
+    /// The repository cannot be read (a corrupt or missing object): the gate could not run.
     Unreadable(String),
 }
 

@@ -11,7 +11,7 @@ use crate::fixed::Fixed2;
 mod names;
 
 use names::NameCursor;
-pub(crate) use names::{FnvMap, LookupOnly};
+pub(crate) use names::{FastMap, LookupOnly};
 pub use names::{Sym, UNKNOWN_NAMES_CAP};
 
 /// The exact prefix of a window line after envelope stripping (banner and dump notices also start

@@ -2,7 +2,6 @@
 //! compile-time table, other names go into a capped process-wide table; each thread remembers
 //! the previous line's names, so a window line is mostly matched, not hashed.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::num::NonZeroU32;
 use std::sync::{OnceLock, RwLock};
@@ -78,36 +77,16 @@ pub const UNKNOWN_NAMES_CAP: usize = 4_096;
 pub struct Sym(NonZeroU32);
 
 struct Extra {
-    index: FnvMap<&'static str, u32>,
+    index: FastMap<&'static str, u32>,
     names: Vec<&'static str>,
 }
 
-/// FNV-1a: the names are a few bytes long and looked up once per field of every window, where
-/// SipHash's setup cost dominated the lookup (and no untrusted party chooses the table).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Fnv(u64);
+/// foldhash, the workspace's one fast hasher: the names are a few bytes long and looked up once
+/// per field of every window, where SipHash's setup cost dominated (no untrusted party chooses them).
+pub(crate) type FastMap<K, V> = foldhash::HashMap<K, V>;
 
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-pub(crate) type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
-
-fn known_index() -> &'static FnvMap<&'static str, u32> {
-    static INDEX: OnceLock<FnvMap<&'static str, u32>> = OnceLock::new();
+fn known_index() -> &'static FastMap<&'static str, u32> {
+    static INDEX: OnceLock<FastMap<&'static str, u32>> = OnceLock::new();
     INDEX.get_or_init(|| {
         (1u32..)
             .zip(KNOWN.iter().copied())
@@ -120,7 +99,7 @@ fn extra() -> &'static RwLock<Extra> {
     static EXTRA: OnceLock<RwLock<Extra>> = OnceLock::new();
     EXTRA.get_or_init(|| {
         RwLock::new(Extra {
-            index: FnvMap::default(),
+            index: FastMap::default(),
             names: Vec::new(),
         })
     })
