@@ -26,7 +26,7 @@ const VERSION: &str = concat!(
 (forbidden tokens, include closure and layering, dirty surface, doc citations, untouched regions, test \
 names, symbol diffs) in one pass for CI; the other commands are the analysers behind those gates, for a \
 reviewer before a merge or an engineer reading device logs.",
-    after_help = "Examples:\n  mgctl check driver\n  mgctl check driver --format sarif --output mgctl.sarif\n  mgctl stats summary pull/mobilegl.log",
+    after_help = "Examples:\n  mgctl check driver\n  mgctl check driver --format sarif --output mgctl.sarif\n  mgctl stats summary driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log",
     propagate_version = true
 )]
 pub struct Cli {

@@ -29,7 +29,7 @@ meanFrameMs), nearest-rank percentiles over the tail, the same figures `bench fr
 repeats are stated. The counters cell is the push arm's last complete window (csom, csob). With --budgets, \
 the benchmark budgets of that mgctl.toml mark the cells they fail (✗) and the exit status is 1. Exit status: \
 0, 1 a budget fails, 2 unreadable or malformed input.",
-    after_help = "Examples:\n  mgctl bench ab results/\n  mgctl bench ab results/ --format markdown >> MEASUREMENTS.md\n  mgctl bench ab results/ --format json --budgets driver/mgctl.toml"
+    after_help = "Examples:\n  mgctl bench ab driver/MobileGL/MG_Test/runs/\n  mgctl bench ab driver/MobileGL/MG_Test/runs/ --format markdown \\\n      >> MEASUREMENTS.md\n  mgctl bench ab driver/MobileGL/MG_Test/runs/ --format json \\\n      --budgets driver/mgctl.toml"
 )]
 pub struct AbArgs {
     /// The runs directory.

@@ -19,7 +19,7 @@ use html_report as html;
 (per-frame wall and CPU times; mean, median, p95, p99 by nearest rank, best-of-N as the retrace runner \
 picks it) and DriverBench output (median ns_per_op per case over repeats, the T1/T2 decomposition of push \
 vs pull arms).",
-    after_help = "Examples:\n  mgctl bench frames results/minecraft-like-330-DirectGLES/pull/\n  mgctl bench frames --compare pull/ push/\n  mgctl bench driver espryt-pull=pull.csv espryt-push=push.txt"
+    after_help = "Examples:\n  mgctl bench frames driver/MobileGL/MG_Test/runs/*/pull/\n  mgctl bench frames --compare driver/MobileGL/MG_Test/runs/*/pull/ \\\n      driver/MobileGL/MG_Test/runs/*/push/\n  mgctl bench driver \\\n      espryt-pull=stats_viewer/tests/data/driverbench-A-espryt-pull.csv \\\n      espryt-push=stats_viewer/tests/data/driverbench-B-espryt-push.txt"
 )]
 pub struct BenchArgs {
     #[command(subcommand)]
@@ -51,7 +51,7 @@ frames, or --tail), always with the method and n. Percentiles are NEAREST RANK (
 upstream computes them: always an observed frame. With --compare A B the best repeat of each arm is \
 compared (Δ mean, p50, p95, p99). Exit status: 0, 2 unreadable, non-JSON, truncated or non-finite input, \
 or an empty frame array.",
-    after_help = "Examples:\n  mgctl bench frames pull/benchmark-run1.json pull/benchmark-run2.json\n  mgctl bench frames pull/ --series cpu\n  mgctl bench frames --tail 100 pull/benchmark-run1.json\n  mgctl bench frames --compare pull/ push/ --format json\n  mgctl bench frames pull/ --format markdown >> MEASUREMENTS.md"
+    after_help = "Examples:\n  mgctl bench frames driver/MobileGL/MG_Test/runs/*/pull/benchmark-run1.json \\\n      driver/MobileGL/MG_Test/runs/*/pull/benchmark-run2.json\n  mgctl bench frames driver/MobileGL/MG_Test/runs/*/pull/ --series cpu\n  mgctl bench frames --tail 100 \\\n      driver/MobileGL/MG_Test/runs/*/pull/benchmark-run1.json\n  mgctl bench frames --compare driver/MobileGL/MG_Test/runs/*/pull/ \\\n      driver/MobileGL/MG_Test/runs/*/push/ --format json\n  mgctl bench frames driver/MobileGL/MG_Test/runs/*/pull/ --format markdown \\\n      >> MEASUREMENTS.md"
 )]
 pub struct FramesArgs {
     /// benchmark.json files or result directories (one repeat group), `-` for stdin.
@@ -89,7 +89,7 @@ case the median ns_per_op over repeats with n and min, per arm. Arms are named `
 file (`driverbench-A-espryt-pull.csv` -> `espryt-pull`). With arms named *pull and *push the T1 column \
 (push − pull) is added, and with a *push7f (or *push0) arm, T2 (push7f − pull) and T1 − T2. Exit status: \
 0, 2 unreadable input or a malformed row.",
-    after_help = "Examples:\n  mgctl bench driver pull.csv push.txt\n  mgctl bench driver pull=pull.csv push=push.txt --format markdown"
+    after_help = "Examples:\n  mgctl bench driver stats_viewer/tests/data/driverbench-A-espryt-pull.csv \\\n      stats_viewer/tests/data/driverbench-B-espryt-push.txt\n  mgctl bench driver \\\n      pull=stats_viewer/tests/data/driverbench-A-espryt-pull.csv \\\n      push=stats_viewer/tests/data/driverbench-B-espryt-push.txt \\\n      --format markdown"
 )]
 pub struct DriverArgs {
     /// DriverBench outputs, `PATH` or `NAME=PATH` (`-` or `NAME=-` for stdin).

@@ -22,7 +22,7 @@ use crate::settings::Settings;
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
 style (`[Type] (Scope): description`, one line, no attribution trailers).",
-    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver\n  mgctl lint ctest -C driver"
+    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet driver/MobileGL/MG_Test/ctest-baseline.txt \\\n      driver/MobileGL/MG_Test/ctest-list.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver\n  mgctl lint ctest -C driver"
 )]
 pub struct LintArgs {
     #[command(subcommand)]
@@ -82,7 +82,7 @@ line, detected automatically. `--same A B` fails on any difference (G2: the pull
 same tests); `--ratchet BEFORE AFTER` fails when a name vanished and reports `R removed / +N` (G14). Added and \
 removed names are grouped by prefix (`DirectGLES.`, `DirectVulkan.`). Exit status: 0 pass, 1 fail, 2 an \
 unreadable or malformed list.",
-    after_help = "Examples:\n  mgctl lint test-names --ratchet before.txt after.txt\n  mgctl lint test-names --same before.txt after.txt --format json\n  mgctl lint test-names --self-test"
+    after_help = "Examples:\n  mgctl lint test-names --ratchet driver/MobileGL/MG_Test/ctest-baseline.txt \\\n      driver/MobileGL/MG_Test/ctest-list.txt\n  mgctl lint test-names --same driver/MobileGL/MG_Test/ctest-baseline.txt \\\n      driver/MobileGL/MG_Test/ctest-list.txt --format json\n  mgctl lint test-names --self-test"
 )]
 pub struct TestNamesArgs {
     /// G2: both lists must register exactly the same names (`-` for stdin).

@@ -27,7 +27,7 @@ accessor calls per draw, byte classes, CSO mints/binds, the six memo gates), the
 sessions are split by pid, banner and frame-counter resets, and client/server roles are never merged. \
 `stats frames` pairs a split run's client and server per-frame clocks (`P65LinkMetrics`, `P65ServerMetrics`) \
 by frame id, as MobileGL's frame_stats.py does.",
-    after_help = "Examples:\n  mgctl stats summary pull/mobilegl.log\n  mgctl stats diff pull/mobilegl.log push/mobilegl.log\n  mgctl stats fatals --verify */mobilegl.log\n  mgctl stats frames --client run.client.log --server run.server.log"
+    after_help = "Examples:\n  mgctl stats summary driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats diff driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log \\\n      driver/MobileGL/MG_Test/runs/*/push/mobilegl.log\n  mgctl stats fatals --verify \\\n      stats_viewer/tests/data/abB-push-DirectGLES.logcat.txt\n  mgctl stats frames \\\n      --client stats_viewer/tests/data/frames/paired.client.log \\\n      --server stats_viewer/tests/data/frames/paired.server.log"
 )]
 pub struct StatsArgs {
     #[command(subcommand)]
@@ -55,7 +55,7 @@ summed, gauges never summed, byte classes approximately), gate hit rates, verify
 the JSON-dump notice, and a self-check that re-derives every `draws/f` and `acc/draw` with the producer's \
 rounding. Exit status: 0, 1 when a log has no window line or a line fails the self-check, 2 unreadable or \
 binary input.",
-    after_help = "Examples:\n  mgctl stats summary pull/mobilegl.log\n  mgctl stats summary --steady 3..5 pull/mobilegl.log push/mobilegl.log\n  mgctl stats summary --format json --output summary.json pull/mobilegl.log\n  mgctl stats summary --format markdown */mobilegl.log >> MEASUREMENTS.md\n  mgctl stats summary logcat.txt --dump pipestats.json"
+    after_help = "Examples:\n  mgctl stats summary driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats summary --steady 3..5 \\\n      driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log \\\n      driver/MobileGL/MG_Test/runs/*/push/mobilegl.log\n  mgctl stats summary --format json --output summary.json \\\n      driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats summary --format markdown \\\n      driver/MobileGL/MG_Test/runs/*/*/mobilegl.log >> MEASUREMENTS.md\n  mgctl stats summary stats_viewer/tests/data/abB-push-DirectGLES.logcat.txt \\\n      --dump stats_viewer/tests/data/abB-push-pipestats.json"
 )]
 pub struct SummaryArgs {
     /// Log files (file sink, logcat capture, role logs, ctest transcript), `-` for stdin.
@@ -91,7 +91,7 @@ pub struct SummaryArgs {
 steady-state draws/f and acc/draw of both, and a validity check: the same trace replays the same frames, \
 so window lines aligned by `frames=` must carry identical `draws`. Exit status: 0 valid, 1 when the arms \
 did not replay the same frames (unless --allow-mismatch) or a log has no complete window, 2 unreadable input.",
-    after_help = "Examples:\n  mgctl stats diff pull/mobilegl.log push/mobilegl.log\n  mgctl stats diff --format json pull/mobilegl.log push/mobilegl.log\n  mgctl stats diff --allow-mismatch pull/mobilegl.log logcat.txt"
+    after_help = "Examples:\n  mgctl stats diff driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log \\\n      driver/MobileGL/MG_Test/runs/*/push/mobilegl.log\n  mgctl stats diff --format json \\\n      driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log \\\n      driver/MobileGL/MG_Test/runs/*/push/mobilegl.log\n  mgctl stats diff \\\n      --allow-mismatch driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log \\\n      stats_viewer/tests/data/abB-push-DirectGLES.logcat.txt"
 )]
 pub struct DiffArgs {
     /// Arm A (the baseline, e.g. pull), `-` for stdin.
@@ -122,7 +122,7 @@ signal`, not `Admitted{…}`, not CMake error text in a transcript) and a census
 detail. With --verify it is MobileGL's G4 gate: every log must carry the library's `MGPipe: verify armed` \
 line (or, for a ctest transcript, the runner's `MGPipe verify: … armed` lines and no failed case). Exit \
 status: 0 clean, 1 any Fatal (or, with --verify, a log that never armed), 2 unreadable input.",
-    after_help = "Examples:\n  mgctl stats fatals pull/mobilegl.log\n  mgctl stats fatals --verify */mobilegl.log\n  mgctl stats fatals --format json fatal-lines.txt"
+    after_help = "Examples:\n  mgctl stats fatals driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats fatals --verify \\\n      stats_viewer/tests/data/abB-push-DirectGLES.logcat.txt\n  mgctl stats fatals --format json stats_viewer/tests/data/fatal-lines.txt \\\n      > fatals.json  # exits 1: the sample holds Fatal lines"
 )]
 pub struct FatalsArgs {
     /// Log files or transcripts, `-` for stdin.
@@ -155,7 +155,7 @@ U+FFFD, as the script reads it, and counted (a warning on stderr). JSON carries 
 status: 0, 2 for unreadable input, a malformed row, a duplicate frame, invalid clocks (non-positive, or CPU \
 or transport wait beyond the wall time plus max(100 µs, 1 %)), a log without frame rows, an empty or \
 non-contiguous selection or a missing server frame, each naming the file, line and frame.",
-    after_help = "Examples:\n  mgctl stats frames --client stats_viewer/tests/data/frames/paired.client.log\n  mgctl stats frames --client run.client.log --server run.server.log --tail 2\n  mgctl stats frames --client run.client.log --format json --output run.json\n  mgctl stats frames --client run.client.log --format markdown >> frames.md"
+    after_help = "Examples:\n  mgctl stats frames --client stats_viewer/tests/data/frames/paired.client.log\n  mgctl stats frames \\\n      --client stats_viewer/tests/data/frames/paired.client.log \\\n      --server stats_viewer/tests/data/frames/paired.server.log --tail 2\n  mgctl stats frames \\\n      --client stats_viewer/tests/data/frames/paired.client.log \\\n      --format json --output run.json\n  mgctl stats frames \\\n      --client stats_viewer/tests/data/frames/paired.client.log \\\n      --format markdown >> frames.md"
 )]
 pub struct FramesArgs {
     /// The client role log (mobilegl.client.log, or a logcat capture of the client), `-` for stdin.

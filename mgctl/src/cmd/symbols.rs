@@ -25,7 +25,7 @@ builds (`diff`, the replacement of MobileGL's scripts/symbol_report.py with its 
 Markdown and JSON), what a library defines (`list`) or needs from outside (`undefined`). `--self-test` \
 proves every gate flag can go red. The benchmark against the nm/size/c++filt pipeline is \
 `cargo bench -p symbols --bench diff_vs_binutils`.",
-    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so --sort delta\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols undefined libMobileGL.so\n  mgctl symbols --self-test"
+    after_help = "Examples:\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so --sort delta\n  mgctl symbols list driver/build/pull/libMobileGL.so --top 20\n  mgctl symbols undefined driver/build/pull/libMobileGL.so\n  mgctl symbols --self-test"
 )]
 pub struct SymbolsArgs {
     #[arg(long, help = crate::flags::SELF_TEST_HELP)]
@@ -96,7 +96,7 @@ then bucketed into added, removed, resized, renamed-only and unchanged. Prints u
 --fail-on-text-delta and --fail-on-added-bytes make it a gate (exit 1), always judged at threshold 0 \
 over every symbol. --allow-resize / --allow admit the changes a commit names; an entry that matches \
 nothing is reported stale (a failure with --strict-allow). Unreadable input exits 2.",
-    after_help = "Examples:\n  mgctl symbols diff --before old.so --after new.so\n  mgctl symbols diff --before old.so --after new.so --fail-on-added-bytes 0\n  mgctl symbols diff --before old.so --after new.so --format json > diff.json\n  mgctl symbols diff --before old.so --after new.so --group namespace:2"
+    after_help = "Examples:\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so --fail-on-added-bytes 0 \\\n      # exits 1: push adds code\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so --format json > diff.json\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so --group namespace:2"
 )]
 pub struct DiffArgs {
     /// Baseline library.
@@ -194,7 +194,7 @@ pub enum ListFormat {
     long_about = "Lists the defined symbols of one library, demangled, with nm's type letter and the \
 size: largest first (--sort size) or by name, optionally only the --top N. The header says which \
 symbol table was read.",
-    after_help = "Examples:\n  mgctl symbols list libMobileGL.so --top 20\n  mgctl symbols list libMobileGL.so --sort name --format json"
+    after_help = "Examples:\n  mgctl symbols list driver/build/pull/libMobileGL.so --top 20\n  mgctl symbols list driver/build/pull/libMobileGL.so --sort name \\\n      --format json"
 )]
 pub struct ListArgs {
     /// The ELF library or object to list (`.symtab`, or `.dynsym` when stripped).
@@ -217,7 +217,7 @@ pub struct ListArgs {
     long_about = "Lists what a library needs from outside (its undefined symbols), demangled and \
 grouped by namespace, so a forbidden dependency (e.g. the server reaching MG_State::GLState or glslang, \
 MobileGL's purity gate B) is visible at a glance.",
-    after_help = "Examples:\n  mgctl symbols undefined libMobileGL.so\n  mgctl symbols undefined libMobileGL.so --depth 2 --format json"
+    after_help = "Examples:\n  mgctl symbols undefined driver/build/pull/libMobileGL.so\n  mgctl symbols undefined driver/build/pull/libMobileGL.so --depth 2 \\\n      --format json"
 )]
 pub struct UndefinedArgs {
     /// The ELF library whose undefined symbols to list.

@@ -27,7 +27,7 @@ the baseline log's last complete window (Δ, Δ %). Sources: a growing file foll
 (appends, truncation, rename, rotation), `-` for stdin, --adb [SERIAL] (spawns `adb logcat -v threadtime`) \
 or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
 Without a terminal use --once for a text snapshot.",
-    after_help = "Examples:\n  mgctl stats watch pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 --baseline pull/mobilegl.log\n  mgctl stats watch --replay push/mobilegl.log --speed 10\n  mgctl stats watch --once pull/mobilegl.log"
+    after_help = "Examples:\n  mgctl stats watch driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 \\\n      --baseline driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch \\\n      --replay driver/MobileGL/MG_Test/runs/*/push/mobilegl.log --speed 10\n  mgctl stats watch --once driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log"
 )]
 pub struct WatchArgs {
     /// The log to follow (like `tail -F`), or `-` for standard input.
