@@ -107,6 +107,10 @@ pub struct CheckArgs {
     /// Never run the [build] command; gates whose artifacts are missing are skipped.
     #[arg(long)]
     pub no_build: bool,
+    /// List every note in the text and Markdown reports (by default each note code is counted
+    /// on one line, e.g. the changes symbols.allow admits); JSON, JUnit and SARIF are unchanged.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 impl CheckArgs {

@@ -53,7 +53,11 @@ fn stop_token(run: &CheckRun) -> String {
     format!("mgctl-{:016x}", h.finish())
 }
 
-pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(
+    run: &CheckRun,
+    out: &mut dyn Write,
+    summary: crate::CodeSummary<'_>,
+) -> io::Result<()> {
     // Errors, then warnings, lead: GitHub keeps only the first few annotations of each kind, so
     // a flood of thousands is cut here and counted; the report below and --format json have all.
     for (severity, cap, word) in [
@@ -85,7 +89,7 @@ pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     // of its lines as a workflow command, whatever the escaping below misses.
     let token = stop_token(run);
     writeln!(out, "::stop-commands::{token}")?;
-    crate::human::write(run, out, false)?;
+    crate::human::write(run, out, false, summary)?;
     writeln!(out, "::{token}::")
 }
 

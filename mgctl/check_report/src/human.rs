@@ -2,12 +2,13 @@
 
 use std::io::{self, Write};
 
-use tabled::settings::{Style, Width};
+use tabled::settings::Style;
 use tabled::{builder::Builder, settings::object::Columns, settings::Alignment};
 
 use crate::model::{GateReport, Severity, Verdict};
-use crate::run::{counts, listing, summary_line, verdict_word, CheckRun, Mode};
+use crate::run::{counts, listing, not_selected, summary_line, verdict_word, CheckRun, Mode};
 use crate::text::{escape, safe_line};
+use crate::CodeSummary;
 
 fn paint(text: &str, code: &str, color: bool) -> String {
     if color {
@@ -45,7 +46,7 @@ fn table(run: &CheckRun, columns: usize) -> String {
         .map(String::from)
         .to_vec()
     });
-    for r in &run.gates {
+    for r in not_selected(run).1 {
         let (e, w, n) = counts(r);
         let time = if matches!(r.verdict, Verdict::Skipped { .. }) {
             "-".to_string()
@@ -79,7 +80,10 @@ fn table(run: &CheckRun, columns: usize) -> String {
         .saturating_sub(others + 3 * ncols + 1)
         .max(MIN_HEADLINE);
     let mut b = Builder::default();
-    for r in rows {
+    for (i, mut r) in rows.into_iter().enumerate() {
+        if i > 0 {
+            r[head_col] = wrap_words(&r[head_col], head_width);
+        }
         b.push_record(r);
     }
     let mut table = b.build();
@@ -90,14 +94,42 @@ fn table(run: &CheckRun, columns: usize) -> String {
         table.modify(Columns::new(2..5), Alignment::right());
     }
     table.modify(Columns::last(), Alignment::right());
-    table.modify(
-        Columns::new(head_col..head_col + 1),
-        Width::wrap(head_width).keep_words(true),
-    );
     table.to_string()
 }
 
-pub(crate) fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
+/// `text` broken into lines of at most `width` characters at spaces (a longer word is cut), with
+/// no line starting or ending in a space.
+fn wrap_words(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word: Vec<char> = word.chars().collect();
+        let used = line.chars().count();
+        if used > 0 && used + 1 + word.len() <= width {
+            line.push(' ');
+            line.extend(&word);
+            continue;
+        }
+        if used > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > width {
+            lines.push(word.drain(..width).collect());
+        }
+        line = word.into_iter().collect();
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines.join("\n")
+}
+
+pub(crate) fn write(
+    run: &CheckRun,
+    out: &mut dyn Write,
+    color: bool,
+    summary: CodeSummary<'_>,
+) -> io::Result<()> {
     let mode = if run.mode == Mode::SelfTest {
         " --self-test"
     } else {
@@ -116,13 +148,20 @@ pub(crate) fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Res
         rendered = rendered.replace(" pass ", &format!(" {} ", paint("pass", "32", true)));
     }
     writeln!(out, "{rendered}")?;
+    if let Some(line) = not_selected(run).0 {
+        writeln!(
+            out,
+            "{}",
+            wrap_words(&escape(&line), run.view.columns.max(20))
+        )?;
+    }
     for r in &run.gates {
         if r.findings.is_empty() {
             continue;
         }
         writeln!(out)?;
         writeln!(out, "{}:", paint(r.gate, "1", color))?;
-        let listing = listing(r);
+        let listing = listing(r, run.view.verbose);
         for f in &listing.shown {
             let (word, code) = match f.severity {
                 Severity::Error => ("error", "31"),
@@ -149,9 +188,36 @@ pub(crate) fn write(run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Res
         if let Some(rest) = listing.rest() {
             writeln!(out, "  {rest}")?;
         }
+        for line in listing.note_lines(summary) {
+            writeln!(out, "  {}", paint(&escape(&line), "36", color))?;
+        }
     }
     writeln!(out)?;
     let line = summary_line(run);
     let code = if run.passed { "1;32" } else { "1;31" };
     writeln!(out, "{}", paint(&line, code, color))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn wrapped_lines_never_start_or_end_with_a_space() {
+        let text = "HEAD~20 does not exist, so HEAD~20..HEAD cannot be checked: the history has only 1 commit(s)";
+        for width in 10..40 {
+            let w = wrap_words(text, width);
+            for l in w.lines() {
+                assert!(l.chars().count() <= width, "{width}: {l:?}");
+                assert!(!l.starts_with(' ') && !l.ends_with(' '), "{width}: {l:?}");
+            }
+            // Nothing lost but the spaces broken at (a word longer than the width is cut).
+            assert_eq!(w.replace(['\n', ' '], ""), text.replace(' ', ""), "{width}");
+            if width >= 16 {
+                assert_eq!(w.replace('\n', " "), text, "{width}");
+            }
+        }
+        assert_eq!(wrap_words("abcdefghij", 4), "abcd\nefgh\nij");
+        assert_eq!(wrap_words("", 4), "");
+    }
 }

@@ -57,15 +57,15 @@ pub fn write(
     summary: CodeSummary<'_>,
 ) -> io::Result<()> {
     match format {
-        Format::Human => human::write(run, out, color),
+        Format::Human => human::write(run, out, color, summary),
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &run::json(run)?)?;
             writeln!(out)
         }
         Format::Sarif => sarif::write(run, out, summary),
         Format::Junit => junit::write(run, out),
-        Format::Github => github::write(run, out),
-        Format::Markdown => markdown::write(run, out),
+        Format::Github => github::write(run, out, summary),
+        Format::Markdown => markdown::write(run, out, summary),
         Format::Html => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "the HTML page is drawn by html_report::check_page",

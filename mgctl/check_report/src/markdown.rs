@@ -3,7 +3,8 @@
 use std::io::{self, Write};
 
 use crate::model::Verdict;
-use crate::run::{counts, listing, summary_line, verdict_word, CheckRun};
+use crate::run::{counts, listing, not_selected, summary_line, verdict_word, CheckRun};
+use crate::CodeSummary;
 
 /// Input-derived text in a table cell or list item: one line (a message's line breaks read as
 /// spaces), no control characters, no column breaks, no markup.
@@ -16,7 +17,11 @@ fn code(s: &str) -> String {
     diag::escape::markdown_code(s)
 }
 
-pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(
+    run: &CheckRun,
+    out: &mut dyn Write,
+    summary: CodeSummary<'_>,
+) -> io::Result<()> {
     let icon = if run.passed { "✅" } else { "❌" };
     writeln!(out, "### {icon} {}", summary_line(run))?;
     writeln!(out)?;
@@ -33,7 +38,8 @@ pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         "| gate | verdict | errors | warnings | notes | headline | time |"
     )?;
     writeln!(out, "|---|---|--:|--:|--:|---|--:|")?;
-    for r in &run.gates {
+    let (unselected, rows) = not_selected(run);
+    for r in rows {
         let (e, w, n) = counts(r);
         let (headline, time) = match &r.verdict {
             Verdict::Skipped { reason } => (reason.clone(), "-".to_string()),
@@ -47,21 +53,26 @@ pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
             cell(&headline)
         )?;
     }
+    if let Some(line) = unselected {
+        writeln!(out)?;
+        writeln!(out, "{}", cell(&line))?;
+    }
     for r in run.gates.iter().filter(|r| !r.findings.is_empty()) {
         writeln!(out)?;
         writeln!(
             out,
-            "<details{}><summary><code>{}</code>: {} findings</summary>",
+            "<details{}><summary><code>{}</code>: {} finding{}</summary>",
             if r.verdict == Verdict::Fail {
                 " open"
             } else {
                 ""
             },
             r.gate,
-            r.findings.len()
+            r.findings.len(),
+            if r.findings.len() == 1 { "" } else { "s" }
         )?;
         writeln!(out)?;
-        let listing = listing(r);
+        let listing = listing(r, run.view.verbose);
         for f in &listing.shown {
             let loc = f
                 .location
@@ -78,6 +89,9 @@ pub(crate) fn write(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         }
         if let Some(rest) = listing.rest() {
             writeln!(out, "- {}", cell(&rest))?;
+        }
+        for line in listing.note_lines(summary) {
+            writeln!(out, "- {}", cell(&line))?;
         }
         writeln!(out)?;
         writeln!(out, "</details>")?;

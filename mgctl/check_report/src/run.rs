@@ -36,6 +36,8 @@ pub struct View {
     pub repo_prefix: String,
     /// Width the human table must fit.
     pub columns: usize,
+    /// Text and Markdown list every note (`check -v`) instead of a count per code.
+    pub verbose: bool,
 }
 
 impl Default for View {
@@ -43,6 +45,7 @@ impl Default for View {
         View {
             repo_prefix: String::new(),
             columns: 100,
+            verbose: false,
         }
     }
 }
@@ -118,54 +121,123 @@ pub fn counts(r: &GateReport) -> (usize, usize, usize) {
 /// Errors and warnings of one gate a text report lists: enough to act on, bounded so 16,000 hits
 /// do not print 16,000 lines. JSON, JUnit and SARIF carry every finding.
 const FINDINGS_SHOWN: usize = 100;
-/// Notes are context, not problems: a gate's first few are listed.
-const NOTES_SHOWN: usize = 5;
 
 /// The findings of one gate a text report lists, in report order, and exact counts of the rest.
 pub struct Listing<'a> {
     pub shown: Vec<&'a Finding>,
-    /// `(errors, warnings, notes)` left out.
-    pub hidden: (usize, usize, usize),
+    /// `(errors, warnings)` left out.
+    pub hidden: (usize, usize),
+    /// Notes not listed, counted per code in first-seen order.
+    pub notes: Vec<(&'a str, usize)>,
 }
 
-pub fn listing(r: &GateReport) -> Listing<'_> {
-    let (mut problems, mut notes) = (0, 0);
-    let mut hidden = (0, 0, 0);
-    let mut shown = Vec::new();
+/// The findings a text report lists: errors and warnings up to a cap, notes only when `verbose`
+/// (a note is no problem: a run would otherwise open with the 33 changes symbols.allow admits).
+pub fn listing(r: &GateReport, verbose: bool) -> Listing<'_> {
+    let mut problems = 0;
+    let mut listing = Listing {
+        shown: Vec::new(),
+        hidden: (0, 0),
+        notes: Vec::new(),
+    };
     for f in &r.findings {
-        let (seen, cap, left_out) = match f.severity {
-            Severity::Error => (&mut problems, FINDINGS_SHOWN, &mut hidden.0),
-            Severity::Warning => (&mut problems, FINDINGS_SHOWN, &mut hidden.1),
-            Severity::Note => (&mut notes, NOTES_SHOWN, &mut hidden.2),
+        let left_out = match f.severity {
+            Severity::Note if verbose => {
+                listing.shown.push(f);
+                continue;
+            }
+            Severity::Note => {
+                match listing.notes.iter_mut().find(|(c, _)| *c == f.code) {
+                    Some((_, n)) => *n += 1,
+                    None => listing.notes.push((&f.code, 1)),
+                }
+                continue;
+            }
+            Severity::Error => &mut listing.hidden.0,
+            Severity::Warning => &mut listing.hidden.1,
         };
-        if *seen < cap {
-            *seen += 1;
-            shown.push(f);
+        if problems < FINDINGS_SHOWN {
+            problems += 1;
+            listing.shown.push(f);
         } else {
             *left_out += 1;
         }
     }
-    Listing { shown, hidden }
+    listing
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 impl Listing<'_> {
     /// "… and 3,900 more (3,900 errors), every one in --format json", or None when all are listed.
     pub fn rest(&self) -> Option<String> {
-        let (e, w, n) = self.hidden;
-        if e + w + n == 0 {
+        let (e, w) = self.hidden;
+        if e + w == 0 {
             return None;
         }
-        let parts: Vec<String> = [(e, "error"), (w, "warning"), (n, "note")]
+        let parts: Vec<String> = [(e, "error"), (w, "warning")]
             .iter()
             .filter(|(k, _)| *k > 0)
-            .map(|(k, word)| format!("{k} {word}{}", if *k == 1 { "" } else { "s" }))
+            .map(|(k, word)| plural(*k, word))
             .collect();
         Some(format!(
             "… and {} more ({}), every one in --format json",
-            e + w + n,
+            e + w,
             parts.join(", ")
         ))
     }
+
+    /// One line per note code left out: "33 notes SYM009 (a change an allow entry admitted); -v lists them".
+    pub fn note_lines(&self, summary: &dyn Fn(&str) -> Option<&'static str>) -> Vec<String> {
+        self.notes
+            .iter()
+            .map(|(code, n)| {
+                let what = summary(code).map(|s| format!(" ({s})")).unwrap_or_default();
+                format!("{} {code}{what}; -v lists them", plural(*n, "note"))
+            })
+            .collect()
+    }
+}
+
+/// The gates `--only`/`--skip` left out, as one line ("14 gates not selected by --only: a, b, …"),
+/// and the gates the table shows: a selection is said once, not as a row per gate left out.
+pub(crate) fn not_selected(run: &CheckRun) -> (Option<String>, Vec<&GateReport>) {
+    let left_out = |r: &GateReport| match &r.verdict {
+        Verdict::Skipped { reason } => {
+            if reason.starts_with("not selected by --only") {
+                Some("not selected by --only")
+            } else if reason.starts_with("skipped by --skip") {
+                Some("skipped by --skip")
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut shown = Vec::new();
+    for r in &run.gates {
+        match left_out(r) {
+            Some(cause) => match causes.iter_mut().find(|(c, _)| *c == cause) {
+                Some((_, gates)) => gates.push(r.gate),
+                None => causes.push((cause, vec![r.gate])),
+            },
+            None => shown.push(r),
+        }
+    }
+    let line = causes
+        .iter()
+        .map(|(cause, gates)| {
+            format!(
+                "{} {cause}: {}",
+                plural(gates.len(), "gate"),
+                gates.join(", ")
+            )
+        })
+        .collect::<Vec<_>>();
+    ((!line.is_empty()).then(|| line.join("; ")), shown)
 }
 
 pub fn verdict_word(r: &GateReport) -> &'static str {

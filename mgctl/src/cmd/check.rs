@@ -96,6 +96,7 @@ pub fn run(
         view: View {
             repo_prefix,
             columns: settings.columns,
+            verbose: args.verbose,
         },
     };
     if let Some(summary) = &settings.step_summary {

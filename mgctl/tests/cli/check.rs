@@ -408,3 +408,41 @@ fn error_messages_escape_the_names_they_quote() {
     );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.dump());
 }
+
+/// Issue 32: the changes symbols.allow admits are counted once per code, not listed on every run
+/// (`-v` lists them), and a selection is said in one line, not as a row per gate left out.
+#[test]
+fn admitted_notes_are_counted_once_and_a_selection_is_one_line() {
+    let (_g, root) = crate::symbols::driver_with_builds();
+    let ws = root.to_str().unwrap();
+    let run = mgctl(&["check", ws, "--only", "symbols"], &root).expect(0);
+    let notes: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("SYM009"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", run.stdout);
+    assert!(
+        notes[0].contains("notes SYM009 (a change an allow entry admitted); -v lists them"),
+        "{}",
+        notes[0]
+    );
+    assert!(!run.stdout.contains("note[SYM009]"), "{}", run.stdout);
+    let rows = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("not selected"))
+        .count();
+    assert_eq!(rows, 1, "{}", run.stdout);
+    run.assert_stdout_has("gates not selected by --only: budgets, cite,");
+    let verbose = mgctl(&["check", ws, "--only", "symbols", "-v"], &root).expect(0);
+    let listed = verbose.stdout.matches("note[SYM009]").count();
+    assert!(listed > 1, "{}", verbose.stdout);
+    let md = mgctl(
+        &["check", ws, "--only", "symbols", "--format", "markdown"],
+        &root,
+    )
+    .expect(0);
+    assert!(md.stdout.contains("notes SYM009"), "{}", md.stdout);
+    assert!(!md.stdout.contains(" 1 findings"), "{}", md.stdout);
+}
