@@ -149,7 +149,7 @@ pub fn listing(r: &GateReport, verbose: bool) -> Listing<'_> {
             Severity::Note => {
                 match listing.notes.iter_mut().find(|(c, _)| *c == f.code) {
                     Some((_, n)) => *n += 1,
-                    None => listing.notes.push((&f.code, 1)),
+                    None => listing.notes.push((f.code, 1)),
                 }
                 continue;
             }
