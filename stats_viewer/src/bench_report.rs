@@ -476,7 +476,7 @@ fn driver_table(arms: &[Arm]) -> DriverTable {
         ends: Vec::new(),
     };
     for (row, &name) in cases.iter().enumerate() {
-        let _ = write!(t.text, "`{name}`");
+        t.text.push_str(name);
         t.end_cell();
         for i in 0..arms.len() {
             cell(&mut t.text, get(i, row));
@@ -544,10 +544,11 @@ pub fn driver_text(arms: &[Arm], markdown: bool, out: &mut dyn Write) -> io::Res
             line.clear();
             for (i, c) in row.enumerate() {
                 line.push_str(if i == 0 { "| " } else { " | " });
-                // The case cell is the name as code (`name`): a code span sized to the name.
-                match c.strip_prefix('`').and_then(|c| c.strip_suffix('`')) {
-                    Some(name) if i == 0 => line.push_str(&diag::escape::markdown_code(name)),
-                    _ => line.push_str(&diag::escape::markdown_cell(c)),
+                // The case cell is the name as code: a code span sized to the name.
+                if i == 0 {
+                    line.push_str(&diag::escape::markdown_code(c));
+                } else {
+                    line.push_str(&diag::escape::markdown_cell(c));
                 }
             }
             line.push_str(" |");
@@ -576,9 +577,17 @@ pub fn driver_text(arms: &[Arm], markdown: bool, out: &mut dyn Write) -> io::Res
         }
         writeln!(out, "{}", line.trim_end())
     };
+    // Names come from the input: shown inert on a terminal.
+    let header: Vec<String> = header
+        .iter()
+        .map(|h| diag::escape::terminal(h).into_owned())
+        .collect();
     write_line(&mut header.iter().map(String::as_str))?;
-    for mut row in table.rows() {
-        write_line(&mut row)?;
+    for row in table.rows() {
+        let cells: Vec<String> = row
+            .map(|c| diag::escape::terminal(c).into_owned())
+            .collect();
+        write_line(&mut cells.iter().map(String::as_str))?;
     }
     Ok(())
 }
@@ -827,9 +836,9 @@ mod tests {
         assert_eq!(
             table,
             [
-                "case         a                     b                     c",
-                "`x`          10.0 (n=1, min 10.0)  12.0 (n=1, min 12.0)  0.0 (n=1, min 0.0)",
-                "`long_case`  2.5 (n=1, min 2.5)    —                     —",
+                "case       a                     b                     c",
+                "x          10.0 (n=1, min 10.0)  12.0 (n=1, min 12.0)  0.0 (n=1, min 0.0)",
+                "long_case  2.5 (n=1, min 2.5)    —                     —",
             ]
         );
         let mut md = Vec::new();

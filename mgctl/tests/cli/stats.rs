@@ -492,9 +492,9 @@ fn bench_driver_table() {
         &out,
         &[
             "arm espryt-push: driverbench-B-espryt-push.txt (9 rows under 3 header(s), 9 other line(s) skipped)",
-            "`mc_vanilla_draw`  5136.1 (n=3, min 5063.1)      5439.1 (n=3, min 5411.9)      +303.0 ns/op (+5.90 %)",
-            "`mc_state_toggle`  23889.7 (n=3, min 23733.4)    25024.0 (n=3, min 24570.8)    +1134.3 ns/op (+4.75 %)",
-            "`mc_pass_switch`   447793.1 (n=3, min 446440.5)  445856.8 (n=3, min 444659.2)  -1936.3 ns/op (-0.43 %)",
+            "mc_vanilla_draw  5136.1 (n=3, min 5063.1)      5439.1 (n=3, min 5411.9)      +303.0 ns/op (+5.90 %)",
+            "mc_state_toggle  23889.7 (n=3, min 23733.4)    25024.0 (n=3, min 24570.8)    +1134.3 ns/op (+4.75 %)",
+            "mc_pass_switch   447793.1 (n=3, min 446440.5)  445856.8 (n=3, min 444659.2)  -1936.3 ns/op (-0.43 %)",
         ],
     );
     let md = golden(
