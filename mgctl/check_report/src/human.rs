@@ -171,7 +171,7 @@ pub(crate) fn write(
             let loc = f
                 .location
                 .as_ref()
-                .map(|l| format!("{}: ", escape(&l.to_string())))
+                .map(|l| format!("{}: ", escape(&run.view.shown_location(l))))
                 .unwrap_or_default();
             let mut lines = f.message.split('\n');
             let first = escape(lines.next().unwrap_or_default());

@@ -77,7 +77,7 @@ pub(crate) fn write(
             let loc = f
                 .location
                 .as_ref()
-                .map(|l| format!("{} ", code(&l.to_string())))
+                .map(|l| format!("{} ", code(&run.view.shown_location(l))))
                 .unwrap_or_default();
             writeln!(
                 out,

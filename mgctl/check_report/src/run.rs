@@ -2,10 +2,11 @@
 //! listing of a gate's findings, the summary line.
 
 use std::io;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::model::{Finding, GateReport, Severity, Verdict};
+use crate::model::{Finding, GateReport, Location, Severity, Verdict};
 
 /// One `check` (or `check --self-test`) run, as every format sees it.
 #[derive(Debug, Serialize)]
@@ -38,6 +39,11 @@ pub struct View {
     pub columns: usize,
     /// Text and Markdown list every note (`check -v`) instead of a count per code.
     pub verbose: bool,
+    /// The workspace root, absolute (HTML links point at it, so a moved page still works).
+    pub root: PathBuf,
+    /// Where the user stands: text and Markdown paths are relative to it, as cargo's and ruff's
+    /// are, so a printed `path:line` opens from the shell it was printed in. None: workspace-relative.
+    pub cwd: Option<PathBuf>,
 }
 
 impl Default for View {
@@ -46,6 +52,8 @@ impl Default for View {
             repo_prefix: String::new(),
             columns: 100,
             verbose: false,
+            root: PathBuf::new(),
+            cwd: None,
         }
     }
 }
@@ -131,9 +139,27 @@ pub struct Listing<'a> {
     pub notes: Vec<(&'a str, usize)>,
 }
 
-/// The findings a text report lists: errors and warnings up to a cap, notes only when `verbose`
-/// (a note is no problem: a run would otherwise open with the 33 changes symbols.allow admits).
+/// Notes of one code a text report lists before it only counts them.
+const NOTES_OF_A_CODE: usize = 3;
+
+/// The findings a text report lists: errors and warnings up to a cap; notes (context, not
+/// problems) listed when a code has a few, else counted on one line unless `verbose` — a run
+/// would otherwise open with the 33 changes symbols.allow admits.
 pub fn listing(r: &GateReport, verbose: bool) -> Listing<'_> {
+    // Notes per code, counted once (a gate has few codes, however many findings).
+    let mut note_counts: Vec<(&str, usize)> = Vec::new();
+    for f in r.findings.iter().filter(|f| f.severity == Severity::Note) {
+        match note_counts.iter_mut().find(|(c, _)| *c == f.code) {
+            Some((_, n)) => *n += 1,
+            None => note_counts.push((f.code, 1)),
+        }
+    }
+    let per_code = |code: &str| {
+        note_counts
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or(0, |(_, n)| *n)
+    };
     let mut problems = 0;
     let mut listing = Listing {
         shown: Vec::new(),
@@ -142,7 +168,7 @@ pub fn listing(r: &GateReport, verbose: bool) -> Listing<'_> {
     };
     for f in &r.findings {
         let left_out = match f.severity {
-            Severity::Note if verbose => {
+            Severity::Note if verbose || per_code(f.code) <= NOTES_OF_A_CODE => {
                 listing.shown.push(f);
                 continue;
             }
@@ -198,6 +224,47 @@ impl Listing<'_> {
                 format!("{} {code}{what}; -v lists them", plural(*n, "note"))
             })
             .collect()
+    }
+}
+
+impl View {
+    /// A workspace-relative path as the user should type it from where they stand.
+    pub fn shown_path(&self, workspace_path: &str) -> String {
+        match &self.cwd {
+            Some(cwd) if self.root.is_absolute() => relative(cwd, &self.root.join(workspace_path)),
+            _ => workspace_path.to_string(),
+        }
+    }
+
+    /// A location as text and Markdown print it: the path from the user's directory.
+    pub fn shown_location(&self, l: &Location) -> String {
+        let mut shown = l.clone();
+        shown.path = self.shown_path(&l.path);
+        shown.to_string()
+    }
+
+    /// A link that still works when the page is moved: the file's absolute `file://` address.
+    pub fn link(&self, l: &Location) -> String {
+        let abs = self.root.join(&l.path);
+        diag::escape::href(&format!("file://{}", abs.to_string_lossy()), l.line)
+    }
+}
+
+/// `to` relative to the directory `from`, lexically (both absolute): `driver/MobileGL/A.cpp` from
+/// the repository root, `../A.cpp` from a sibling directory.
+fn relative(from: &Path, to: &Path) -> String {
+    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); f.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
     }
 }
 

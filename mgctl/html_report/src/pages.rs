@@ -288,7 +288,7 @@ pub fn check_page(run: &CheckRun) -> String {
             let place = f.location.as_ref().map_or_else(String::new, |l| {
                 format!(
                     "<a href=\"{}\"><code>{}</code></a>",
-                    esc(&diag::escape::href(&l.path, l.line)),
+                    esc(&run.view.link(l)),
                     esc(&l.to_string())
                 )
             });

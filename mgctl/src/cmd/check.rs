@@ -34,6 +34,7 @@ pub fn run(
     sel.validate(&all)?;
     let start = Instant::now();
     let mut repo_prefix = String::new();
+    let mut root = std::path::PathBuf::new();
     let mut build = None;
     let (mode, workspace, config, reports) = if args.self_test {
         // Canned controls need no workspace; when one resolves, the live controls also mutate
@@ -75,6 +76,7 @@ pub fn run(
             None => ctx.root.display().to_string(),
         };
         repo_prefix = repo_prefix_of(settings, &ctx.root);
+        root.clone_from(&ctx.root);
         (Mode::Check, workspace, config, reports)
     };
     // A run that checked nothing is not a pass: it is a usage or config error (exit 2).
@@ -97,6 +99,8 @@ pub fn run(
             repo_prefix,
             columns: settings.columns,
             verbose: args.verbose,
+            root: std::path::absolute(&root).unwrap_or(root),
+            cwd: std::env::current_dir().ok(),
         },
     };
     if let Some(summary) = &settings.step_summary {

@@ -446,3 +446,33 @@ fn admitted_notes_are_counted_once_and_a_selection_is_one_line() {
     assert!(md.stdout.contains("notes SYM009"), "{}", md.stdout);
     assert!(!md.stdout.contains(" 1 findings"), "{}", md.stdout);
 }
+
+/// Issue 32: text and Markdown paths are relative to where the user stands (a printed
+/// `path:line` opens from that shell), machine formats stay workspace/repository-relative, and
+/// the HTML page links each finding by its absolute `file://` address and line.
+#[test]
+fn paths_are_shown_from_the_current_directory() {
+    let dir = planted();
+    let ws = dir.path();
+    let from_parent = mgctl(
+        &["check", ws.file_name().unwrap().to_str().unwrap()],
+        ws.parent().unwrap(),
+    );
+    let name = ws.file_name().unwrap().to_str().unwrap();
+    let want = format!("{name}/MobileGL/MG_Backend/DirectGLES/Draw.cpp:3:");
+    from_parent.expect(1).assert_stdout_has(&want);
+    let inside = ws.join("MobileGL/MG_Backend");
+    let run = mgctl(&["check", "--format", "markdown"], &inside).expect(1);
+    run.assert_stdout_has("`DirectGLES/Draw.cpp:3:");
+    let sibling = ws.join("MobileGL/MG_State");
+    let run = mgctl(&["check"], &sibling).expect(1);
+    run.assert_stdout_has("../MG_Backend/DirectGLES/Draw.cpp:3:");
+    let json = mgctl(&["check", "--format", "json"], &sibling).expect(1);
+    json.assert_stdout_has("\"path\": \"MobileGL/MG_Backend/DirectGLES/Draw.cpp\"");
+    let html = mgctl(&["check", "--format", "html"], &sibling).expect(1);
+    let abs = ws
+        .canonicalize()
+        .unwrap()
+        .join("MobileGL/MG_Backend/DirectGLES/Draw.cpp");
+    html.assert_stdout_has(&format!("href=\"file://{}#L3\"", abs.display()));
+}
