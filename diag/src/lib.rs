@@ -12,6 +12,7 @@ mod control;
 mod diagnostic;
 pub mod escape;
 mod location;
+pub mod walk;
 
 pub use code::{malformed, Code};
 

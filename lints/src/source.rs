@@ -27,10 +27,10 @@ impl Source for Disk {
         &self.root
     }
     fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
-        std::fs::read(self.root.join(rel))
+        diag::walk::read(&self.root.join(rel))
     }
     fn read_found(&self, _rel: &str, path: &Path) -> std::io::Result<Vec<u8>> {
-        std::fs::read(path)
+        diag::walk::read(path)
     }
 }
 

@@ -119,29 +119,25 @@ impl SourceTree {
     /// The working tree under `root`. Skips `.git`, `target` and paths matching `exclude`
     /// (workspace-relative globs).
     pub fn worktree(root: &Path, exclude: &GlobSet) -> Result<Self, Error> {
-        let mut files = Vec::new();
-        let walker = walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                let name = e.file_name().to_string_lossy();
-                let rel = rel_of(root, e.path());
-                e.depth() == 0
-                    || !(name == ".git"
-                        || name == "target"
-                        || (!rel.is_empty() && exclude.is_match(&rel)))
-            });
-        for entry in walker {
-            let entry = entry.map_err(|e| Error::Walk {
-                path: e
-                    .path()
-                    .map_or_else(|| root.to_path_buf(), Path::to_path_buf),
-                reason: e.to_string(),
-            })?;
-            if entry.file_type().is_file() {
-                files.push(rel_of(root, entry.path()));
-            }
-        }
+        // The one workspace walk (diag::walk): links inside the workspace followed, each file
+        // once. A file over the size limit stays listed (reading it is the error naming the
+        // limit); a link out of the workspace is not followed, so it is no citation target.
+        let listing = diag::walk::walk(root, Path::new(""), &|rel, _| {
+            let name = rel.file_name().map(|n| n.to_string_lossy());
+            let rel = diag::walk::display(rel);
+            !(name.as_deref() == Some(".git")
+                || name.as_deref() == Some("target")
+                || (!rel.is_empty() && exclude.is_match(&rel)))
+        })
+        .map_err(|e| Error::Walk {
+            path: e.path.clone(),
+            reason: e.source.to_string(),
+        })?;
+        let mut files: Vec<String> = listing.files.iter().map(|f| f.display()).collect();
+        files.extend(listing.skipped.iter().filter_map(|s| match s {
+            diag::walk::Skip::TooLarge { rel, .. } => Some(diag::walk::display(rel)),
+            _ => None,
+        }));
         Ok(Self::new(
             "WORKTREE".to_string(),
             None,
@@ -256,7 +252,7 @@ impl SourceTree {
         let bytes = match &self.backend {
             Backend::Worktree { root } => {
                 let p = root.join(path);
-                std::fs::read(&p).map_err(|e| Error::Read {
+                diag::walk::read(&p).map_err(|e| Error::Read {
                     path: p,
                     reason: e.to_string(),
                 })?

@@ -286,30 +286,33 @@ fn load_in(src: &dyn crate::source::Source, cfg: &FatalSitesConfig) -> Result<Ve
     if !dir.is_dir() {
         return Err(Error::MissingRoot { path: dir });
     }
-    let mut out = Vec::new();
-    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| Error::Read {
-            path: e.path().map_or_else(|| dir.clone(), Path::to_path_buf),
-            source: e.into(),
-        })?;
-        let p = entry.path();
-        let ext_ok = p
-            .extension()
+    // The one workspace walk (diag::walk): links inside the workspace followed, each file once,
+    // names kept as bytes; a link out of the workspace or a file over the size limit is named.
+    let ext_ok = |rel: &Path| {
+        rel.extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| cfg.extensions.iter().any(|x| x == e));
-        if !entry.file_type().is_file() || !ext_ok {
-            continue;
-        }
-        let rel = p
-            .strip_prefix(root)
-            .unwrap_or(p)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+            .is_some_and(|e| cfg.extensions.iter().any(|x| x == e))
+    };
+    let listing = diag::walk::walk(root, Path::new(&cfg.root), &|rel, is_dir| {
+        is_dir || (ext_ok(rel) && !skipped(&diag::walk::display(rel), cfg))
+    })
+    .map_err(|e| Error::Read {
+        path: e.path,
+        source: e.source,
+    })?;
+    if let Some(skip) = listing.findings().next() {
+        return Err(Error::Read {
+            path: root.join(skip.rel()),
+            source: std::io::Error::other(skip.reason()),
+        });
+    }
+    let mut out = Vec::new();
+    for found in &listing.files {
+        let rel = found.display();
         if skipped(&rel, cfg) {
             continue;
         }
+        let p = &found.path;
         let bytes = src.read_found(&rel, p).map_err(|source| Error::Read {
             path: p.to_path_buf(),
             source,

@@ -19,6 +19,7 @@ diag::codes! {
         Ppr004 = "PPR004": "not a git repository: every file was scanned",
         Ppr005 = "PPR005": "a tracked file could not be read",
         Ppr006 = "PPR006": "the preproc scan could not run",
+        Ppr007 = "PPR007": "a file larger than the size limit ([check] max_file_size): not read",
     }
 }
 
@@ -149,16 +150,28 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
         },
         Err(e) => Err(e.to_string()),
     };
+    let scanned_kind = |p: &str| {
+        let ext = p.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) && !exclude.is_match(p)
+    };
     let (listed, source) = match tracked {
         Ok(t) => t,
-        Err(why) => match walk_files(root) {
-            Ok(all) => {
+        Err(why) => match walk_files(root, &scanned_kind) {
+            Ok((all, skipped)) => {
                 ds.push(Diag::warning(
                     Code::Ppr004,
                     format!(
                         "{why}: scanned every file under the workspace instead of the tracked files"
                     ),
                 ));
+                for (rel, reason) in skipped {
+                    let rel = diag::escape::terminal(&rel).into_owned();
+                    ds.push(
+                        Diag::warning(Code::Ppr005, format!("not scanned: {reason}"))
+                            .file(rel.clone())
+                            .in_unit(rel),
+                    );
+                }
                 (all, format!("every file under {} ({why})", root.display()))
             }
             Err(w) => return could_not_run(w),
@@ -166,21 +179,23 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
     };
     let files: Vec<(String, std::path::PathBuf)> = listed
         .into_iter()
-        .filter(|(p, _)| {
-            let ext = p.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-            cfg.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) && !exclude.is_match(p)
-        })
+        .filter(|(p, _)| scanned_kind(p))
         .collect();
     let rules = cfg.rules();
     let mut scanned = Vec::new();
     for (rel, path) in &files {
         // Shown escaped (a name holding control characters cannot act on the reader).
         let rel = &diag::escape::terminal(rel).into_owned();
-        match std::fs::read(root.join(path)) {
+        match diag::walk::read(&root.join(path)) {
             Ok(bytes) => {
                 ds.extend(diags(&scan(&bytes, rel, &rules)));
                 scanned.push(rel.clone());
             }
+            Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => ds.push(
+                Diag::error(Code::Ppr007, format!("not scanned: {e}"))
+                    .file(rel.clone())
+                    .in_unit(rel.clone()),
+            ),
             Err(e) => ds.push(
                 Diag::warning(Code::Ppr005, format!("tracked but not scanned: {e}"))
                     .file(rel.clone())

@@ -256,25 +256,39 @@ fn directive_hits(
     }
 }
 
-/// Every file under `root` (workspace-relative, forward slashes, sorted), skipping hidden
-/// folders: the file list when the workspace is not inside a git repository. Each file's name
-/// for reports (lossy when not UTF-8) comes with its path as found, which is what is read.
-pub fn walk_files(root: &std::path::Path) -> Result<Vec<(String, std::path::PathBuf)>, String> {
-    let mut out = Vec::new();
-    let walk = walkdir::WalkDir::new(root)
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walk {
-        let entry = entry.map_err(|e| e.to_string())?;
-        if entry.file_type().is_file() {
-            if let Ok(rel) = entry.path().strip_prefix(root) {
-                out.push((rel.to_string_lossy().replace('\\', "/"), rel.to_path_buf()));
-            }
-        }
-    }
+/// Every file under `root` that `wanted` accepts (workspace-relative, forward slashes, sorted),
+/// skipping hidden entries: the file list when git lists none. The one workspace walk
+/// (diag::walk): links followed inside the workspace, each file once. Each file's name for
+/// reports (lossy when not UTF-8) comes with its path as found, which is what is read; the
+/// wanted entries not listed (a link out of the workspace, a file over the size limit) come
+/// second, with why.
+pub fn walk_files(
+    root: &std::path::Path,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<WalkedFiles, String> {
+    let listing = diag::walk::walk(root, std::path::Path::new(""), &|rel, is_dir| {
+        let hidden = rel
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."));
+        !hidden && (is_dir || wanted(&diag::walk::display(rel)))
+    })
+    .map_err(|e| e.to_string())?;
+    let mut out: Vec<(String, std::path::PathBuf)> = listing
+        .files
+        .iter()
+        .map(|f| (f.display(), f.rel.clone()))
+        .collect();
     out.sort();
-    Ok(out)
+    let skipped = listing
+        .findings()
+        .map(|s| (diag::walk::display(s.rel()), s.reason()))
+        .collect();
+    Ok((out, skipped))
 }
+
+/// What [`walk_files`] lists: the files (name for reports, path as found) and the skipped
+/// entries (name, why).
+pub type WalkedFiles = (Vec<(String, std::path::PathBuf)>, Vec<(String, String)>);
 
 /// Upstream's three rules (spec §5), the MobileGL profile's default.
 pub fn mobilegl_rules() -> Rules {

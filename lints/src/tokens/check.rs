@@ -13,10 +13,11 @@ diag::codes! {
         Tok001 = "TOK001": "a forbidden token",
         Tok002 = "TOK002": "an allow entry that matches nothing (stale)",
         Tok003 = "TOK003": "a rule that does not compile",
-        Tok004 = "TOK004": "a file a rule applies to was not scanned (not UTF-8)",
+        Tok004 = "TOK004": "a file a rule applies to was not scanned (not UTF-8, a link leading out of the workspace)",
         Tok005 = "TOK005": "the tree could not be walked or a file could not be read",
         Tok006 = "TOK006": "a rule's paths globs match no file (the rule would pass vacuously)",
         Tok007 = "TOK007": "one paths glob of a rule matches no file (the others do)",
+        Tok008 = "TOK008": "a file a rule applies to is larger than the size limit ([check] max_file_size): not read",
     }
 }
 
@@ -97,6 +98,13 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag<Co
     for (path, why) in &report.skipped {
         out.push(
             Diag::warning(Code::Tok004, format!("not scanned: {why}"))
+                .file(path.clone())
+                .in_unit(path.clone()),
+        );
+    }
+    for (path, why) in &report.too_large {
+        out.push(
+            Diag::error(Code::Tok008, format!("not scanned: {why}"))
                 .file(path.clone())
                 .in_unit(path.clone()),
         );

@@ -262,6 +262,8 @@ pub struct Report {
     pub files: Vec<String>,
     /// Files skipped and why (not UTF-8, unreadable): never silent.
     pub skipped: Vec<(String, String)>,
+    /// Files a rule applies to that are over the size limit, and why: not read (an error).
+    pub too_large: Vec<(String, String)>,
     /// (rule, glob) `paths` globs that matched no file of the tree (a rule that checks nothing
     /// there passes vacuously). Filled by [`run`], which sees the whole tree.
     pub vacuous: Vec<(String, String)>,
@@ -301,52 +303,22 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
         .iter()
         .flat_map(|r| r.globs.iter().map(|g| literal_lead(g)))
         .collect();
-    let reachable = |e: &walkdir::DirEntry| {
-        let Ok(rel) = e.path().strip_prefix(root) else {
-            return true;
-        };
-        if e.depth() == 0 || !e.file_type().is_dir() {
-            return true;
-        }
-        let dir = format!("{}/", rel.to_string_lossy().replace('\\', "/"));
+    let reachable = |rel: &str| {
+        let dir = format!("{rel}/");
         leads
             .iter()
             .any(|l| l.starts_with(dir.as_str()) || dir.starts_with(l))
     };
-    // Links are followed (issue 29): what the compiler reads through a link is judged, at the
-    // link's path. A link back to its own ancestor is a loop, walked once through the ancestor;
-    // a dangling link is no source, as before.
-    let walk = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name();
-    for entry in walk.into_iter().filter_entry(reachable) {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) if e.loop_ancestor().is_some() => continue,
-            Err(e)
-                if e.depth() > 0
-                    && e.path().is_some_and(|p| {
-                        std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
-                    }) =>
-            {
-                continue
-            }
-            Err(e) => {
-                return Err(Error::Walk {
-                    path: e.path().unwrap_or(root).to_path_buf(),
-                    reason: e.to_string(),
-                })
-            }
-        };
-        if !entry.file_type().is_file() {
-            continue;
+    // The one workspace walk (diag::walk, issue 29): links are followed (what the compiler reads
+    // through a link is judged, at the link's path) unless they lead out of the workspace, each
+    // file is listed once and a loop walked once; a dangling link is no source, as before.
+    let used_cell = std::cell::RefCell::new(&mut used);
+    let wanted = |rel: &Path, is_dir: bool| {
+        let rel = diag::walk::display(rel);
+        if is_dir {
+            return rel.is_empty() || reachable(&rel);
         }
-        let path = entry.into_path();
-        let rel = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .replace('\\', "/");
+        let mut used = used_cell.borrow_mut();
         let mut applies = false;
         for (r, u) in rules.iter().zip(used.iter_mut()) {
             if r.applies_to(&rel) {
@@ -358,9 +330,23 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
                 }
             }
         }
-        if !applies {
-            continue;
+        applies
+    };
+    let listing = diag::walk::walk(root, Path::new(""), &wanted).map_err(|e| Error::Walk {
+        path: e.path.clone(),
+        reason: e.source.to_string(),
+    })?;
+    let mut too_large = Vec::new();
+    for skip in listing.findings() {
+        let rel = diag::walk::display(skip.rel());
+        match skip {
+            diag::walk::Skip::TooLarge { .. } => too_large.push((rel, skip.reason())),
+            _ => skipped.push((rel, skip.reason())),
         }
+    }
+    for found in listing.files {
+        let rel = found.display();
+        let path = found.path;
         let bytes = src.read_found(&rel, &path).map_err(|e| Error::Read {
             path: path.clone(),
             reason: e.to_string(),
@@ -375,6 +361,7 @@ pub fn run_source(src: &dyn crate::source::Source, rules: &[Rule]) -> Result<Rep
     }
     let mut report = analyse(rules, files.iter().map(|(r, t)| (r.as_str(), t.as_str())));
     report.skipped = skipped;
+    report.too_large = too_large;
     for (r, u) in rules.iter().zip(&used) {
         if u.iter().any(|&b| b) {
             report.matched_rules.push(r.name.clone());

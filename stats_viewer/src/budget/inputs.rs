@@ -117,17 +117,6 @@ fn walk(root: &Path, set: &globset::GlobSet) -> Result<Vec<PathBuf>, (PathBuf, s
 /// A file's identity (device, inode) where the platform has one.
 type FileId = Option<(u64, u64)>;
 
-#[cfg(unix)]
-fn file_id(m: &std::fs::Metadata) -> FileId {
-    use std::os::unix::fs::MetadataExt;
-    Some((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_id(_: &std::fs::Metadata) -> FileId {
-    None
-}
-
 /// The listed paths sorted, each file once (issue 29): a file that several paths reach (links to
 /// a directory, hard links) keeps the first of its paths in sorted order.
 fn once_each(mut found: Vec<(PathBuf, FileId)>) -> Vec<PathBuf> {
@@ -141,49 +130,44 @@ fn once_each(mut found: Vec<(PathBuf, FileId)>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The matching files under `start`, links followed. The walk is walkdir's, as the include
-/// gates' (issue 29): a link back to one of its own ancestors is a loop and is not walked (all
-/// it leads to is listed through the ancestor already), so `up -> ..` can neither hang the walk
-/// nor list a run's inputs again under `up/`. A dangling link is listed as a file (reading it is
-/// the error that names it); any other failure is the directory that cannot be listed.
+/// The matching files under `start`, through the one workspace walk (diag::walk, issue 29): a
+/// link back to one of its own ancestors is a loop and is not walked (all it leads to is listed
+/// through the ancestor already), so `up -> ..` can neither hang the walk nor list a run's inputs
+/// again under `up/`; a link out of the workspace is not followed and is the error naming it. A
+/// dangling link, or a file over the size limit, is listed as a file (reading it is the error
+/// that names it); any other failure is the directory that cannot be listed.
 fn walk_from(
     root: &Path,
     start: PathBuf,
     set: &globset::GlobSet,
     out: &mut Vec<(PathBuf, FileId)>,
 ) -> Result<(), (PathBuf, std::io::Error)> {
-    let skipped = |e: &walkdir::DirEntry| {
-        e.depth() > 0
-            && e.file_type().is_dir()
-            && (e.file_name() == ".git" || e.file_name() == "target")
+    let skipped = |rel: &Path, is_dir: bool| {
+        is_dir
+            && rel
+                .file_name()
+                .is_some_and(|n| n == ".git" || n == "target")
     };
-    let walk = walkdir::WalkDir::new(&start).follow_links(true).into_iter();
-    for entry in walk.filter_entry(|e| !skipped(e)) {
-        let e = match entry {
-            Ok(e) => e,
-            Err(err) if err.loop_ancestor().is_some() => continue,
-            Err(err) => {
-                let path = err.path().map_or_else(|| start.clone(), Path::to_path_buf);
-                let dangling = err.depth() > 0
-                    && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-                if dangling {
-                    if set.is_match(rel(root, &path)) {
-                        out.push((path, None));
-                    }
-                    continue;
-                }
-                let io = err
-                    .into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other("walk failed"));
-                return Err((path, io));
+    let from = start.strip_prefix(root).unwrap_or(&start).to_path_buf();
+    let listing = diag::walk::walk(root, &from, &|r, is_dir| {
+        !skipped(r, is_dir) && (is_dir || set.is_match(rel(root, &root.join(r))))
+    })
+    .map_err(|e| (e.path, e.source))?;
+    for skip in listing.skipped {
+        match skip {
+            diag::walk::Skip::OutsideLink { rel, .. } => {
+                return Err((
+                    root.join(&rel),
+                    std::io::Error::other(
+                        "a link leading out of the workspace: not followed".to_string(),
+                    ),
+                ))
             }
-        };
-        if e.file_type().is_dir() || !set.is_match(rel(root, e.path())) {
-            continue;
+            diag::walk::Skip::TooLarge { rel, .. } => out.push((root.join(rel), None)),
+            diag::walk::Skip::Dangling { path, .. } => out.push((path, None)),
         }
-        let id = e.metadata().ok().and_then(|m| file_id(&m));
-        out.push((e.into_path(), id));
     }
+    out.extend(listing.files.into_iter().map(|f| (f.path, f.id)));
     Ok(())
 }
 
@@ -200,7 +184,7 @@ pub fn read_matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<In
     let mut out = Vec::new();
     for path in matching(root, globs, what)? {
         let r = rel(root, &path);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{r}: cannot read: {e}"))?;
+        let bytes = diag::walk::read(&path).map_err(|e| format!("{r}: cannot read: {e}"))?;
         out.push(InputFile::new(r, path, bytes));
     }
     Ok(out)
