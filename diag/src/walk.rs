@@ -5,8 +5,10 @@
 //! - Links are followed (what the compiler reads through a link is what a gate judges), but a
 //!   link whose target lies **outside the workspace** is not: it is a [`Skip::OutsideLink`] the
 //!   gate reports, so a scan is bounded by the workspace.
-//! - A directory is walked once: a link back to an ancestor (a loop) or to a directory already
-//!   walked adds nothing, so `up -> ..` can neither hang a walk nor list a file twice.
+//! - A link back to one of its own ancestors is a loop and is not walked (all it leads to is
+//!   walked through the ancestor), so `up -> ..` cannot hang a walk. A directory reached by two
+//!   paths that are not a loop is walked under both (which files a gate wants depends on the
+//!   path), and its files are listed once, as below.
 //! - A file is listed once however many paths lead to it (links, hard links: its device and
 //!   inode), at the first of its paths in walk order (names sorted bytewise at each level).
 //! - Names are kept as found (`OsStr`, never a lossy copy), so a non-UTF-8 name is read back.
@@ -231,7 +233,7 @@ pub fn walk_limited(
         canon_root,
         limit,
         wanted,
-        dirs: HashSet::new(),
+        dirs: Vec::new(),
         files: HashSet::new(),
         out: Listing::default(),
     };
@@ -243,10 +245,7 @@ pub fn walk_limited(
     let top = root.join(start);
     let meta = std::fs::metadata(&top).map_err(err(&top))?;
     if meta.is_dir() {
-        if let Some(i) = id(&meta) {
-            w.dirs.insert(i);
-        }
-        w.dir(&top, start)?;
+        w.enter(&top, start, &meta)?;
     } else {
         w.entry(&top, start.to_path_buf())?;
     }
@@ -258,12 +257,29 @@ struct Walker<'a> {
     canon_root: PathBuf,
     limit: u64,
     wanted: &'a dyn Fn(&Path, bool) -> bool,
-    dirs: HashSet<Id>,
+    /// The directories being walked, outermost first.
+    dirs: Vec<Id>,
     files: HashSet<Id>,
     out: Listing,
 }
 
 impl Walker<'_> {
+    /// Walks a directory unless it is one of its own ancestors (a loop).
+    fn enter(&mut self, dir: &Path, rel: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
+        let me = id(meta);
+        if me.is_some_and(|i| self.dirs.contains(&i)) {
+            return Ok(());
+        }
+        if let Some(i) = me {
+            self.dirs.push(i);
+        }
+        let r = self.dir(dir, rel);
+        if me.is_some() {
+            self.dirs.pop();
+        }
+        r
+    }
+
     fn dir(&mut self, dir: &Path, rel: &Path) -> Result<(), Error> {
         let rd = std::fs::read_dir(dir).map_err(|source| Error {
             path: dir.to_path_buf(),
@@ -322,10 +338,7 @@ impl Walker<'_> {
             }
         }
         if is_dir {
-            if id(&meta).is_some_and(|i| !self.dirs.insert(i)) {
-                return Ok(()); // a loop, or a directory already walked through another path
-            }
-            return self.dir(path, &rel);
+            return self.enter(path, &rel, &meta);
         }
         if id(&meta).is_some_and(|i| !self.files.insert(i)) {
             return Ok(());

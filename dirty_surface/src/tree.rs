@@ -73,7 +73,7 @@ pub fn decode(bytes: Vec<u8>) -> (String, Option<(u32, u32)>) {
 }
 
 pub fn read(path: &Path, rel: String) -> Result<Source> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
+    let bytes = diag::walk::read(path).map_err(|source| Error::Read {
         path: path.to_path_buf(),
         source,
     })?;

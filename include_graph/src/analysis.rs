@@ -447,7 +447,7 @@ pub fn probes(g: &Graph, o: &ProbeOptions<'_>) -> Result<ProbesOutcome> {
     let cxx = if setup_problem.is_some() { None } else { cxx };
     let mut results = Vec::new();
     for p in selected {
-        let text = std::fs::read(g.root.join(&p.header)).ok();
+        let text = diag::walk::read(&g.root.join(&p.header)).ok();
         let sr = probe::run(g, p, text.as_deref());
         let mut out = ProbeOutcome {
             probe: p.clone(),

@@ -629,9 +629,25 @@ fn read_into<'b>(path: &Path, buf: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]>
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;
     let mut len = 0;
+    // A file over the size limit is an error naming the limit, never a read (issue 29: a 2 GiB
+    // sparse source aborted the run allocating its buffer).
+    let limit = diag::walk::max_file_size();
+    let too_large = |size: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            diag::walk::too_large_reason(size, limit),
+        )
+    };
     loop {
+        if len as u64 > limit {
+            return Err(too_large(len as u64));
+        }
         if buf.len() - len < READ_SPARE {
-            let size = f.metadata().map_or(0, |m| m.len() as usize);
+            let size = f.metadata().map_or(0, |m| m.len());
+            if size > limit {
+                return Err(too_large(size));
+            }
+            let size = size as usize;
             let want = (buf.len() * 2).max(size.max(len) + READ_SPARE);
             buf.resize(want, 0);
         }

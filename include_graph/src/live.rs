@@ -102,7 +102,7 @@ pub fn live_probe_controls(
         let mut overlay = HashMap::new();
         if !neutered(&name) {
             let path = normalize(&clean.root.join(&p.header));
-            let mut bytes = match std::fs::read(&path) {
+            let mut bytes = match diag::walk::read(&path) {
                 Ok(b) => b,
                 Err(e) => {
                     out.push(fail(name, format!("{}: cannot read: {e}", p.header)));

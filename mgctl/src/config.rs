@@ -27,6 +27,8 @@ pub struct BuildConfig {
 pub struct Config {
     #[serde(default)]
     pub workspace: WorkspaceSection,
+    #[serde(default)]
+    pub check: CheckSection,
     pub tokens: Option<lints::tokens::cfg::TokensConfig>,
     pub symbols: Option<symbols::cfg::SymbolsConfig>,
     pub symbol_rules: Option<symbols::cfg::SymbolRulesConfig>,
@@ -56,6 +58,14 @@ pub struct WorkspaceSection {
     pub name: Option<String>,
 }
 
+/// `[check]` in mgctl.toml: limits of the whole run.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSection {
+    /// The largest source a gate reads, in bytes (default 64 MiB): a larger one is a finding.
+    pub max_file_size: Option<toml::Spanned<u64>>,
+}
+
 impl Config {
     /// The built-in profile for a MobileGL checkout without `mgctl.toml`: the defaults of the
     /// upstream scripts (see ../shared/specs/).
@@ -64,6 +74,7 @@ impl Config {
             workspace: WorkspaceSection {
                 name: Some("MobileGL (built-in profile)".into()),
             },
+            check: CheckSection::default(),
             tokens: Some(lints::tokens::cfg::mobilegl_profile()),
             symbols: symbols::cfg::mobilegl_profile(),
             symbol_rules: symbols::cfg::mobilegl_rules_profile(),
@@ -132,11 +143,20 @@ pub fn no_workspace_hint(root: &Path) -> String {
 
 /// Parses config text; errors carry `path:line:column`.
 pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
-    toml::from_str(text).map_err(|e| {
+    // A lone CR ends a line (docs/config.md) but TOML knows only LF and CRLF: it becomes an LF,
+    // one byte for one, so every span still points into `text`.
+    let lf: String = text
+        .char_indices()
+        .map(|(i, c)| match c {
+            '\r' if text.as_bytes().get(i + 1) != Some(&b'\n') => '\n',
+            c => c,
+        })
+        .collect();
+    toml::from_str(&lf).map_err(|e| {
         let display = path.display().to_string();
         let mut message = one_line(e.message());
-        if text.contains('\r') && !text.contains("\r\n") {
-            message.push_str(" (the file has CR-only line endings; TOML needs LF or CRLF)");
+        if message.is_empty() {
+            message = "malformed TOML".to_string();
         }
         match e.span() {
             Some(span) => {
@@ -209,6 +229,21 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
             }
         })?;
         let config = parse(&text, &path)?;
+        if let Some(max) = &config.check.max_file_size {
+            if *max.get_ref() == 0 {
+                let (line, column) = line_col(&text, max.span().start);
+                let message = "max_file_size must be at least 1 byte".to_string();
+                let path = path.display().to_string();
+                return Err(Error::Syntax {
+                    path,
+                    line,
+                    column,
+                    message,
+                }
+                .into());
+            }
+            diag::walk::set_max_file_size(*max.get_ref());
+        }
         return Ok((config, Some(path), text));
     }
     if MOBILEGL_MARKERS.iter().any(|m| root.join(m).is_dir()) {
@@ -246,6 +281,18 @@ mod tests {
     fn line_col_counts_cr_only_and_crlf_lines() {
         assert_eq!(line_col("a\rb\rcd", 5), (3, 2));
         assert_eq!(line_col("a\r\nb", 3), (2, 1));
+    }
+
+    #[test]
+    fn cr_only_lines_are_lines() {
+        let c = parse("[workspace]\rname = \"x\"\r", Path::new("m.toml")).unwrap();
+        assert_eq!(c.workspace.name.as_deref(), Some("x"));
+        let err = parse("[workspace]\rnmae = 1\r", Path::new("m.toml")).unwrap_err();
+        assert!(
+            err.to_string().starts_with("m.toml:2:1: unknown field"),
+            "{err}"
+        );
+        assert!(parse("\r\r", Path::new("m.toml")).is_ok());
     }
 
     #[test]

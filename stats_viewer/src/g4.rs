@@ -349,7 +349,7 @@ pub fn live_controls(
         let mut overlay = BTreeMap::new();
         let mut line = 0;
         if !neutered(&name) {
-            let mut bytes = match std::fs::read(&target) {
+            let mut bytes = match diag::walk::read(&target) {
                 Ok(b) => b,
                 Err(e) => {
                     out.push(fail(name, format!("{target_rel}: cannot read: {e}")));

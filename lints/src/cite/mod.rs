@@ -36,7 +36,7 @@ pub use run::{diags, expand_docs, outcome, run_check, Code};
 
 /// Read a document: it must exist and be UTF-8 (the error names the line and byte).
 pub fn read_doc(path: &Path) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+    let bytes = diag::walk::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NoDocument {
             path: path.to_path_buf(),
         },

@@ -52,7 +52,7 @@ impl Files for Disk {
         if p.exists() && !p.is_file() {
             return Err("not a regular file".into());
         }
-        match std::fs::read(&p) {
+        match diag::walk::read(&p) {
             Ok(b) => Ok(Some(b)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e.to_string()),

@@ -260,8 +260,8 @@ fn directive_hits(
 /// skipping hidden entries: the file list when git lists none. The one workspace walk
 /// (diag::walk): links followed inside the workspace, each file once. Each file's name for
 /// reports (lossy when not UTF-8) comes with its path as found, which is what is read; the
-/// wanted entries not listed (a link out of the workspace, a file over the size limit) come
-/// second, with why.
+/// links out of the workspace come second, with why (a file over the size limit is listed:
+/// reading it is the error).
 pub fn walk_files(
     root: &std::path::Path,
     wanted: &dyn Fn(&str) -> bool,
@@ -278,11 +278,17 @@ pub fn walk_files(
         .iter()
         .map(|f| (f.display(), f.rel.clone()))
         .collect();
+    let mut skipped = Vec::new();
+    for s in listing.findings() {
+        match s {
+            // listed: reading it is the error naming the limit, as for a tracked file
+            diag::walk::Skip::TooLarge { rel, .. } => {
+                out.push((diag::walk::display(rel), rel.clone()))
+            }
+            _ => skipped.push((diag::walk::display(s.rel()), s.reason())),
+        }
+    }
     out.sort();
-    let skipped = listing
-        .findings()
-        .map(|s| (diag::walk::display(s.rel()), s.reason()))
-        .collect();
     Ok((out, skipped))
 }
 

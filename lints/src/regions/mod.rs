@@ -177,7 +177,9 @@ impl<'a> Side<'a> {
 
     fn read(&self, file: &str) -> Result<Vec<u8>, String> {
         match self {
-            Side::WorkTree { root } => std::fs::read(root.join(file)).map_err(|e| e.to_string()),
+            Side::WorkTree { root } => {
+                diag::walk::read(&root.join(file)).map_err(|e| e.to_string())
+            }
             Side::Source(src) => src.read(file).map_err(|e| e.to_string()),
             Side::Commit { ws, at } => ws.read_at(at, file).map_err(|e| match e {
                 GitError::MissingFile { .. } => "no such file at that ref".to_string(),

@@ -85,7 +85,7 @@ pub struct TestList {
 
 /// Read and parse a list file.
 pub fn read(path: &Path) -> Result<TestList, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Read {
+    let bytes = diag::walk::read(path).map_err(|e| Error::Read {
         path: path.to_path_buf(),
         msg: e.to_string(),
     })?;

@@ -889,3 +889,191 @@ fn hostile_symlinked_sources() {
     );
     h.finish("file-system/links");
 }
+
+/// The codes of `gate`'s findings located at a path containing `at`.
+fn codes_at(json: &str, gate: &str, at: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    v["gates"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|g| g["gate"] == gate)
+        .flat_map(|g| g["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| {
+            f["location"]["path"]
+                .as_str()
+                .is_some_and(|p| p.contains(at))
+        })
+        .filter_map(|f| f["code"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Issue 29, file system: a 2 GiB sparse source aborted the run under a 3 GB address-space cap
+/// (every gate read it whole); links leading out of the workspace were followed (a link to `/`
+/// walked the machine). The big file is named by every gate that would read it, never read; a
+/// link out is named, not followed; the scan stays inside the workspace.
+#[test]
+fn hostile_file_system_limits() {
+    let mut h = Hostile::default();
+    let (guard, root) = copy_driver();
+    let root_s = s(&root);
+    let common = root.join("MobileGL/MG_Backend/Common");
+    let huge = std::fs::File::create(common.join("Huge.cpp")).unwrap();
+    huge.set_len(2 << 30).unwrap();
+    drop(huge);
+    let args = [
+        "check",
+        "--no-build",
+        "--format",
+        "json",
+        "--",
+        root_s.as_str(),
+    ];
+    let out = run_bounded(&args, &root, 60);
+    for (gate, code) in [
+        ("tokens", "TOK008"),
+        ("preproc", "PPR007"),
+        ("include-layering", "INC010"),
+        ("include-probes", "INC010"),
+    ] {
+        h.case(
+            &format!("2 GiB sparse source, {gate}"),
+            match &out {
+                Ok((1, json)) if codes_at(json, gate, "Huge.cpp").iter().any(|c| c == code) => {
+                    Ok(())
+                }
+                Ok((rc, json)) => Err(format!(
+                    "exit {rc}, no {code} at Huge.cpp: {}",
+                    gate_summary(json, gate)
+                )),
+                Err(e) => Err(e.clone()),
+            },
+        );
+    }
+    h.case(
+        "2 GiB sparse source, the limit is named",
+        match &out {
+            Ok((_, json))
+                if json.contains("larger than the 64 MiB limit ([check] max_file_size)") =>
+            {
+                Ok(())
+            }
+            Ok((_, json)) => Err(json.chars().take(2000).collect()),
+            Err(e) => Err(e.clone()),
+        },
+    );
+    // A smaller limit is honoured: the same source refused at 1 KiB when it is 2 KiB.
+    std::fs::remove_file(common.join("Huge.cpp")).unwrap();
+    std::fs::write(common.join("Big.cpp"), "int x;\n".repeat(300)).unwrap();
+    let config = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("[check]\nmax_file_size = 1024\n\n{text}")).unwrap();
+    let out = run_bounded(&args, &root, 60);
+    h.case(
+        "[check] max_file_size = 1024",
+        match &out {
+            Ok((1, json)) if codes_at(json, "tokens", "Big.cpp") == ["TOK008"] => Ok(()),
+            Ok((rc, json)) => Err(format!("exit {rc}: {}", gate_summary(json, "tokens"))),
+            Err(e) => Err(e.clone()),
+        },
+    );
+    std::fs::write(&config, format!("[check]\nmax_file_size = 0\n\n{text}")).unwrap();
+    let r = mgctl(&["check", "."], &root);
+    h.case(
+        "[check] max_file_size = 0",
+        match r.code {
+            2 if r
+                .stderr
+                .contains("mgctl.toml:2:17: max_file_size must be at least 1 byte") =>
+            {
+                Ok(())
+            }
+            _ => Err(r.dump()),
+        },
+    );
+    std::fs::write(&config, &text).unwrap();
+    std::fs::remove_file(common.join("Big.cpp")).unwrap();
+    // Links out of the workspace: a source and a directory (the whole machine).
+    let outside = guard.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("Ext.cpp"),
+        "void f() { pGLContext->draw(); }\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.join("Ext.cpp"), common.join("Ext.cpp")).unwrap();
+    std::os::unix::fs::symlink("/", common.join("machine")).unwrap();
+    let tokens = [
+        "check",
+        "--no-build",
+        "--format",
+        "json",
+        "--only",
+        "tokens",
+        "--only",
+        "preproc",
+        "--",
+        root_s.as_str(),
+    ];
+    let out = run_bounded(&tokens, &root, 30);
+    for (gate, link, code) in [
+        ("tokens", "Common/Ext.cpp", "TOK004"),
+        ("tokens", "Common/machine", "TOK004"),
+        ("preproc", "Common/Ext.cpp", "PPR005"),
+    ] {
+        h.case(
+            &format!("{gate}, a link out of the workspace ({link})"),
+            match &out {
+                Ok((_, json)) if codes_at(json, gate, link) == [code] => Ok(()),
+                Ok((rc, json)) => Err(format!("exit {rc}: {}", gate_summary(json, gate))),
+                Err(e) => Err(e.clone()),
+            },
+        );
+    }
+    h.case(
+        "tokens does not judge what lies outside",
+        match &out {
+            Ok((_, json))
+                if !codes_at(json, "tokens", "Ext.cpp").contains(&"TOK001".to_string()) =>
+            {
+                Ok(())
+            }
+            Ok((_, json)) => Err(gate_summary(json, "tokens")),
+            Err(e) => Err(e.clone()),
+        },
+    );
+    // fatals / budgets inputs: a run directory linking out is an error naming the link.
+    let runs = root.join("MobileGL/MG_Test/runs");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::remove_file(common.join("machine")).unwrap();
+    std::os::unix::fs::symlink(&outside, run.join("elsewhere")).unwrap();
+    let budgets = [
+        "check",
+        "--no-build",
+        "--format",
+        "json",
+        "--only",
+        "budgets",
+        "--",
+        root_s.as_str(),
+    ];
+    let out = run_bounded(&budgets, &root, 30);
+    h.case(
+        "budgets, a run directory linking out of the workspace",
+        match &out {
+            Ok((2 | 1, json))
+                if json.contains("elsewhere: cannot list: a link leading out of the workspace") =>
+            {
+                Ok(())
+            }
+            Ok((rc, json)) => Err(format!("exit {rc}: {}", gate_summary(json, "budgets"))),
+            Err(e) => Err(e.clone()),
+        },
+    );
+    h.finish("file-system/limits");
+}

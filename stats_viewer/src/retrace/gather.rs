@@ -48,7 +48,7 @@ pub fn gather(root: &Path, cfg: &RetraceConfig) -> Result<Input, String> {
         .iter()
         .map(|p| {
             let rel = crate::budget::inputs::rel(root, p);
-            let parsed = std::fs::read(p)
+            let parsed = diag::walk::read(p)
                 .map_err(|e| format!("{rel}: cannot read: {e}"))
                 .and_then(|b| results::parse(&rel, &b));
             let id = identify(&list, &cfg.backends, &rel);
