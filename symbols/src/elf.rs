@@ -199,7 +199,9 @@ fn load<Elf: FileHeader<Endian = Endianness>>(ld: &mut Loader<'_>) -> Result<()>
         .map_err(|e| malformed(path, "ELF header at offset 5", e))?;
     let shoff: u64 = header.e_shoff(endian).into();
     if shoff == 0 {
-        return Ok(());
+        // No section headers: the dynamic symbols are found through the program headers
+        // (elf_dynamic), at addresses only they map; the file is read whole.
+        return ld.add(0, ld.len);
     }
     let entsize = u64::from(header.e_shentsize(endian));
     // Section 0 first: it holds the real section count when e_shnum overflows.
@@ -727,6 +729,28 @@ fn parse_elf<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         .versions(endian, data)
         .map_err(|e| malformed(path, ".gnu.version tables", e))?;
 
+    if sections.is_empty() && choice != TableChoice::Symtab {
+        if let Some((defined, undefined)) = crate::elf_dynamic::symbols(header, endian, data, path)?
+        {
+            return Ok(Library {
+                identity: Identity {
+                    path: path.display().to_string(),
+                    file_bytes: len,
+                    machine: machine_name(machine),
+                    class_bits: if header.is_type_64() { 64 } else { 32 },
+                    little_endian: endian == Endianness::Little,
+                    build_id: None,
+                    has_symtab: false,
+                    has_dynsym: true,
+                },
+                table: Table::Dynsym,
+                defined,
+                undefined,
+                dynamic: Vec::new(),
+                sections: Vec::new(),
+            });
+        }
+    }
     let table = match choice {
         TableChoice::Symtab if !has_symtab => {
             return Err(Error::NoSymbols {

@@ -4,6 +4,7 @@
 
 pub mod demangle;
 pub mod elf;
+mod elf_dynamic;
 pub mod error;
 mod fast;
 pub mod model;

@@ -102,3 +102,65 @@ fn non_elf_and_empty_inputs_are_named_errors() {
         Err(Error::Io { .. })
     ));
 }
+
+/// Issue 29: a library whose section headers are gone (`e_shoff`/`e_shnum`/`e_shstrndx` zeroed,
+/// as `sstrip` leaves it) still has its dynamic symbols, read through `PT_DYNAMIC`: the same as
+/// the original's `.dynsym`, not "neither .symtab nor .dynsym".
+#[test]
+fn no_section_headers_reads_the_dynamic_table() {
+    let mut tried = 0;
+    for path in [
+        "/usr/lib/x86_64-linux-gnu/libz.so.1",
+        "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1",
+        "/bin/true",
+    ] {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        tried += 1;
+        let p = Path::new(path);
+        let original = parse(&bytes, p, TableChoice::Dynsym).unwrap();
+        let mut b = bytes.clone();
+        b[0x28..0x30].fill(0); // e_shoff
+        b[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
+        let headless = parse(&b, p, TableChoice::Auto)
+            .unwrap_or_else(|e| panic!("{path} without section headers: {e}"));
+        let facts = |syms: &[symbols::Symbol]| -> Vec<String> {
+            syms.iter()
+                .map(|s| {
+                    format!(
+                        "{} {:?} {} {:x} {} {:?} {:?} {}",
+                        s.name,
+                        s.version,
+                        s.version_hidden,
+                        s.address,
+                        s.size,
+                        s.binding,
+                        s.visibility,
+                        s.kind
+                    )
+                })
+                .collect()
+        };
+        assert!(!original.defined.is_empty(), "{path}");
+        for (got, want) in [
+            (facts(&headless.defined), facts(&original.defined)),
+            (facts(&headless.undefined), facts(&original.undefined)),
+        ] {
+            let differ: Vec<(&String, &String)> = got
+                .iter()
+                .zip(&want)
+                .filter(|(g, w)| g != w)
+                .take(5)
+                .collect();
+            assert!(
+                got.len() == want.len() && differ.is_empty(),
+                "{path}: {} symbols, {} expected; first differences (got, want): {differ:#?}",
+                got.len(),
+                want.len()
+            );
+        }
+        assert!(headless.identity.has_dynsym && !headless.identity.has_symtab);
+    }
+    assert!(tried >= 2, "no sample library on this machine");
+}
