@@ -14,6 +14,23 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || is_bidi(c)
 }
 
+/// How many characters of input a message quotes before [`shorten`] cuts it.
+pub const QUOTE_CHARS: usize = 200;
+
+/// Input quoted in a message, cut after `max` characters with an ellipsis and the whole
+/// length, so a 5 MB commit subject or config value costs a line, not megabytes per output
+/// (issue 29). Text no longer than `max` is returned as it is.
+pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => Cow::Borrowed(text),
+        Some((cut, _)) => Cow::Owned(format!(
+            "{}… ({} characters in all)",
+            &text[..cut],
+            text.chars().count()
+        )),
+    }
+}
+
 /// Text for one line of a terminal or plain-text report: control characters (C0, DEL, C1, LF and
 /// CR included) and bidi controls become visible escapes (`\n`, `\x1b`, `\u{202e}`).
 pub fn terminal(text: &str) -> Cow<'_, str> {
@@ -160,6 +177,14 @@ pub fn workflow_property(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shorten_cuts_long_input_on_a_character() {
+        assert_eq!(shorten("short", 10), "short");
+        assert_eq!(shorten("ééééé", 2), "éé… (5 characters in all)");
+        let big = "x".repeat(5_000_000);
+        assert!(shorten(&big, QUOTE_CHARS).len() < 300);
+    }
 
     #[test]
     fn terminal_makes_controls_and_bidi_visible() {

@@ -93,6 +93,24 @@ pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     read_capped(path, max_file_size())
 }
 
+/// Whether a configured workspace-relative path stays inside the workspace: not absolute, and
+/// no `..` that climbs above the root (`a/../b` stays inside; `../b`, `a/../../b` do not).
+pub fn inside_workspace(p: &Path) -> bool {
+    let mut depth = 0usize;
+    for c in p.components() {
+        match c {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
+
 /// A file the walk lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -472,6 +490,21 @@ mod tests {
         assert_eq!(read_capped(&d.join("small.cpp"), 1).unwrap(), b"s");
         assert!(read_capped(&d.join("small.cpp"), 0).is_err());
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn configured_paths_stay_inside() {
+        for (p, inside) in [
+            ("a/b", true),
+            ("./a", true),
+            ("a/../b", true),
+            ("MobileGL/**/*.h", true),
+            ("../b", false),
+            ("a/../../b", false),
+            ("/etc/passwd", false),
+        ] {
+            assert_eq!(inside_workspace(Path::new(p)), inside, "{p}");
+        }
     }
 
     #[test]

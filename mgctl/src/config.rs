@@ -9,6 +9,9 @@ use serde::Deserialize;
 
 pub const FILE_NAME: &str = "mgctl.toml";
 
+/// The largest mgctl.toml read (1 MiB; driver/mgctl.toml is 15 KB).
+const CONFIG_MAX_BYTES: u64 = 1 << 20;
+
 /// The markers that make a directory a MobileGL checkout when it has no `mgctl.toml`.
 pub const MOBILEGL_MARKERS: [&str; 2] = ["MobileGL/MG_Backend", "MobileGL/MG_Pipe"];
 
@@ -209,9 +212,17 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
     let path = root.join(FILE_NAME);
     if path.is_file() {
-        let bytes = std::fs::read(&path).map_err(|e| Error::Whole {
+        // A config is a few KB: one past CONFIG_MAX_BYTES is refused before it is parsed (issue
+        // 29: 10 MB of globs peaked at 1.1 GB).
+        let bytes = diag::walk::read_capped(&path, CONFIG_MAX_BYTES).map_err(|e| Error::Whole {
             path: path.display().to_string(),
-            message: e.to_string(),
+            message: match e.kind() {
+                std::io::ErrorKind::FileTooLarge => e.to_string().replace(
+                    "limit ([check] max_file_size): not read",
+                    "limit of an mgctl.toml: not read",
+                ),
+                _ => e.to_string(),
+            },
         })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
@@ -244,6 +255,7 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
             }
             diag::walk::set_max_file_size(*max.get_ref());
         }
+        outside_paths(&config, &text, &path)?;
         return Ok((config, Some(path), text));
     }
     if MOBILEGL_MARKERS.iter().any(|m| root.join(m).is_dir()) {
@@ -254,6 +266,70 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
         hint: no_workspace_hint(root),
     }
     .into())
+}
+
+/// A path key whose value leads outside the workspace (absolute, or `..` past the root) is an
+/// error at its line (issue 29), as `[build] outputs` is.
+fn outside_paths(c: &Config, text: &str, path: &Path) -> Result<(), Error> {
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    let regions = c.regions.iter().flat_map(|r| &r.regions);
+    keys.extend(regions.map(|r| ("regions.region.file", r.file.as_str())));
+    keys.extend(
+        c.test_names
+            .iter()
+            .map(|t| ("test_names.current", t.current.as_str())),
+    );
+    keys.extend(
+        c.dirty_surface
+            .iter()
+            .map(|d| ("dirty_surface.def", d.def.as_str())),
+    );
+    keys.extend(
+        c.fatal_sites
+            .iter()
+            .map(|f| ("fatal_sites.root", f.root.as_str())),
+    );
+    keys.extend(
+        c.symbols
+            .iter()
+            .map(|s| ("symbols.before", s.before.as_str())),
+    );
+    keys.extend(
+        c.symbols
+            .iter()
+            .map(|s| ("symbols.after", s.after.as_str())),
+    );
+    let docs = c.cite.iter().flat_map(|d| &d.docs);
+    keys.extend(docs.map(|d| ("cite.docs", d.as_str())));
+    let probes = c.include.iter().flat_map(|i| &i.probes);
+    keys.extend(probes.map(|p| ("include.probe.header", p.header.as_str())));
+    for (key, value) in keys {
+        if diag::walk::inside_workspace(Path::new(value)) {
+            continue;
+        }
+        // The key's line: the first line naming the key that quotes the value.
+        let leaf = key.rsplit('.').next().unwrap_or(key);
+        let quoted = [format!("\"{value}\""), format!("'{value}'")];
+        let line = text
+            .lines()
+            .position(|l| l.contains(leaf) && quoted.iter().any(|q| l.contains(q.as_str())))
+            .or_else(|| {
+                text.lines()
+                    .position(|l| quoted.iter().any(|q| l.contains(q.as_str())))
+            })
+            .map_or(1, |i| i + 1);
+        let value = diag::escape::shorten(value, diag::escape::QUOTE_CHARS);
+        return Err(Error::Syntax {
+            path: path.display().to_string(),
+            line,
+            column: 1,
+            message: format!(
+                "{key} `{}` must be a path inside the workspace (relative, no `..` above it)",
+                crate::output::escape(&value)
+            ),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

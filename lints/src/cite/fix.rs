@@ -12,6 +12,8 @@ pub struct Edit {
     pub to: String,
     /// Digit spans in the document and their replacement text.
     pub spans: Vec<(Span, String)>,
+    /// The number each span held when the document was scanned.
+    pub was: Vec<u64>,
 }
 
 /// The edits for document `d` of the report: certain moves only.
@@ -31,8 +33,10 @@ pub fn plan(report: &CiteReport, d: usize) -> Vec<Edit> {
             continue;
         };
         let mut spans = vec![(c.first_span.clone(), first.to_string())];
+        let mut was = vec![c.first];
         if let Some(ls) = &c.last_span {
             spans.push((ls.clone(), last.to_string()));
+            was.push(c.last);
         }
         let path = c.path.as_deref().unwrap_or("");
         let shown = |a: u64, b: u64| {
@@ -48,21 +52,28 @@ pub fn plan(report: &CiteReport, d: usize) -> Vec<Edit> {
             from: shown(c.first, c.last),
             to: shown(*first, *last),
             spans,
+            was,
         });
     }
     edits
 }
 
-/// Apply edits to the document text. Each span must still hold digits (the text the scan saw);
-/// an edit whose spans do not is dropped and returned in the second list.
+/// Apply edits to the document text. Each span must still hold the number the scan saw (issue 29:
+/// a second `--fix` racing the first found the new digits there, "rewrote" every citation to
+/// itself and said so for 0 documents); an edit whose spans do not is dropped and returned in
+/// the second list.
 pub fn apply(text: &str, edits: &[Edit]) -> (String, Vec<Edit>) {
     let mut spans: Vec<(&Span, &str)> = Vec::new();
     let mut dropped = Vec::new();
     for e in edits {
-        let fits = e.spans.iter().all(|(s, _)| {
-            text.get(s.clone())
-                .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
-        });
+        let fits = e.spans.len() == e.was.len()
+            && e.spans.iter().zip(&e.was).all(|((s, _), was)| {
+                text.get(s.clone()).is_some_and(|t| {
+                    !t.is_empty()
+                        && t.bytes().all(|b| b.is_ascii_digit())
+                        && t.parse::<u64>().ok() == Some(*was)
+                })
+            });
         if fits {
             spans.extend(e.spans.iter().map(|(s, r)| (s, r.as_str())));
         } else {
@@ -151,6 +162,24 @@ mod tests {
     use crate::cite::check::{check, Options};
     use crate::cite::scan::scan;
     use crate::cite::tree::SourceTree;
+
+    #[test]
+    fn a_document_fixed_under_us_is_not_fixed_again() {
+        // `see A.cpp:10`: the digits sit at 10..12; the scan saw 10, the move is to 12.
+        let edit = Edit {
+            doc: "d.md".into(),
+            line: 1,
+            from: "A.cpp:10".into(),
+            to: "A.cpp:12".into(),
+            spans: vec![(10..12, "12".into())],
+            was: vec![10],
+        };
+        let (new, dropped) = apply("see A.cpp:10\n", std::slice::from_ref(&edit));
+        assert_eq!((new.as_str(), dropped.len()), ("see A.cpp:12\n", 0));
+        // A concurrent --fix already wrote 12: the edit no longer fits, nothing is counted.
+        let (new, dropped) = apply("see A.cpp:12\n", std::slice::from_ref(&edit));
+        assert_eq!((new.as_str(), dropped.len()), ("see A.cpp:12\n", 1));
+    }
 
     #[test]
     fn rewrites_only_certain_moves_byte_for_byte() {

@@ -86,6 +86,7 @@ pub fn diags(commits: &[CommitInfo], rules: &StyleRules) -> Vec<Diag<Code>> {
     for c in commits {
         let short = &c.id[..c.id.len().min(10)];
         let subject = c.message.lines().next().unwrap_or("");
+        let subject = diag::escape::shorten(subject, diag::escape::QUOTE_CHARS);
         for v in check_message(&c.message, rules) {
             out.push(
                 Diag::error(

@@ -107,10 +107,10 @@ pub fn check_message(message: &str, rules: &StyleRules) -> Vec<Violation> {
     }
     match parse_subject(subject) {
         None => v.push(Violation::Shape {
-            subject: subject.to_string(),
+            subject: diag::escape::shorten(subject, diag::escape::QUOTE_CHARS).into_owned(),
         }),
         Some(ty) if !rules.types.iter().any(|t| t == ty) => v.push(Violation::UnknownType {
-            found: ty.to_string(),
+            found: diag::escape::shorten(ty, diag::escape::QUOTE_CHARS).into_owned(),
         }),
         Some(_) => {}
     }
@@ -122,7 +122,7 @@ pub fn check_message(message: &str, rules: &StyleRules) -> Vec<Violation> {
                 .find(|t| t.eq_ignore_ascii_case(key.trim()))
             {
                 v.push(Violation::Trailer {
-                    key: k.clone(),
+                    key: diag::escape::shorten(k, diag::escape::QUOTE_CHARS).into_owned(),
                     line: i + 1,
                 });
             }

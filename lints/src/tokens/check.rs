@@ -43,6 +43,9 @@ fn rule_span(cfg: &TokensConfig, rule: &str) -> Option<usize> {
         .map(|r| r.name.span().start)
 }
 
+/// How many globs matching nothing one rule lists by name before they are counted instead.
+const VACUOUS_LISTED: usize = 10;
+
 /// Diagnostics of a finished report: TOK001 forbidden token, TOK002 stale allow entry, TOK004
 /// file skipped (never silent), TOK006 a paths glob matching no file.
 pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag<Code>> {
@@ -75,25 +78,50 @@ pub fn diags(report: &Report, rules: &[Rule], cfg: &TokensConfig) -> Vec<Diag<Co
         d.config = rule_span(cfg, rule).map(diag::ConfigAt::Byte);
         out.push(d);
     }
+    // Per rule, its globs that match nothing; past VACUOUS_LISTED of them one finding names
+    // the first ones and counts the rest (issue 29: 20,000 globs were 20,000 findings, megabytes).
+    let mut by_rule: Vec<(&String, Vec<&String>)> = Vec::new();
     for (rule, glob) in &report.vacuous {
+        match by_rule.iter_mut().find(|(r, _)| *r == rule) {
+            Some((_, globs)) => globs.push(glob),
+            None => by_rule.push((rule, vec![glob])),
+        }
+    }
+    for (rule, globs) in by_rule {
         // a rule none of whose globs matches anything checks nothing: that is a vacuous pass
         let whole = !report.vacuous_rule_has_files(rule);
-        let mut d = if whole {
-            Diag::error(
-                Code::Tok006,
-                format!(
-                    "rule `{rule}`: paths glob `{glob}` matches no file, so the rule checks nothing (misspelt?)"
-                ),
-            )
+        let (code, tail) = if whole {
+            (Code::Tok006, ", so the rule checks nothing (misspelt?)")
         } else {
-            Diag::warning(
-                Code::Tok007,
-                format!("rule `{rule}`: paths glob `{glob}` matches no file (misspelt?)"),
-            )
+            (Code::Tok007, " (misspelt?)")
+        };
+        let messages: Vec<String> = if globs.len() <= VACUOUS_LISTED {
+            globs
+                .iter()
+                .map(|g| format!("rule `{rule}`: paths glob `{g}` matches no file{tail}"))
+                .collect()
+        } else {
+            let first: Vec<String> = globs
+                .iter()
+                .take(VACUOUS_LISTED)
+                .map(|g| format!("`{}`", diag::escape::shorten(g, diag::escape::QUOTE_CHARS)))
+                .collect();
+            vec![format!(
+                "rule `{rule}`: {} paths globs match no file{tail}; the first {VACUOUS_LISTED}: {}, …",
+                globs.len(),
+                first.join(", ")
+            )]
+        };
+        for m in messages {
+            let mut d = if whole {
+                Diag::error(code, m)
+            } else {
+                Diag::warning(code, m)
+            }
+            .in_unit(rule.clone());
+            d.config = rule_span(cfg, rule).map(diag::ConfigAt::Byte);
+            out.push(d);
         }
-        .in_unit(rule.clone());
-        d.config = rule_span(cfg, rule).map(diag::ConfigAt::Byte);
-        out.push(d);
     }
     for (path, why) in &report.skipped {
         out.push(

@@ -59,9 +59,12 @@ impl Default for View {
 }
 
 impl CheckRun {
-    /// Why every gate was skipped, in a few words: the distinct reasons with their counts.
+    /// Why every gate was skipped, in a few words: the distinct reasons with their counts, and
+    /// a configured gate that skipped itself by name with its own reason (issue 29: a shallow
+    /// clone's `--only commits` said "1 not configured").
     pub fn skip_causes(&self) -> String {
         let mut causes: Vec<(String, usize)> = Vec::new();
+        let mut own = Vec::new();
         for r in &self.gates {
             if let Verdict::Skipped { reason } = &r.verdict {
                 let cause = if reason.starts_with("skipped by --skip")
@@ -70,8 +73,13 @@ impl CheckRun {
                     "by --only/--skip".to_string()
                 } else if reason.ends_with("not built: --no-build given") {
                     "by --no-build".to_string()
-                } else {
+                } else if reason.starts_with("no [")
+                    || reason.starts_with("the built-in MobileGL profile has no [")
+                {
                     "not configured".to_string()
+                } else {
+                    own.push(format!("{}: {reason}", r.gate));
+                    continue;
                 };
                 match causes.iter_mut().find(|(c, _)| *c == cause) {
                     Some((_, n)) => *n += 1,
@@ -82,6 +90,7 @@ impl CheckRun {
         causes
             .iter()
             .map(|(c, n)| format!("{n} {c}"))
+            .chain(own)
             .collect::<Vec<_>>()
             .join(", ")
     }
