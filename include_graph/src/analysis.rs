@@ -224,9 +224,13 @@ impl ProbesOutcome {
                         Code::Inc001,
                         Severity::Error,
                         format!(
-                            "probe `{name}`: {} reaches forbidden {} (rule {}): {}",
+                            "probe `{name}`: {} reaches forbidden {}{} (rule {}): {}",
                             r.header,
                             v.path,
+                            v.resolved
+                                .as_ref()
+                                .map(|t| format!(" (a link to {t})"))
+                                .unwrap_or_default(),
                             v.rule,
                             chain_text(&v.chain)
                         ),

@@ -423,6 +423,7 @@ pub fn probe_from_run(
         }
         hops.reverse();
         res.violations.push(ProbeViolation {
+            resolved: None,
             path: r,
             rule: rule.clone(),
             chain: hops,

@@ -42,6 +42,9 @@ impl std::fmt::Display for Status {
 #[derive(Debug, Clone, Serialize)]
 pub struct ProbeViolation {
     pub path: String,
+    /// The file `path` leads to through links, when that is another path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<String>,
     pub rule: String,
     /// Shortest chain from the probed header, each hop `path:line`.
     pub chain: Vec<Hop>,
@@ -77,19 +80,20 @@ pub fn run(g: &Graph, probe: &Probe, header_text: Option<&[u8]>) -> ProbeResult 
     res.headers = r.order.len();
     for &n in &r.order {
         let rel = g.rel(n);
-        let Some(rule) = probe.forbidden.iter().find(|f| rel.starts_with(f.as_str())) else {
+        // Judged by what the compiler reads (issue 29): a header reached through a link is
+        // forbidden when the link or the file it leads to is; it is reported at the link's path.
+        let resolved = g.nodes.get(n).and_then(|node| node.resolved.as_deref());
+        let names = |f: &str| rel.starts_with(f) || resolved.is_some_and(|r| r.starts_with(f));
+        let Some(rule) = probe.forbidden.iter().find(|f| names(f)) else {
             continue;
         };
-        if let Some((_, why)) = probe
-            .allow
-            .iter()
-            .find(|(p, _)| rel.starts_with(p.as_str()))
-        {
+        if let Some((_, why)) = probe.allow.iter().find(|(p, _)| names(p)) {
             res.allowed.push((rel.to_string(), why.clone()));
             continue;
         }
         res.violations.push(ProbeViolation {
             path: rel.to_string(),
+            resolved: resolved.map(str::to_string),
             rule: rule.clone(),
             chain: chain(g, &r, n),
         });

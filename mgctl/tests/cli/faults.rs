@@ -887,6 +887,34 @@ fn hostile_symlinked_sources() {
             _ => Err(r.dump()),
         },
     );
+    // A probed header reaching a forbidden header through a link in its own directory: judged
+    // by the file the link leads to, reported at the link.
+    let pipe = root.join("MobileGL/MG_Pipe");
+    std::os::unix::fs::symlink("../MG_State/GLState/Core.h", pipe.join("Core2.h")).unwrap();
+    let mutation = pipe.join("PipeMutation.h");
+    let text = std::fs::read_to_string(&mutation).unwrap();
+    std::fs::write(
+        &mutation,
+        text.replacen(
+            "#pragma once",
+            "#pragma once\n#include \"MG_Pipe/Core2.h\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let r = mgctl(&["check", ".", "--only", "include-probes"], &root);
+    h.case(
+        "include-probes, a header linking to a forbidden one",
+        match r.code {
+            1 if r.stdout.contains(
+                "reaches forbidden MobileGL/MG_Pipe/Core2.h (a link to MobileGL/MG_State/GLState/Core.h)",
+            ) =>
+            {
+                Ok(())
+            }
+            _ => Err(r.dump()),
+        },
+    );
     h.finish("file-system/links");
 }
 
@@ -1076,4 +1104,339 @@ fn hostile_file_system_limits() {
         },
     );
     h.finish("file-system/limits");
+}
+
+/// Err unless `r` exits `code` with `want` on stderr.
+fn refuses(r: &Run, code: i32, want: &str) -> Result<(), String> {
+    if r.code == code && r.stderr.contains(want) {
+        Ok(())
+    } else {
+        Err(format!("wanted exit {code} and {want:?}\n{}", r.dump()))
+    }
+}
+
+/// Issue 29, config: a CR-only mgctl.toml exited 2 with an empty reason (docs/config.md accepts
+/// a lone CR); 20,000 `paths` globs made 20,000 findings; a 10 MB config peaked at 1.1 GB; path
+/// keys accepted absolute and `..` paths that lead outside the workspace.
+#[test]
+fn hostile_config() {
+    let mut h = Hostile::default();
+    let (_guard, root) = copy_driver();
+    let config = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let lf = mgctl(
+        &["check", ".", "--only", "tokens,preproc", "--format", "json"],
+        &root,
+    );
+    std::fs::write(&config, text.replace('\n', "\r")).unwrap();
+    let cr = mgctl(
+        &["check", ".", "--only", "tokens,preproc", "--format", "json"],
+        &root,
+    );
+    h.case(
+        "CR-only mgctl.toml reads as the LF one",
+        match (lf.code, cr.code) {
+            (0, 0) if gate_summary(&lf.stdout, "tokens") == gate_summary(&cr.stdout, "tokens") => {
+                Ok(())
+            }
+            _ => Err(format!("{}\n{}", lf.dump(), cr.dump())),
+        },
+    );
+    std::fs::write(&config, "\r").unwrap();
+    let r = mgctl(&["check", "."], &root);
+    h.case("a lone CR: a real reason", refuses(&r, 2, "checks nothing"));
+    // 20,000 globs that match nothing: one finding counting them.
+    let globs: Vec<String> = (0..20_000)
+        .map(|i| format!("\"nomatch/d{i:05}/**\""))
+        .collect();
+    std::fs::write(
+        &config,
+        format!(
+            "[[tokens.rule]]\nname = \"r\"\nident = \"pGLContext\"\npaths = [\"MobileGL/MG_Backend/**\", {}]\n",
+            globs.join(", ")
+        ),
+    )
+    .unwrap();
+    let r = mgctl(&["check", ".", "--format", "json"], &root);
+    let codes = gate_summary(&r.stdout, "tokens");
+    h.case(
+        "20,000 paths globs matching nothing",
+        if r.stdout.len() < 100_000
+            && codes.ends_with("codes=[\"TOK007\"]")
+            && r.stdout.contains("20000 paths globs match no file")
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} bytes, {codes}\n{}",
+                r.stdout.len(),
+                r.dump().chars().take(3000).collect::<String>()
+            ))
+        },
+    );
+    // 10 MB of config: refused before parsing, within the memory cap.
+    let mut big = String::from("[[tokens.rule]]\nname = \"r\"\nident = \"x\"\npaths = [");
+    while big.len() < 10 << 20 {
+        big.push_str("\"nomatch/d0000000/**\", ");
+    }
+    big.push_str("\"a\"]\n");
+    std::fs::write(&config, &big).unwrap();
+    let root_s = s(&root);
+    h.case(
+        "a 10 MB mgctl.toml",
+        match run_bounded(&["check", "--no-build", "--", root_s.as_str()], &root, 20) {
+            Ok((2, _)) => Ok(()),
+            Ok((rc, out)) => Err(format!("exit {rc}: {out}")),
+            Err(e) => Err(e),
+        },
+    );
+    let r = mgctl(&["check", "."], &root);
+    h.case(
+        "a 10 MB mgctl.toml, the reason",
+        refuses(&r, 2, "is larger than the 1 MiB limit of an mgctl.toml"),
+    );
+    // Path keys: an absolute path or `..` out of the workspace is refused at its line.
+    for (key, line, from, to) in [
+        (
+            "regions.region.file",
+            33,
+            "file = \"MobileGL/MG_Backend/DirectGLES/Managers.cpp\"",
+            "file = \"/etc/passwd\"",
+        ),
+        (
+            "test_names.current",
+            91,
+            "current = \"MobileGL/MG_Test/ctest-list.txt\"",
+            "current = \"../ctest-list.txt\"",
+        ),
+        (
+            "dirty_surface.def",
+            122,
+            "def = \"MobileGL/MG_Pipe/DirtySurface.def\"",
+            "def = \"/tmp/x.def\"",
+        ),
+        (
+            "fatal_sites.root",
+            133,
+            "root = \"MobileGL/MG_Remote\"",
+            "root = \"MobileGL/../..\"",
+        ),
+        (
+            "symbols.before",
+            183,
+            "before = \"build/pull/libMobileGL.so\"",
+            "before = \"/usr/lib/libz.so\"",
+        ),
+        (
+            "cite.docs",
+            234,
+            "docs = [\"docs/Disaggregated/*.md\"]",
+            "docs = [\"../../*.md\"]",
+        ),
+        (
+            "include.probe.header",
+            153,
+            "header = \"MobileGL/MG_Pipe/MGPipeValueTypes.h\"",
+            "header = \"/usr/include/stdio.h\"",
+        ),
+    ] {
+        assert!(text.contains(from), "{from}");
+        std::fs::write(&config, text.replacen(from, to, 1)).unwrap();
+        let r = mgctl(&["check", "."], &root);
+        h.case(
+            &format!("{key} outside the workspace"),
+            refuses(&r, 2, &format!("mgctl.toml:{line}:1: {key} `")),
+        );
+    }
+    std::fs::write(
+        &config,
+        text.replacen(
+            "current = \"MobileGL/MG_Test/ctest-list.txt\"",
+            "current = \"MobileGL/../MobileGL/MG_Test/ctest-list.txt\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let r = mgctl(&["check", ".", "--only", "test-names"], &root);
+    h.case(
+        "a `..` that stays inside is accepted",
+        match r.code {
+            0 => Ok(()),
+            _ => Err(r.dump()),
+        },
+    );
+    h.finish("config");
+}
+
+/// Issue 29, git states: `--only commits` on a shallow clone said "1 not configured"; an empty
+/// repository got BUD007 "reference 'refs/heads/master' not found"; a 5 MB commit subject made
+/// 20 MB of annotations.
+#[test]
+fn hostile_git_states() {
+    let mut h = Hostile::default();
+    let (guard, root) = copy_driver();
+    // An empty repository: the pins say so.
+    git2::Repository::init(&root).unwrap();
+    let r = mgctl(&["check", ".", "--only", "budgets"], &root);
+    h.case(
+        "empty repository, budget pins",
+        if r.stdout.contains("has no commits yet") && !r.stdout.contains("not found") {
+            Ok(())
+        } else {
+            Err(r.dump())
+        },
+    );
+    // A shallow clone of a four-commit history, --only commits.
+    commit_all(&root);
+    for i in 0..3 {
+        std::fs::write(root.join("README.md"), format!("{i}\n")).unwrap();
+        commit_all(&root);
+    }
+    let shallow = guard.path().join("shallow");
+    let git = |args: &[&str]| {
+        let st = Command::new("git").args(args).output().unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+    };
+    let url = format!("file://{}", root.display());
+    git(&["clone", "-q", "--depth", "1", &url, &s(&shallow)]);
+    let r = mgctl(&["check", ".", "--only", "commits"], &shallow);
+    h.case(
+        "shallow clone, --only commits",
+        refuses(&r, 2, "commits: HEAD~20 does not exist").and_then(|()| {
+            if r.stderr.contains("not configured") {
+                Err(r.dump())
+            } else {
+                Ok(())
+            }
+        }),
+    );
+    // A 5 MB subject: the annotations quote it cut.
+    let repo = git2::Repository::open(&root).unwrap();
+    let sig = git2::Signature::now("t", "t@example.invalid").unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    let subject = "x".repeat(5 << 20);
+    repo.commit(
+        Some("HEAD"),
+        &sig,
+        &sig,
+        &subject,
+        &head.tree().unwrap(),
+        &[&head],
+    )
+    .unwrap();
+    let config = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("range = \"HEAD~20..HEAD\"", "range = \"HEAD~2..HEAD\""),
+    )
+    .unwrap();
+    for format in ["github", "json", "junit", "human"] {
+        let r = mgctl(
+            &["check", ".", "--only", "commits", "--format", format],
+            &root,
+        );
+        h.case(
+            &format!("5 MB commit subject, --format {format}"),
+            if r.code == 1 && r.stdout.len() < 100_000 && r.stdout.contains("characters in all") {
+                Ok(())
+            } else {
+                Err(format!("exit {}, {} bytes", r.code, r.stdout.len()))
+            },
+        );
+    }
+    h.finish("git-states");
+}
+
+/// Issue 29, ELF: a library whose section headers are zeroed got "neither .symtab nor .dynsym"
+/// though PT_DYNAMIC holds its symbols; it lists the same dynamic symbols as the original.
+#[test]
+fn hostile_elf_without_section_headers() {
+    let mut h = Hostile::default();
+    let dir = scratch();
+    for lib in ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/bin/true"] {
+        let Ok(mut bytes) = std::fs::read(lib) else {
+            continue;
+        };
+        bytes[0x28..0x30].fill(0);
+        bytes[0x3c..0x40].fill(0);
+        let copy = dir.path().join("headless.so");
+        std::fs::write(&copy, &bytes).unwrap();
+        let listed = |p: &str| {
+            let r = mgctl(
+                &["symbols", "list", "--table", "dynsym", "--top", "100000", p],
+                dir.path(),
+            );
+            (
+                r.code,
+                r.stdout
+                    .lines()
+                    .skip(1)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>(),
+                r,
+            )
+        };
+        let (c1, want, _) = listed(lib);
+        let (c2, got, r) = listed(&s(&copy));
+        h.case(
+            &format!("{lib} without section headers"),
+            if c1 == 0 && c2 == 0 && !want.is_empty() && got == want {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} lines, {} expected\n{}",
+                    got.len(),
+                    want.len(),
+                    r.dump()
+                ))
+            },
+        );
+    }
+    h.finish("elf");
+}
+
+/// Issue 29, concurrency: two checks writing the same `--output` at once both end, and the file
+/// is one whole report (the atomic write), never two interleaved.
+#[test]
+fn hostile_concurrent_outputs() {
+    let mut h = Hostile::default();
+    let (_guard, root) = copy_driver();
+    let out = root.join("report.json");
+    let spawn = || {
+        Command::new(bin())
+            .args([
+                "check",
+                "--no-build",
+                "--only",
+                "tokens",
+                "--format",
+                "json",
+                "--output",
+            ])
+            .arg(&out)
+            .arg(&root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (spawn(), spawn());
+    let (ra, rb) = (a.wait().unwrap(), b.wait().unwrap());
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    h.case(
+        "two checks, one --output",
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(v) if ra.success() && rb.success() && v["schema"] == 1 => Ok(()),
+            _ => Err(format!(
+                "{ra} {rb}: {}",
+                text.chars().take(300).collect::<String>()
+            )),
+        },
+    );
+    h.finish("signals-concurrency");
 }
