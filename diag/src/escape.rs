@@ -32,14 +32,28 @@ pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// Text for one line of a terminal or plain-text report: control characters (C0, DEL, C1, LF and
-/// CR included) and bidi controls become visible escapes (`\n`, `\x1b`, `\u{202e}`).
+/// CR included) and bidi controls become visible escapes (`\n`, `\x1b`, `\u{202e}`), and a
+/// backslash that would read as one of them is doubled (a literal `\x1b` shows as `\\x1b`).
 pub fn terminal(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
+    // A backslash that would read as the start of one of these escapes is doubled, so a real
+    // ESC (`\x1b`) and the four characters `\x1b` in the text (`\\x1b`) stay apart.
+    let ambiguous = |i: usize| {
+        matches!(
+            text.as_bytes().get(i + 1),
+            Some(b'x' | b'u' | b'n' | b'r' | b't' | b'\\')
+        )
+    };
+    let backslash = text
+        .bytes()
+        .enumerate()
+        .any(|(i, b)| b == b'\\' && ambiguous(i));
+    if !backslash && !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    for (i, c) in text.char_indices() {
         match c {
+            '\\' if ambiguous(i) => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
@@ -184,6 +198,15 @@ mod tests {
         assert_eq!(shorten("ééééé", 2), "éé… (5 characters in all)");
         let big = "x".repeat(5_000_000);
         assert!(shorten(&big, QUOTE_CHARS).len() < 300);
+    }
+
+    #[test]
+    fn a_real_escape_and_its_spelling_differ() {
+        assert_eq!(terminal("\u{1b}[2J"), "\\x1b[2J");
+        assert_eq!(terminal("\\x1b[2J"), "\\\\x1b[2J");
+        assert_ne!(terminal("\u{1b}"), terminal("\\x1b"));
+        // a backslash no escape starts with stays single: a regex reads as written
+        assert!(matches!(terminal("\\bprintf\\b"), Cow::Borrowed(_)));
     }
 
     #[test]

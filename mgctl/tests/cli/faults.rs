@@ -1440,3 +1440,78 @@ fn hostile_concurrent_outputs() {
     );
     h.finish("signals-concurrency");
 }
+
+/// Issue 29, hostile names: U+FFFE / U+FFFF in a file name were copied raw into JUnit and HTML,
+/// which then did not parse as XML. They become U+FFFD; the JUnit parses.
+#[test]
+fn hostile_xml_noncharacters() {
+    let mut h = Hostile::default();
+    let (_guard, root) = copy_driver();
+    write_tree(
+        &root,
+        &[(
+            "MobileGL/MG_Backend/Common/F\u{FFFE}\u{FFFF}.cpp",
+            "void f() { pGLContext->draw(); }\n",
+        )],
+    );
+    let r = mgctl(
+        &["check", ".", "--only", "tokens", "--format", "junit"],
+        &root,
+    );
+    h.case(
+        "JUnit with U+FFFE/U+FFFF in a file name",
+        match roxmltree::Document::parse(&r.stdout) {
+            Ok(_) if r.code == 1 && r.stdout.contains("F\u{FFFD}\u{FFFD}.cpp") => Ok(()),
+            Ok(_) => Err(r.dump()),
+            Err(e) => Err(format!("{e}\n{}", r.dump())),
+        },
+    );
+    let html = root.join("report.html");
+    let r = mgctl(
+        &[
+            "check",
+            ".",
+            "--only",
+            "tokens",
+            "--format",
+            "html",
+            "--output",
+            &s(&html),
+        ],
+        &root,
+    );
+    let page = std::fs::read_to_string(&html).unwrap_or_default();
+    h.case(
+        "HTML with U+FFFE/U+FFFF in a file name",
+        if r.code == 1 && page.contains("F\u{FFFD}\u{FFFD}.cpp") && !page.contains('\u{FFFE}') {
+            Ok(())
+        } else {
+            Err(r.dump())
+        },
+    );
+    h.finish("names/xml");
+}
+
+/// Issue 29, hostile names: `stats watch` wrote a Fatal line's OSC title, clear-screen and
+/// cursor moves raw, and a real ESC read like the text `\x1b`. The view escapes them, apart.
+#[test]
+fn hostile_watch_escapes() {
+    let mut h = Hostile::default();
+    let dir = scratch();
+    let log = dir.path().join("w.log");
+    std::fs::write(
+        &log,
+        "01-01 00:00:00.000  1  1 F MobileGL: Fatal: boom \u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[1A\u{1b}[2K \\x1b \u{202e}x\n",
+    )
+    .unwrap();
+    let r = mgctl(&["stats", "watch", "--once", &s(&log)], dir.path());
+    h.case(
+        "stats watch --once, a Fatal line with escapes",
+        if !r.stdout.contains('\u{1b}') && !r.stdout.contains('\u{202e}') {
+            Ok(())
+        } else {
+            Err(r.dump())
+        },
+    );
+    h.finish("names/watch");
+}

@@ -11,6 +11,13 @@ use super::state::{arm, backend, NoteLevel, Tab, ViewState};
 
 mod charts;
 
+/// Text from the log or the command line as the view shows it: control characters (an OSC title,
+/// a clear-screen, cursor moves) and bidi controls escaped, a real ESC apart from the text `\x1b`
+/// (issue 29: `stats watch` wrote them raw while `--once` escaped them).
+fn inert(text: &str) -> String {
+    diag::escape::terminal(text).into_owned()
+}
+
 #[cfg(test)]
 pub(crate) use charts::graph_area as charts_graph_area;
 pub(crate) use charts::panel_height as charts_height;
@@ -231,7 +238,7 @@ fn alert_lines(s: &ViewState, width: u16) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = shown
         .iter()
         .map(|a| {
-            let mut t = format!(" {}", a.text());
+            let mut t = format!(" {}", inert(&a.text()));
             let w = usize::from(width);
             if t.chars().count() > w {
                 t = t.chars().take(w.saturating_sub(1)).collect::<String>() + "…";
@@ -265,7 +272,7 @@ fn waiting(f: &mut Frame<'_>, s: &ViewState, area: Rect) {
         live.lines, live.bytes, live.records, live.ignored, live.binary, live.overlong, live.windows_total
     )));
     if let Some(n) = &live.source_state {
-        text.push(Line::from(format!("source: {}", n.text)));
+        text.push(Line::from(format!("source: {}", inert(&n.text))));
     }
     if live.binary > 0 && live.records == 0 {
         text.push(Line::from(Span::styled(
@@ -315,7 +322,7 @@ impl Col {
         let o = |v: &Option<String>| v.clone().unwrap_or_default();
         match self {
             Col::Name => {
-                let mut n = format!("  {}", r.label);
+                let mut n = format!("  {}", inert(&r.label));
                 if r.unknown {
                     n.push_str(" ?");
                 }
@@ -508,7 +515,7 @@ fn events(f: &mut Frame<'_>, s: &ViewState, area: Rect) {
             };
             Line::from(vec![
                 Span::styled(format!("{:>7.1}s ", note.at.as_secs_f64()), dim()),
-                Span::styled(note.text.clone(), style),
+                Span::styled(inert(&note.text), style),
             ])
         })
         .collect();
@@ -533,7 +540,7 @@ fn footer(s: &ViewState, alerts: usize) -> Line<'static> {
     }
     if let Some(b) = &s.baseline {
         spans.push(Span::styled(
-            format!("[baseline {} frames={}] ", b.label, b.window.frames),
+            format!("[baseline {} frames={}] ", inert(&b.label), b.window.frames),
             bold(),
         ));
     }

@@ -584,3 +584,42 @@ fn n_and_shift_n_step_through_matching_events() {
     update(&mut s, key(KeyCode::Char('n')));
     assert_eq!(s.status.as_deref(), Some("no event holds `nothing`"));
 }
+
+/// Issue 29: a Fatal line's OSC title, clear-screen, cursor moves and bidi controls reached the
+/// terminal raw. Every rendered cell escapes them, and a real ESC reads apart from the text
+/// `\x1b` in the log.
+#[test]
+fn hostile_fatal_text_is_inert_in_every_tab() {
+    let text = std::fs::read_to_string(data("fatal-verify-DirectGLES.mobilegl.log")).unwrap();
+    let hostile = text.replace(
+        "\"GetRenderStateParameters@Clear\"",
+        "\"Get\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[1A\u{1b}[2K\u{202e}@Clear \\x1b\"",
+    );
+    assert_ne!(hostile, text);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("hostile.log");
+    std::fs::write(&p, hostile).unwrap();
+    let mut s = ViewState::new("file hostile.log", 600, None);
+    let (batch, _) = source::read_all(&Source::File(p), SourceOptions::default()).unwrap();
+    update(
+        &mut s,
+        Event::Data {
+            at: Duration::from_secs(3),
+            batch,
+        },
+    );
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let shot = draw(&s, 160, 40);
+        assert!(
+            !shot.contains('\u{1b}') && !shot.contains('\u{7}'),
+            "{shot}"
+        );
+        assert!(!shot.contains('\u{202e}'), "{shot}");
+        seen.push(shot);
+        update(&mut s, key(KeyCode::Tab));
+    }
+    let all = seen.join("\n");
+    assert!(all.contains("Get\\x1b]0;pwned\\x07\\x1b[2J"), "{all}");
+    assert!(all.contains("\\u{202e}@Clear \\\\x1b"), "{all}");
+}
