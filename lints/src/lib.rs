@@ -3,6 +3,7 @@
 
 pub mod cite;
 pub mod commits;
+pub mod control;
 pub mod cpp;
 pub mod ctest;
 pub mod diag;

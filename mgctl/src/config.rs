@@ -50,6 +50,9 @@ pub struct Config {
     pub layout: Option<lints::layout::cfg::LayoutConfig>,
     pub retrace: Option<stats_viewer::retrace::RetraceConfig>,
     pub ctest: Option<lints::ctest::cfg::CtestConfig>,
+    /// `[[control]]`: negative controls, baseline green → perturbed red → restored green.
+    #[serde(default)]
+    pub control: Vec<lints::control::cfg::ControlConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<BuildConfig>,
 }
@@ -97,6 +100,8 @@ impl Config {
             retrace: stats_viewer::retrace::mobilegl_profile(),
             // Which lanes upload JUnit, and where, is a checkout's CI layout: it configures [ctest].
             ctest: None,
+            // Which tests a checkout's controls perturb, and how, is its own: it configures them.
+            control: Vec::new(),
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }

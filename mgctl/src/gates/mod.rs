@@ -3,6 +3,7 @@
 pub mod budgets;
 pub mod cite;
 pub mod commits;
+pub mod controls;
 pub mod counters;
 pub mod ctest;
 pub mod dirty_surface;
@@ -41,6 +42,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(layout::LayoutGate),
         Box::new(retrace::RetraceGate),
         Box::new(ctest::CtestGate),
+        Box::new(controls::ControlsGate),
     ]
 }
 

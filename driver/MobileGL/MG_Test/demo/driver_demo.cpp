@@ -7,6 +7,11 @@
 //   driver_demo [--log PATH] [--frames N] [--frames-per-second N]
 //               [--benchmark-json PATH] [--benchmark-tail-frames N]
 //               [--backend DirectGLES|DirectVulkan] [--width W] [--height H]
+//               [--require-symbol NAME]
+//
+// --require-symbol fails the run (exit 1) when the loaded libMobileGL.so does
+// not define NAME (a mangled name): the `controls` gate's swapped-library control
+// asks for a push-build symbol and swaps in the pull build.
 //
 // MOBILEGL_PIPE_STATS defaults to 1 here; MOBILEGL_PIPE_STATS_PERIOD (default
 // 120) and MOBILEGL_PIPE_STATS_FILE are read by the library as usual.
@@ -17,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <string>
 #include <thread>
@@ -32,6 +38,7 @@ struct Options {
     std::string logPath = "mobilegl.log";
     std::string benchmarkPath;
     std::string backend = "DirectGLES";
+    std::string requiredSymbol;
     Uint64 frames = 300;
     Uint64 framesPerSecond = 0;
     Uint64 tailFrames = 200;
@@ -42,7 +49,7 @@ struct Options {
 void Usage() {
     std::fputs("usage: driver_demo [--log PATH] [--frames N] [--frames-per-second N] [--benchmark-json PATH]\n"
                "                   [--benchmark-tail-frames N] [--backend DirectGLES|DirectVulkan]\n"
-               "                   [--width W] [--height H]\n",
+               "                   [--width W] [--height H] [--require-symbol NAME]\n",
                stderr);
 }
 
@@ -74,6 +81,8 @@ int ParseOptions(int argc, char** argv, Options& options) {
             options.logPath = value;
         } else if (flag == "--benchmark-json") {
             options.benchmarkPath = value;
+        } else if (flag == "--require-symbol") {
+            options.requiredSymbol = value;
         } else if (flag == "--backend") {
             options.backend = value;
         } else if (flag == "--frames" && ParseCount(value, number) && number > 0) {
@@ -219,6 +228,12 @@ int main(int argc, char** argv) {
 
     if (mglInitialize(options.backend.c_str(), options.width, options.height) == 0) {
         std::fprintf(stderr, "driver_demo: mglInitialize(%s) failed\n", options.backend.c_str());
+        return 1;
+    }
+    if (!options.requiredSymbol.empty() && dlsym(RTLD_DEFAULT, options.requiredSymbol.c_str()) == nullptr) {
+        std::fprintf(stderr, "driver_demo: required symbol %s is not defined by the loaded libMobileGL.so\n",
+                     options.requiredSymbol.c_str());
+        mglShutdown();
         return 1;
     }
     MG_Test::Workload workload(options.width, options.height);
