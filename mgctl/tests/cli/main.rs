@@ -8,6 +8,7 @@ mod build;
 mod check;
 mod ci;
 mod cite;
+mod controls;
 mod ctest;
 mod dirty_surface;
 mod examples;
