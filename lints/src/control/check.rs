@@ -73,6 +73,8 @@ pub struct Spec {
     pub selection: Regex,
     pub expect_tests: u64,
     pub perturbation: Perturbation,
+    /// Built files the command needs (`requires`): a missing one means the command cannot run.
+    pub requires: Vec<String>,
     pub why: Option<String>,
 }
 
@@ -267,7 +269,7 @@ pub fn validate(cfgs: &[ControlConfig]) -> (Vec<Spec>, Vec<Diag<Code>>) {
                 continue;
             }
         };
-        if let Some(p) = paths.iter().find(|p| !inside(p)) {
+        if let Some(p) = paths.iter().chain(&c.requires).find(|p| !inside(p)) {
             bad(
                 pat,
                 format!("`{p}` must be a path inside the workspace (relative, no `..`)"),
@@ -284,6 +286,7 @@ pub fn validate(cfgs: &[ControlConfig]) -> (Vec<Spec>, Vec<Diag<Code>>) {
             selection,
             expect_tests,
             perturbation,
+            requires: c.requires.clone(),
             why: c.why.clone(),
         });
     }
@@ -494,6 +497,17 @@ pub fn run_control(spec: &Spec, sb: &mut dyn Sandbox) -> Verdict {
         }
         v
     };
+    if let Some(r) = spec
+        .requires
+        .iter()
+        .find(|r| !matches!(sb.read(r), Ok(Some(_))))
+    {
+        let d = Diag::error(
+            Code::Ctl009,
+            format!("`{}` cannot run: it requires `{r}`, which is not built (run the [build], or `mgctl check`, which builds it)", spec.command[0]),
+        );
+        return finish(v, Some(d));
+    }
     let before = match sb.digest() {
         Ok(d) => d,
         Err(e) => {

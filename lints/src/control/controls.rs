@@ -402,7 +402,7 @@ mod tests {
         assert!(all.iter().all(|c| c.ok()), "{all:#?}");
         assert_eq!(all.len(), CASES.len());
         let proven = diag::controls_can_fail(&|n| run_controls(n));
-        assert_eq!(proven, Ok(12));
+        assert_eq!(proven, Ok(13));
     }
 
     #[test]

@@ -17,12 +17,12 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
-    about = "Untouched regions, the test-name ratchet, commit style, the fatal census and ctest expectations",
+    about = "Untouched regions, the test-name ratchet, commit style, the fatal census, ctest expectations and negative controls",
     long_about = "Source-history lints of a MobileGL workspace, each also a `check` gate: untouched \
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
 style (`[Type] (Scope): description`, one line, no attribution trailers).",
-    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet driver/MobileGL/MG_Test/ctest-baseline.txt \\\n      driver/MobileGL/MG_Test/ctest-list.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver\n  mgctl lint ctest -C driver"
+    after_help = "Examples:\n  mgctl lint regions -C driver HEAD~3\n  mgctl lint test-names --ratchet driver/MobileGL/MG_Test/ctest-baseline.txt \\\n      driver/MobileGL/MG_Test/ctest-list.txt\n  mgctl lint commits HEAD~5..HEAD\n  mgctl lint fatal-sites -C driver\n  mgctl lint ctest -C driver\n  mgctl lint controls -C driver"
 )]
 pub struct LintArgs {
     #[command(subcommand)]
@@ -36,6 +36,7 @@ pub enum LintCommand {
     Commits(CommitsArgs),
     FatalSites(super::fatal_sites::FatalSitesArgs),
     Ctest(super::ctest::CtestArgs),
+    Controls(super::controls::ControlsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -140,6 +141,11 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
             super::gate_self_test(gates::ctest::GATE, ws, settings, &a.neuter, json, out)
         }
         LintCommand::Ctest(a) => super::ctest::run(a, settings, out),
+        LintCommand::Controls(a) if a.self_test => {
+            let ws = Some(a.workspace.as_path());
+            super::gate_self_test(gates::controls::GATE, ws, settings, &a.neuter, false, out)
+        }
+        LintCommand::Controls(a) => super::controls::run(a, settings, out),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod cite;
 pub mod completions;
+pub mod controls;
 pub mod ctest;
 pub mod dirty_surface;
 pub mod fatal_sites;

@@ -419,3 +419,38 @@ fn neutering_a_control_by_name_fails_the_self_test() {
         r.expect(1);
     }
 }
+
+#[test]
+fn lint_controls_runs_one_by_name_and_exits_2_when_a_control_cannot_run() {
+    let (_g, root) = driver_with(&format!(
+        "{}\n[[control]]\nname = \"needs-the-demo\"\ncommand = [\"build/driver_demo\"]\nrequires = [\"build/driver_demo\"]\nevidence = 'x'\nenv = {{ A = \"1\" }}\n",
+        patch_control("")
+    ));
+    let run = mgctl(
+        &[
+            "lint",
+            "controls",
+            "--only",
+            "setter-consistency-depth-func",
+        ],
+        &root,
+    )
+    .expect(0);
+    run.assert_stdout_has("controls: 1 controls / 1 held / 0 failed");
+    run.assert_stdout_has("note[CTL012] mgctl.toml:");
+    let run = mgctl(&["lint", "controls", "--only", "needs-the-demo"], &root).expect(2);
+    run.assert_stdout_has("error[CTL009] mgctl.toml:");
+    run.assert_stdout_has("it requires `build/driver_demo`, which is not built");
+    let run = mgctl(&["lint", "controls", "--only", "nope"], &root).expect(2);
+    run.assert_stdout_has("no [[control]] is named `nope`");
+    // `check --no-build` does not run a gate over an artifact it refused to build: it says so
+    // (and a check whose every selected gate was skipped checked nothing: exit 2)
+    let run = mgctl(&["check", ".", "--only", "controls", "--format", "json"], &root).expect(2);
+    let g = gate(&run);
+    assert_eq!(g["verdict"], "skipped", "{}", run.dump());
+    assert!(
+        g["reason"].as_str().unwrap().contains("build/driver_demo"),
+        "{}",
+        run.dump()
+    );
+}
