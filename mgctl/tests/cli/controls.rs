@@ -445,7 +445,11 @@ fn lint_controls_runs_one_by_name_and_exits_2_when_a_control_cannot_run() {
     run.assert_stdout_has("no [[control]] is named `nope`");
     // `check --no-build` does not run a gate over an artifact it refused to build: it says so
     // (and a check whose every selected gate was skipped checked nothing: exit 2)
-    let run = mgctl(&["check", ".", "--only", "controls", "--format", "json"], &root).expect(2);
+    let run = mgctl(
+        &["check", ".", "--only", "controls", "--format", "json"],
+        &root,
+    )
+    .expect(2);
     let g = gate(&run);
     assert_eq!(g["verdict"], "skipped", "{}", run.dump());
     assert!(
