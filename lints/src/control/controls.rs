@@ -282,6 +282,17 @@ const CASES: &[Case] = &[
         build: |n| quirk(n, Quirk::NotStarted),
     },
     Case {
+        name: "required-artifact-missing",
+        want: Some(Code::Ctl009),
+        build: |n| {
+            let (t, mut f, q) = healthy(&format!("requires = [\"{LIB}\"]\n{REPLACE}"));
+            if n {
+                f.push((LIB, "push".into()));
+            }
+            (t, f, q)
+        },
+    },
+    Case {
         name: "two-perturbations",
         want: Some(Code::Ctl010),
         build: |n| {

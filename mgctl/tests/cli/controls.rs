@@ -85,13 +85,6 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn edit(root: &Path, rel: &str, from: &str, to: &str) {
-    let p = root.join(rel);
-    let text = std::fs::read_to_string(&p).unwrap();
-    assert!(text.contains(from), "{rel} lacks {from:?}");
-    std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
-}
-
 /// A copy of `driver/` with the built demo and libraries its env and swap controls run:
 /// `driver/build/` when built, else built in the copy (`bash build.sh --no-run`).
 fn built_driver() -> (tempfile::TempDir, PathBuf) {
@@ -165,12 +158,10 @@ fn the_drivers_three_controls_hold_and_leave_the_workspace_untouched() {
 fn a_patch_that_no_longer_applies_is_a_rotted_control() {
     let (_g, root) = driver_with(&patch_control(""));
     // someone renamed the member the patch moves: its context is gone
-    edit(
-        &root,
-        CHUNKS,
-        "{\"Depth.Func\",               \"SetDepthFunc\"},",
-        "{\"Depth.Function\",           \"SetDepthFunc\"},",
-    );
+    apply_violation(&root, "controls-rotted-patch");
+    assert!(std::fs::read_to_string(root.join(CHUNKS))
+        .unwrap()
+        .contains("Depth.Function"));
     let (run, f) = findings(&root, 1);
     assert_eq!(f.len(), 1, "{}", run.dump());
     assert_eq!(f[0].0, "CTL002", "{}", run.dump());
