@@ -343,6 +343,7 @@ mod tests {
             "mgctl lint commits",
             "mgctl lint fatal-sites",
             "mgctl lint ctest",
+            "mgctl lint controls",
         ];
         // Leaves whose output is not a report, or is only one form.
         let no_format = ["mgctl completions", "mgctl man"];

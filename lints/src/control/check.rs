@@ -700,3 +700,172 @@ fn changes(before: &TreeDigest, after: &TreeDigest) -> Vec<String> {
     );
     out
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Files in memory; each run answers from `script` in turn and records what it saw.
+    struct Rec {
+        files: BTreeMap<String, Vec<u8>>,
+        script: Vec<RunResult>,
+        seen: Vec<(String, BTreeMap<String, String>)>,
+    }
+
+    impl Sandbox for Rec {
+        fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+            Ok(self.files.get(rel).cloned())
+        }
+        fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), String> {
+            match bytes {
+                Some(b) => self.files.insert(rel.into(), b.to_vec()),
+                None => self.files.remove(rel),
+            };
+            Ok(())
+        }
+        fn digest(&self) -> Result<TreeDigest, String> {
+            Ok(self
+                .files
+                .iter()
+                .map(|(k, v)| {
+                    let mut d = [0u8; 32];
+                    d[..v.len().min(32)].copy_from_slice(&v[..v.len().min(32)]);
+                    (k.clone(), d)
+                })
+                .collect())
+        }
+        fn run(&mut self, _: &Spec, env: &BTreeMap<String, String>) -> RunResult {
+            let text = String::from_utf8_lossy(&self.files["a.h"]).into_owned();
+            self.seen.push((text, env.clone()));
+            self.script.remove(0)
+        }
+    }
+
+    fn spec(extra: &str) -> Spec {
+        let text = format!(
+            "name = \"c\"\ncommand = [\"t\"]\nevidence = 'BOOM'\nselection = '^ok'\n{extra}"
+        );
+        let cfg: ControlConfig = toml::from_str(&text).unwrap();
+        let (mut specs, diags) = validate(&[cfg]);
+        assert!(diags.is_empty(), "{diags:?}");
+        specs.remove(0)
+    }
+
+    fn r(code: i32, out: &str) -> RunResult {
+        RunResult {
+            exit: Exit::Code(code),
+            output: out.into(),
+            ms: 0,
+        }
+    }
+
+    fn rec(script: Vec<RunResult>) -> Rec {
+        Rec {
+            files: BTreeMap::from([("a.h".to_string(), b"x = 1\n".to_vec())]),
+            script,
+            seen: Vec::new(),
+        }
+    }
+
+    const REPLACE: &str = "replace = { file = \"a.h\", from = \"1\", to = \"2\" }";
+
+    #[test]
+    fn a_held_control_runs_three_times_and_only_the_middle_run_is_perturbed() {
+        let s = spec(REPLACE);
+        let mut sb = rec(vec![r(0, "ok 1\n"), r(1, "BOOM at a.h\n"), r(0, "ok 1\n")]);
+        let v = run_control(&s, &mut sb);
+        assert!(v.held(), "{:?}", v.diags);
+        assert_eq!(v.diags[0].code, Code::Ctl012);
+        let seen: Vec<&str> = sb.seen.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(seen, ["x = 1\n", "x = 2\n", "x = 1\n"]);
+        assert_eq!(sb.files["a.h"], b"x = 1\n");
+    }
+
+    #[test]
+    fn a_failed_perturbed_run_still_restores_and_skips_the_third_run() {
+        for (script, code) in [
+            (vec![r(0, "ok\n"), r(0, "ok\n")], Code::Ctl003),
+            (vec![r(0, "ok\n"), r(2, "syntax error\n")], Code::Ctl004),
+            (
+                vec![
+                    r(0, "ok\n"),
+                    RunResult {
+                        exit: Exit::TimedOut,
+                        output: String::new(),
+                        ms: 0,
+                    },
+                ],
+                Code::Ctl007,
+            ),
+        ] {
+            let mut sb = rec(script);
+            let v = run_control(&spec(REPLACE), &mut sb);
+            let codes: Vec<Code> = v.diags.iter().map(|d| d.code).collect();
+            assert_eq!(codes, [code]);
+            assert_eq!(sb.seen.len(), 2, "no restored run after a failed red");
+            assert_eq!(
+                sb.files["a.h"], b"x = 1\n",
+                "{code} left the file perturbed"
+            );
+        }
+    }
+
+    #[test]
+    fn rot_is_found_before_anything_runs() {
+        let mut sb = rec(Vec::new());
+        let v = run_control(
+            &spec("replace = { file = \"a.h\", from = \"7\", to = \"2\" }"),
+            &mut sb,
+        );
+        assert_eq!(v.diags[0].code, Code::Ctl002);
+        assert!(sb.seen.is_empty());
+    }
+
+    #[test]
+    fn the_env_reaches_only_the_perturbed_run_and_a_signal_is_a_red() {
+        let mut sb = rec(vec![
+            r(0, "ok\n"),
+            RunResult {
+                exit: Exit::Signal(6),
+                output: "Fatal{BOOM}\n".into(),
+                ms: 0,
+            },
+            r(0, "ok\n"),
+        ]);
+        let v = run_control(&spec("env = { K = \"v\" }"), &mut sb);
+        assert!(v.held(), "{:?}", v.diags);
+        let envs: Vec<usize> = sb.seen.iter().map(|s| s.1.len()).collect();
+        assert_eq!(envs, [0, 1, 0]);
+    }
+
+    #[test]
+    fn invalid_entries_are_config_findings_at_their_key() {
+        let bad = [
+            ("", "no perturbation"),
+            (
+                &format!("{REPLACE}\nenv = {{ K = \"v\" }}"),
+                "2 perturbations (replace, env)",
+            ),
+            (
+                "patch = \"../outside.diff\"",
+                "must be a path inside the workspace",
+            ),
+            ("env = { K = \"v\" }\nexpect_tests = 0", "expect_tests = 0"),
+            (
+                "env = { K = \"v\" }\nselection = '('",
+                "`selection` is not a valid regex",
+            ),
+            ("env = { K = \"v\" }\ntimeout = 0", "timeout = 0"),
+        ];
+        for (extra, want) in bad {
+            let text = format!("name = \"c\"\ncommand = [\"t\"]\nevidence = 'x'\n{extra}");
+            let cfg: ControlConfig = toml::from_str(&text).unwrap();
+            let (specs, diags) = validate(&[cfg]);
+            assert!(specs.is_empty());
+            assert_eq!(diags[0].code, Code::Ctl010);
+            assert!(diags[0].message.contains(want), "{}", diags[0].message);
+            assert!(diags[0].config.is_some());
+        }
+    }
+}

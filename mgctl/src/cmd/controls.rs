@@ -16,7 +16,7 @@ use crate::settings::Settings;
 the `controls` gate of `check`. Each [[control]] of mgctl.toml runs its command (argv, no shell) in a throw-away \
 copy of the workspace three times: unperturbed (must pass and select tests), perturbed by its patch, replace, env \
 or swap (must fail with its evidence regex in the output), and restored (must pass again, the copy's digest \
-unchanged). Prints the headline, then one line per finding. It does not run [build]: `mgctl check` does. Exit \
+unchanged). Prints the headline, then one line per finding. It does not run [build]: `mgctl check` does. `--format json` prints the headline and findings as one document. Exit \
 status: 0 every control held, 1 a control failed, 2 a control cannot run (bad entry, program not found, a required \
 artifact not built).",
     after_help = "Examples:\n  mgctl lint controls -C driver\n  mgctl lint controls -C driver --only verify-corrupt-pipeline\n  mgctl lint controls --self-test"
@@ -30,6 +30,8 @@ pub struct ControlsArgs {
     // The controls: a rotted patch, a test that stays green, a red for another reason, …
     #[arg(long, conflicts_with = "only", help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
+    #[arg(long, value_enum, default_value_t = crate::flags::DataFormat::Human, help = crate::flags::FORMAT_HELP)]
+    pub format: crate::flags::DataFormat,
     /// Test hook: neuter a self-test negative control by name.
     #[arg(long, hide = true, value_name = "GATE/CONTROL")]
     pub neuter: Vec<String>,
@@ -55,16 +57,37 @@ pub fn run(
         .iter()
         .filter(|d| matches!(d.code, Code::Ctl009 | Code::Ctl010))
         .count();
-    writeln!(out, "controls: {}", diag::escape::terminal(&o.headline))?;
-    for d in o.diags {
-        let f = ctx.finding(crate::gates::controls::GATE, d);
-        let at = f
-            .location
-            .as_ref()
-            .map(|l| format!("{}: ", diag::escape::terminal(&l.to_string())))
-            .unwrap_or_default();
-        let msg = diag::escape::terminal(&f.message);
-        writeln!(out, "{}[{}] {at}{msg}", f.severity, f.code)?;
+    let findings: Vec<_> = o
+        .diags
+        .into_iter()
+        .map(|d| ctx.finding(crate::gates::controls::GATE, d))
+        .collect();
+    if args.format == crate::flags::DataFormat::Json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "passed": passed,
+            "headline": o.headline,
+            "controls": o.units,
+            "findings": findings.iter().map(|f| serde_json::json!({
+                "code": f.code,
+                "severity": f.severity.to_string(),
+                "control": f.unit,
+                "message": f.message,
+                "location": f.location.as_ref().map(|l| l.to_string()),
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
+    } else {
+        writeln!(out, "controls: {}", diag::escape::terminal(&o.headline))?;
+        for f in &findings {
+            let at = f
+                .location
+                .as_ref()
+                .map(|l| format!("{}: ", diag::escape::terminal(&l.to_string())))
+                .unwrap_or_default();
+            let msg = diag::escape::terminal(&f.message);
+            writeln!(out, "{}[{}] {at}{msg}", f.severity, f.code)?;
+        }
     }
     if cannot_run > 0 {
         anyhow::bail!("{cannot_run} control(s) cannot run (CTL009/CTL010 above)");

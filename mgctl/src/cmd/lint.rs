@@ -17,7 +17,7 @@ use crate::settings::Settings;
 
 #[derive(Debug, Args)]
 #[command(
-    about = "Untouched regions, the test-name ratchet, commit style, the fatal census, ctest expectations and negative controls",
+    about = "Untouched regions, test names, commit style, the fatal census, ctest expectations, negative controls",
     long_about = "Source-history lints of a MobileGL workspace, each also a `check` gate: untouched \
 regions (G5: protected bodies hash the same at a base ref and now), the registered test names (G2: pull and \
 push builds register the same ctest names; G14: a phase may add tests but never remove one) and the commit \
@@ -142,8 +142,9 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         }
         LintCommand::Ctest(a) => super::ctest::run(a, settings, out),
         LintCommand::Controls(a) if a.self_test => {
+            let json = a.format == DataFormat::Json;
             let ws = Some(a.workspace.as_path());
-            super::gate_self_test(gates::controls::GATE, ws, settings, &a.neuter, false, out)
+            super::gate_self_test(gates::controls::GATE, ws, settings, &a.neuter, json, out)
         }
         LintCommand::Controls(a) => super::controls::run(a, settings, out),
     }

@@ -356,8 +356,9 @@ fn sigint_kills_the_running_control_and_removes_its_copy() {
         root,
         "the control ran in the workspace itself"
     );
-    let ok = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+    // bash's builtin kill: no procps needed
+    let ok = Command::new("bash")
+        .args(["-c", &format!("kill -INT {}", child.id())])
         .status()
         .unwrap()
         .success();
