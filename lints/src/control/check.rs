@@ -417,11 +417,23 @@ impl Verdict {
     }
 }
 
-/// The last few lines of a run's output, for a finding.
+/// Characters of one output line a finding quotes (a finding is bounded, not the run).
+const QUOTE: usize = 200;
+
+fn quote(line: &str) -> String {
+    let mut q: String = line.trim().chars().take(QUOTE).collect();
+    if line.trim().chars().nth(QUOTE).is_some() {
+        q.push('…');
+    }
+    q
+}
+
+/// The last few lines of a run's output, for a finding, each at most [`QUOTE`] characters.
 fn tail(output: &str, n: usize) -> String {
     let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
     let from = lines.len().saturating_sub(n);
-    lines[from..].join(" | ")
+    let quoted: Vec<String> = lines[from..].iter().map(|l| quote(l)).collect();
+    quoted.join(" | ")
 }
 
 /// How many lines of `output` the selection matches.
@@ -587,7 +599,7 @@ pub fn run_control(spec: &Spec, sb: &mut dyn Sandbox) -> Verdict {
             Exit::Interrupted => Some(Diag::error(Code::Ctl011, "the perturbed run was interrupted".to_string())),
             _ => match red.output.lines().find(|l| spec.evidence.is_match(l)).or_else(|| spec.evidence.find(&red.output).map(|m| m.as_str())) {
                 Some(l) => {
-                    evidence_line = l.trim().to_string();
+                    evidence_line = quote(l);
                     None
                 }
                 None => Some(Diag::error(
@@ -659,7 +671,7 @@ pub fn run_control(spec: &Spec, sb: &mut dyn Sandbox) -> Verdict {
             "control `{name}` held: baseline green ({} ms), {} red with `{}` ({} ms), restored green ({} ms)",
             ms("baseline"),
             describe(&spec.perturbation),
-            evidence_line.chars().take(160).collect::<String>(),
+            evidence_line,
             ms("perturbed"),
             ms("restored")
         ),
@@ -809,6 +821,19 @@ mod tests {
                 "{code} left the file perturbed"
             );
         }
+    }
+
+    #[test]
+    fn quoted_output_is_bounded_per_line() {
+        let long = "y".repeat(100_000);
+        let mut sb = rec(vec![r(0, "ok\n"), r(1, &format!("{long}\n{long}\n"))]);
+        let v = run_control(&spec(REPLACE), &mut sb);
+        assert_eq!(v.diags[0].code, Code::Ctl004);
+        assert!(
+            v.diags[0].message.len() < 1000,
+            "{}",
+            v.diags[0].message.len()
+        );
     }
 
     #[test]
