@@ -320,6 +320,17 @@ fn a_run_past_its_timeout_is_killed_with_its_process_group() {
 
 #[test]
 fn sigint_kills_the_running_control_and_removes_its_copy() {
+    interrupted_by("INT", 2);
+}
+
+#[test]
+fn sigterm_kills_the_running_control_and_removes_its_copy() {
+    interrupted_by("TERM", 15);
+}
+
+/// Sends SIG`name` to mgctl while a control's grandchild sleeps: mgctl must kill the run's
+/// process group, remove the copy, and then end as that signal would.
+fn interrupted_by(name: &str, number: i32) {
     use std::os::unix::process::ExitStatusExt;
     let probe_dir = scratch();
     let probe = probe_dir.path().join("probe");
@@ -358,7 +369,7 @@ fn sigint_kills_the_running_control_and_removes_its_copy() {
     );
     // bash's builtin kill: no procps needed
     let ok = Command::new("bash")
-        .args(["-c", &format!("kill -INT {}", child.id())])
+        .args(["-c", &format!("kill -{name} {}", child.id())])
         .status()
         .unwrap()
         .success();
@@ -366,8 +377,8 @@ fn sigint_kills_the_running_control_and_removes_its_copy() {
     let status = child.wait().unwrap();
     assert_eq!(
         status.signal(),
-        Some(2),
-        "mgctl ends as SIGINT would: {status:?}"
+        Some(number),
+        "mgctl ends as SIG{name} would: {status:?}"
     );
     assert!(
         !Path::new(copy).exists(),
