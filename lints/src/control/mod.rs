@@ -35,6 +35,10 @@ pub fn check(root: &Path, cfgs: &[ControlConfig], only: Option<&str>) -> Outcome
     let out = {
         let _core = run::NoCore::set();
         check_with(cfgs, only, &mut |spec| {
+            // after a signal, the remaining controls are not started
+            if let Some(sig) = signals.caught() {
+                return Err(format!("mgctl was interrupted (signal {sig})"));
+            }
             let mut copy = run::TempCopy::new(root, signals.flag.clone())?;
             Ok(run_control(spec, &mut copy as &mut dyn Sandbox))
         })
@@ -91,10 +95,7 @@ pub fn check_with(
             Err(e) => diags.push(
                 Diag::error(
                     Code::Ctl011,
-                    format!(
-                        "control `{}`: its throw-away copy cannot be made: {e}",
-                        spec.name
-                    ),
+                    format!("control `{}` could not run: {e}", spec.name),
                 )
                 .in_config(spec.at)
                 .in_unit(spec.name.clone()),

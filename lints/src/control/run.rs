@@ -31,10 +31,10 @@ impl TempCopy {
         let dir = tempfile::Builder::new()
             .prefix("mgctl-control-")
             .tempdir()
-            .map_err(|e| format!("cannot make a temp dir: {e}"))?;
+            .map_err(|e| format!("its throw-away copy cannot be made: {e}"))?;
         let ws = dir.path().join("ws");
         std::fs::create_dir_all(dir.path().join("tmp")).map_err(|e| e.to_string())?;
-        copy_tree(root, &ws)?;
+        copy_tree(root, &ws).map_err(|e| format!("its throw-away copy cannot be made: {e}"))?;
         Ok(TempCopy { dir, cancel })
     }
 
