@@ -387,61 +387,6 @@ pub fn run_probe_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
 pub const PROBES_GATE: &str = "include-probes";
 pub const LAYERING_GATE: &str = "include-layering";
 
-/// `mgctl include --self-test`: both gates' controls (`neutered(gate, control)` feeds a negative
-/// control its clean twin) and their report; true when both gates' self-tests pass.
-pub fn self_test(neutered: &dyn Fn(&str, &str) -> bool) -> (bool, Vec<String>) {
-    let runs = [
-        (
-            PROBES_GATE,
-            run_probe_controls(&|c| neutered(PROBES_GATE, c)),
-        ),
-        (
-            LAYERING_GATE,
-            run_layering_controls(&|c| neutered(LAYERING_GATE, c)),
-        ),
-    ];
-    let mut ok = true;
-    let mut lines = Vec::new();
-    for (gate, cs) in runs {
-        let (passed, l) = control_lines(gate, &cs);
-        ok &= passed;
-        lines.extend(l);
-    }
-    (ok, lines)
-}
-
-/// The self-test report of one gate's controls (`mgctl include --self-test`): a line per
-/// control, then the verdict line. True when every control behaved and one negative tripped.
-fn control_lines(gate: &str, cs: &[Control]) -> (bool, Vec<String>) {
-    let mut lines = Vec::with_capacity(cs.len() + 1);
-    for c in cs {
-        let kind = if c.expect_trip {
-            "must trip"
-        } else {
-            "must stay clean"
-        };
-        let verdict = match (c.expect_trip, c.tripped) {
-            (true, true) => "tripped",
-            (true, false) => "DID NOT TRIP",
-            (false, false) => "clean",
-            (false, true) => "TRIPPED (false positive)",
-        };
-        lines.push(format!(
-            "{gate}: {} ({kind}): {verdict} - {}",
-            c.name, c.detail
-        ));
-    }
-    let trips = cs.iter().filter(|c| c.expect_trip && c.tripped).count();
-    let negatives = cs.iter().filter(|c| c.expect_trip).count();
-    let clean = cs.iter().filter(|c| !c.expect_trip && !c.tripped).count();
-    let passed = cs.iter().all(|c| c.expect_trip == c.tripped) && trips > 0;
-    lines.push(format!(
-        "{gate}: self-test {}: {trips} of {negatives} negative controls tripped, {clean} of {} positive controls clean",
-        if passed { "OK" } else { "FAILED" },
-        cs.len() - negatives
-    ));
-    (passed, lines)
-}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -568,51 +568,6 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     out
 }
 
-/// `dirty-surface --self-test`: every control, `neuter` naming the ones fed their clean twin
-/// (by label, or as `dirty-surface/LABEL`), and upstream's summary lines.
-pub fn self_test(neuter: &[String]) -> (bool, Vec<String>) {
-    let results = run_controls(&|label| {
-        neuter
-            .iter()
-            .any(|n| n == label || n.strip_prefix("dirty-surface/") == Some(label))
-    });
-    lines(&results)
-}
-
-/// Upstream's summary lines for a self-test run.
-pub fn lines(results: &[Control]) -> (bool, Vec<String>) {
-    let mut out = Vec::new();
-    let negatives = results.iter().filter(|r| r.expect_trip).count();
-    let tripped = results
-        .iter()
-        .filter(|r| r.expect_trip && r.tripped)
-        .count();
-    for r in results.iter().filter(|r| !r.ok()) {
-        if r.expect_trip {
-            out.push(format!(
-                "dirty-surface self-test: negative control {} did NOT trip ({})",
-                r.name, r.detail
-            ));
-        } else {
-            out.push(format!(
-                "dirty-surface self-test: positive control FAILED: {} ({})",
-                r.name, r.detail
-            ));
-        }
-    }
-    if tripped == 0 {
-        out.push("dirty-surface self-test: NOTHING tripped - the gate cannot fail, which is worse than a red gate".into());
-        return (false, out);
-    }
-    let pass = results.iter().all(Control::ok);
-    if pass {
-        out.push(format!(
-            "dirty-surface self-test: {negatives} negative controls, all tripped; positive controls OK (the fixture checks green, SetPixelStoreParam's field-level writes are read at field level, and the reference-alias setters of RenderState.cpp resolve to m_parameters' fields)"
-        ));
-    }
-    (pass, out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -628,11 +583,8 @@ mod tests {
     #[test]
     fn a_neutered_control_fails_the_self_test() {
         let r = run_controls(&|l| l == "7");
-        let (pass, lines) = super::lines(&r);
-        assert!(!pass);
-        assert!(
-            lines[0].starts_with("dirty-surface self-test: negative control 7 did NOT trip"),
-            "{lines:?}"
-        );
+        assert!(!diag::self_test_passed(&r));
+        let bad: Vec<&str> = r.iter().filter(|c| !c.ok()).map(|c| c.name.as_str()).collect();
+        assert_eq!(bad, ["7"]);
     }
 }

@@ -221,45 +221,6 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<crate::diag::Control
         .collect()
 }
 
-/// Every name of `neuter` is a control's.
-pub fn check_neuter(neuter: &[String]) -> Result<(), super::Error> {
-    let all = controls();
-    match neuter
-        .iter()
-        .find(|n| !all.iter().any(|c| c.name == n.as_str()))
-    {
-        Some(n) => Err(super::Error::NoSuchControl(n.clone())),
-        None => Ok(()),
-    }
-}
-
-/// `mgctl cite --self-test`: one line per control and a summary; `neuter` names negative
-/// controls fed their clean document. Ok(passed): every control behaved and one tripped.
-pub fn write_self_test(neuter: &[String], out: &mut dyn std::io::Write) -> std::io::Result<bool> {
-    let all = controls();
-    let mut ok = true;
-    let mut trips = 0;
-    for c in &all {
-        let o = run(c, neuter.iter().any(|n| n == c.name));
-        let kind = if o.expect_trip {
-            "negative"
-        } else {
-            "positive"
-        };
-        let verdict = if o.ok() { "ok  " } else { "FAIL" };
-        let what = if o.tripped { "tripped" } else { "clean" };
-        writeln!(out, "{verdict} {kind} {:<32} {what}: {}", o.name, o.detail)?;
-        ok &= o.ok();
-        trips += usize::from(o.expect_trip && o.tripped);
-    }
-    let negatives = all.iter().filter(|c| c.expect.is_some()).count();
-    writeln!(
-        out,
-        "cite self-test: {trips} of {negatives} negative controls tripped, {} positive control(s) clean",
-        all.len() - negatives
-    )?;
-    Ok(ok && trips > 0)
-}
 
 #[cfg(test)]
 mod tests {

@@ -32,8 +32,6 @@ pub enum Error {
     List { path: PathBuf, reason: String },
     #[error("{}: no documents given and no [cite] section in {}/{config}", .root.display(), .root.display())]
     NoDocuments { root: PathBuf, config: &'static str },
-    #[error("--neuter {0}: no such control")]
-    NoSuchControl(String),
     #[error("{}: document pattern `{pattern}` matches no file", .root.display())]
     NoMatch { root: PathBuf, pattern: String },
 }

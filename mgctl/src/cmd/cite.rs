@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use lints::cite::{cfg::Request, controls, fix, report};
+use lints::cite::{cfg::Request, fix, report};
 
 use super::Outcome;
 use crate::flags::DataFormat;
@@ -91,8 +91,8 @@ pub struct SelfTestArgs {
 
 pub fn run(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match &args.command {
-        Some(CiteCommand::SelfTest(a)) => self_test(&a.neuter, out),
-        None if args.self_test => self_test(&args.neuter, out),
+        Some(CiteCommand::SelfTest(a)) => self_test(args, &a.neuter, settings, out),
+        None if args.self_test => self_test(args, &args.neuter, settings, out),
         None => check_cmd(args, settings, out),
     }
 }
@@ -145,7 +145,12 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
     Ok(Outcome::from_pass(!diags.iter().any(diag::Diag::is_error)))
 }
 
-fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    controls::check_neuter(neuter)?;
-    Ok(Outcome::from_pass(controls::write_self_test(neuter, out)?))
+fn self_test(
+    args: &CiteArgs,
+    neuter: &[String],
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let ws = Some(args.root.as_path());
+    super::gate_self_test(&["cite"], ws, settings, neuter, false, out)
 }

@@ -9,8 +9,8 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use dirty_surface::audit::{self, Settings as DsSettings};
+use dirty_surface::report;
 use dirty_surface::surface::Mode;
-use dirty_surface::{report, selftest};
 
 use crate::cmd::Outcome;
 use crate::settings::Settings;
@@ -83,9 +83,8 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     if args.self_test {
-        let (pass, lines) = selftest::self_test(&args.neuter);
-        lines.iter().try_for_each(|l| writeln!(out, "{l}"))?;
-        return Ok(Outcome::from_pass(pass));
+        let ws = Some(args.workspace.as_path());
+        return super::gate_self_test(&["dirty-surface"], ws, settings, &args.neuter, false, out);
     }
     // The nearest workspace at or above -C (as `check`, cargo and git look upwards).
     let workspace = settings.discover(&args.workspace);

@@ -11,7 +11,7 @@ use include_graph::analysis;
 use include_graph::report::Query;
 use include_graph::report::{self, ErrorStyle};
 use include_graph::workspace::{pick_compiler, ProbeRequest};
-use include_graph::{controls, Graph, Workspace};
+use include_graph::{Graph, Workspace};
 
 use crate::cmd::Outcome;
 use crate::flags::DataFormat;
@@ -210,8 +210,8 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let command = match &args.command {
-        Some(IncludeCommand::SelfTest(a)) => return self_test(&a.neuter, out),
-        None if args.self_test => return self_test(&args.neuter, out),
+        Some(IncludeCommand::SelfTest(a)) => return self_test(args, &a.neuter, settings, out),
+        None if args.self_test => return self_test(args, &args.neuter, settings, out),
         Some(c) => c,
         None => bail!(
             "give a subcommand (why, closure, graph, cycles, probes, rules) or --self-test (see mgctl include --help)"
@@ -331,9 +331,12 @@ fn probes(
     )?)
 }
 
-fn self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let neutered = |gate: &str, c: &str| neuter.iter().any(|n| *n == format!("{gate}/{c}"));
-    let (ok, lines) = controls::self_test(&neutered);
-    write_lines(out, &lines)?;
-    Ok(Outcome::from_pass(ok))
+fn self_test(
+    args: &IncludeArgs,
+    neuter: &[String],
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let gates = ["include-probes", "include-layering"];
+    super::gate_self_test(&gates, Some(&args.workspace), settings, neuter, false, out)
 }

@@ -132,19 +132,26 @@ pub fn run(args: &LintArgs, settings: &Settings, out: &mut dyn Write) -> anyhow:
         LintCommand::FatalSites(a) if a.self_test => {
             let json = a.format == DataFormat::Json;
             let ws = Some(a.workspace.as_path());
-            super::gate_self_test(gates::fatal_sites::GATE, ws, settings, &a.neuter, json, out)
+            super::gate_self_test(
+                &[gates::fatal_sites::GATE],
+                ws,
+                settings,
+                &a.neuter,
+                json,
+                out,
+            )
         }
         LintCommand::FatalSites(a) => super::fatal_sites::run(a, settings, out),
         LintCommand::Ctest(a) if a.self_test => {
             let json = a.format == DataFormat::Json;
             let ws = Some(a.workspace.as_path());
-            super::gate_self_test(gates::ctest::GATE, ws, settings, &a.neuter, json, out)
+            super::gate_self_test(&[gates::ctest::GATE], ws, settings, &a.neuter, json, out)
         }
         LintCommand::Ctest(a) => super::ctest::run(a, settings, out),
         LintCommand::Controls(a) if a.self_test => {
             let json = a.format == DataFormat::Json;
             let ws = Some(a.workspace.as_path());
-            super::gate_self_test(gates::controls::GATE, ws, settings, &a.neuter, json, out)
+            super::gate_self_test(&[gates::controls::GATE], ws, settings, &a.neuter, json, out)
         }
         LintCommand::Controls(a) => super::controls::run(a, settings, out),
     }
@@ -158,7 +165,14 @@ fn run_regions(
     let json = args.format == DataFormat::Json;
     if args.self_test {
         let ws = Some(args.workspace.as_path());
-        return super::gate_self_test(gates::regions::GATE, ws, settings, &args.neuter, json, out);
+        return super::gate_self_test(
+            &[gates::regions::GATE],
+            ws,
+            settings,
+            &args.neuter,
+            json,
+            out,
+        );
     }
     let ctx = settings.workspace(&settings.discover(&args.workspace))?;
     let config = ctx.config_path.as_ref().map_or_else(
@@ -207,7 +221,7 @@ fn run_test_names(
     if args.self_test {
         let ws = Some(Path::new("."));
         return super::gate_self_test(
-            gates::test_names::GATE,
+            &[gates::test_names::GATE],
             ws,
             settings,
             &args.neuter,
@@ -258,7 +272,14 @@ fn run_commits(
     let json = args.format == DataFormat::Json;
     if args.self_test {
         let ws = Some(args.workspace.as_path());
-        return super::gate_self_test(gates::commits::GATE, ws, settings, &args.neuter, json, out);
+        return super::gate_self_test(
+            &[gates::commits::GATE],
+            ws,
+            settings,
+            &args.neuter,
+            json,
+            out,
+        );
     }
     let workspace = settings.discover(&args.workspace);
     let (rules, configured) = commit_config(settings, &workspace)?;

@@ -83,7 +83,7 @@ pub fn one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> anyhow::Resul
 /// when `workspace` lies in a workspace, its live controls there — what `check --self-test` runs
 /// for that gate — printed through the one self-test report (`diag::write_self_test`).
 pub fn gate_self_test(
-    gate: &str,
+    gates: &[&str],
     workspace: Option<&Path>,
     settings: &Settings,
     neuter: &[String],
@@ -91,11 +91,6 @@ pub fn gate_self_test(
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<Outcome> {
     let all = crate::gates::all();
-    let Some(g) = all.iter().find(|g| g.name() == gate) else {
-        anyhow::bail!("internal: no gate named {gate}");
-    };
-    let neutered = crate::check::neutered(neuter);
-    let mut controls = g.self_test(&neutered).controls;
     // As `check --self-test`: a workspace whose mgctl.toml cannot be read is an error, not a
     // quiet fall back to the canned controls; only a directory that is no workspace runs them alone.
     let ctx = match workspace.map(|w| settings.discover(w)) {
@@ -106,26 +101,49 @@ pub fn gate_self_test(
             Err(_) => None,
         },
     };
-    if let Some(ctx) = &ctx {
-        controls.extend(g.live_controls(ctx, &neutered));
+    // A hook names GATE/CONTROL, or a bare CONTROL of any of the command's gates.
+    let mut spelled: Vec<String> = neuter.to_vec();
+    for n in neuter.iter().filter(|n| !n.contains('/')) {
+        spelled.extend(gates.iter().map(|g| format!("{g}/{n}")));
+    }
+    let neutered = crate::check::neutered(&spelled);
+    let mut runs = Vec::new();
+    for &gate in gates {
+        let Some(g) = all.iter().find(|g| g.name() == gate) else {
+            anyhow::bail!("internal: no gate named {gate}");
+        };
+        let mut controls = g.self_test(&neutered).controls;
+        if let Some(ctx) = &ctx {
+            controls.extend(g.live_controls(ctx, &neutered));
+        }
+        runs.push((gate, controls));
     }
     // A neuter that names no control would prove nothing: a misspelt hook is an error.
-    for n in neuter {
-        let known = n
-            .strip_prefix(gate)
-            .and_then(|r| r.strip_prefix('/'))
-            .is_some_and(|c| controls.iter().any(|k| k.name == c));
-        if !known {
-            anyhow::bail!(
-                "--neuter {n}: no control of that name (controls: {})",
-                controls
-                    .iter()
-                    .map(|c| format!("{gate}/{}", c.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
+    let known = |n: &str| {
+        runs.iter().any(|(gate, controls)| {
+            let control = n
+                .strip_prefix(*gate)
+                .and_then(|r| r.strip_prefix('/'))
+                .unwrap_or(if n.contains('/') { "" } else { n });
+            controls.iter().any(|k| k.name == control)
+        })
+    };
+    if let Some(n) = neuter.iter().find(|n| !known(n)) {
+        let names: Vec<String> = runs
+            .iter()
+            .flat_map(|(g, cs)| cs.iter().map(move |c| format!("{g}/{}", c.name)))
+            .collect();
+        anyhow::bail!(
+            "--neuter {n}: no control of that name (controls: {})",
+            names.join(", ")
+        );
     }
-    let passed = diag::write_self_test(gate, &controls, json, out)?;
+    let mut passed = true;
+    for (gate, controls) in &runs {
+        if runs.len() > 1 && !json {
+            writeln!(out, "{gate}:")?;
+        }
+        passed &= diag::write_self_test(gate, controls, json, out)?;
+    }
     Ok(Outcome::from_pass(passed))
 }

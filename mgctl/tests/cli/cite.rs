@@ -226,7 +226,7 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
     let run = mgctl(&["cite", "--self-test"], dir.path()).expect(0);
     assert!(
         run.stdout
-            .contains("cite self-test: 10 of 10 negative controls tripped"),
+            .contains("self-test passed: 10 negative controls tripped"),
         "{}",
         run.dump()
     );
@@ -241,7 +241,8 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         "line-zero",
     ] {
         assert!(
-            run.stdout.contains(&format!("ok   negative {name}")),
+            run.stdout
+                .contains(&format!("negative control {name}: tripped")),
             "{name}\n{}",
             run.dump()
         );
@@ -251,7 +252,9 @@ fn self_test_passes_and_a_neutered_control_fails_it() {
         dir.path(),
     )
     .expect(1);
-    run.assert_stdout_has("FAIL negative continuation-wrong-file");
+    run.assert_stdout_has(
+        "negative control continuation-wrong-file: NEGATIVE CONTROL DID NOT TRIP",
+    );
 }
 
 #[test]
