@@ -55,7 +55,7 @@ pub fn all() -> Vec<CodeInfo> {
     gather::<stats_viewer::budget::Code>(&mut out);
     gather::<stats_viewer::counters::Code>(&mut out);
     gather::<stats_viewer::retrace::Code>(&mut out);
-    gather::<crate::build::Code>(&mut out);
+    gather::<workspace_build::Code>(&mut out);
     out
 }
 

@@ -15,16 +15,6 @@ const CONFIG_MAX_BYTES: u64 = 1 << 20;
 /// The markers that make a directory a MobileGL checkout when it has no `mgctl.toml`.
 pub const MOBILEGL_MARKERS: [&str; 2] = ["MobileGL/MG_Backend", "MobileGL/MG_Pipe"];
 
-/// `[build]` in mgctl.toml.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BuildConfig {
-    /// argv of the build, run with the workspace as cwd (no shell).
-    pub command: toml::Spanned<Vec<String>>,
-    /// Workspace-relative paths the command makes; `check` builds when one is missing.
-    pub outputs: toml::Spanned<Vec<String>>,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -54,7 +44,7 @@ pub struct Config {
     #[serde(default)]
     pub control: Vec<lints::control::cfg::ControlConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
-    pub build: Option<BuildConfig>,
+    pub build: Option<workspace_build::cfg::BuildConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -3,7 +3,6 @@
 //! `main` owns the exit code (0 pass, 1 a gate failed, 2 usage or input error, 3 internal error);
 //! everything else returns `anyhow::Result<Outcome>`.
 
-mod build;
 mod check;
 mod cli;
 mod cmd;

@@ -157,11 +157,13 @@ fn replace(target: &Path, bytes: &[u8], perms: Option<fs::Permissions>) -> io::R
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let (tmp_path, tmp) = create_unique(&dir, &name)?;
+    // Registered while it exists, so a signal mid-write removes it (issue 29).
+    let (tmp_path, tmp, registered) = teardown::create_file(|| create_unique(&dir, &name))?;
     let written = fill_and_rename(tmp, &tmp_path, bytes, perms, target, &dir);
     if written.is_err() {
         let _ = fs::remove_file(&tmp_path);
     }
+    drop(registered);
     written
 }
 

@@ -131,30 +131,34 @@ pub fn run(
     Ok(Outcome::from_pass(run.passed))
 }
 
-/// Runs the workspace's `[build]` when a declared output is missing and a selected gate reads
-/// one (progress on stderr; stdout carries only the report), unless `--no-build` refuses.
+/// Runs the workspace's `[build]` when a declared output is missing or stale and a selected gate
+/// reads one (progress on stderr; stdout carries only the report), unless `--no-build` refuses.
 fn prepare_build(
     ctx: &crate::gate::CheckCtx,
     all: &[Box<dyn crate::gate::Gate>],
     sel: &Selection,
     no_build: bool,
-) -> anyhow::Result<Option<crate::build::Record>> {
+) -> anyhow::Result<Option<workspace_build::Record>> {
     let Some(cfg) = &ctx.config.build else {
         return Ok(None);
     };
-    let plan = crate::build::plan(cfg, ctx)?;
-    let missing = plan.missing(&ctx.root);
+    let plan = workspace_build::plan(cfg, &|at| ctx.config_location(at))?;
     let wanted = all.iter().any(|g| {
         sel.selects(g.name()) && g.artifacts(ctx).iter().any(|a| plan.outputs.contains(a))
     });
-    Ok(Some(if missing.is_empty() {
-        plan.not_run(missing, "up to date")
-    } else if !wanted {
-        plan.not_run(missing, "no selected gate reads an output")
+    if !wanted {
+        let state = workspace_build::State::unjudged(plan.missing(&ctx.root));
+        return Ok(Some(
+            plan.not_run(&state, "no selected gate reads an output"),
+        ));
+    }
+    let state = plan.state(&ctx.root)?;
+    Ok(Some(if state.up_to_date() {
+        plan.not_run(&state, "up to date")
     } else if no_build {
-        plan.not_run(missing, "--no-build given")
+        plan.not_run(&state, "--no-build given")
     } else {
-        plan.run(&ctx.root, missing, &mut |line| eprintln!("mgctl: {line}"))
+        plan.run(&ctx.root, &state, &mut |line| eprintln!("mgctl: {line}"))
     }))
 }
 

@@ -304,3 +304,169 @@ fn issue18_a_relative_build_program_is_resolved_in_the_workspace() {
     assert_eq!(gate(&v, "symbols")["verdict"], "pass", "{}", r.dump());
     assert_eq!(v["build"]["success"], true);
 }
+
+/// [`workspace`] with more `[build]` keys (`inputs`, `timeout`).
+fn workspace_with(dir: &Path, script: &str, keys: &str) {
+    workspace(dir, script);
+    let p = dir.join("mgctl.toml");
+    let text = std::fs::read_to_string(&p).unwrap().replacen(
+        "outputs = [\"build/a.so\", \"build/b.so\"]\n",
+        &format!("outputs = [\"build/a.so\", \"build/b.so\"]\n{keys}"),
+        1,
+    );
+    std::fs::write(p, text).unwrap();
+}
+
+fn set_mtime(p: &Path, t: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// Issue 30, "never green on a stale build": with `inputs`, an output older than the newest input,
+/// or built from other input contents (the record `build/.mgctl-build.json` says which), is
+/// rebuilt; `--no-build` fails the gates that read it (BLD003) naming the output and the input.
+#[test]
+fn issue30_an_edited_input_rebuilds_and_no_build_fails_naming_the_stale_output() {
+    let dir = scratch();
+    let d = dir.path();
+    workspace_with(d, MAKES_BOTH, "inputs = [\"src/*.cpp\"]\n");
+    let r = mgctl_building(&["check", ".", "--format", "json"], d).expect(0);
+    r.assert_stderr_has("(2 outputs missing)");
+    let record = std::fs::read_to_string(d.join("build/.mgctl-build.json")).unwrap();
+    assert!(record.contains("\"inputs_digest\""), "{record}");
+    let r = mgctl_building(&["check", ".", "--format", "json"], d).expect(0);
+    assert!(!r.stderr.contains("building"), "{}", r.dump());
+
+    // A newer source: older outputs.
+    std::fs::write(d.join("src/lib.cpp"), LIB.replace("x + 1", "x + 2")).unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+    set_mtime(&d.join("src/lib.cpp"), later);
+    let r = mgctl_building(&["check", ".", "--no-build", "--format", "json"], d).expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let s = gate(&v, "symbols");
+    assert_eq!(s["verdict"], "fail", "{}", r.dump());
+    assert_eq!(s["findings"][0]["code"], "BLD003");
+    assert_eq!(
+        s["findings"][0]["message"],
+        "build/a.so is older than src/lib.cpp: this gate would read a stale build, and --no-build refused to rebuild it"
+    );
+    assert_eq!(s["findings"][0]["location"]["path"], "build/a.so");
+    assert_eq!(gate(&v, "tokens")["verdict"], "pass");
+    assert_eq!(v["build"]["stale_before"][1]["output"], "build/b.so");
+
+    // Same contents change with a time before the outputs' (a checkout of an older file): the
+    // recorded digest still tells.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    set_mtime(&d.join("src/lib.cpp"), old);
+    let r = mgctl_building(&["check", ".", "--no-build", "--format", "json"], d).expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let msg = gate(&v, "symbols")["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        msg.starts_with(
+            "build/a.so was built from other inputs than today's (newest: src/lib.cpp)"
+        ),
+        "{msg}"
+    );
+
+    // Without --no-build: rebuilt, saying why, then up to date.
+    let r = mgctl_building(&["check", ".", "--format", "json"], d).expect(0);
+    r.assert_stderr_has(
+        "(build/a.so was built from other inputs than today's (newest: src/lib.cpp) and 1 more stale)",
+    );
+    let r = mgctl_building(&["check", ".", "--no-build", "--format", "json"], d).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["build"]["not_run"], "up to date", "{}", r.dump());
+    assert_eq!(v["build"]["inputs"], 1);
+}
+
+/// A glob of `inputs` that matches nothing is an error at its line (exit 2), never a build that
+/// is "up to date" with respect to nothing.
+#[test]
+fn issue30_an_input_glob_matching_nothing_is_an_error_at_its_line() {
+    let dir = scratch();
+    workspace_with(
+        dir.path(),
+        MAKES_BOTH,
+        "inputs = [\"src/*.cpp\", \"include/*.h\"]\n",
+    );
+    let r = mgctl_building(&["check", "."], dir.path()).expect(2);
+    r.assert_stderr_has("mgctl.toml:4:10: [build] input glob `include/*.h` matches no file");
+    assert!(!dir.path().join("build").exists());
+}
+
+/// Issue 29: a hanging build fails `check` at its `timeout` (BLD004), its process group stopped;
+/// `check` does not hang, and the other gates still run.
+#[test]
+fn issue29_a_hanging_build_fails_at_its_timeout_with_a_code() {
+    let dir = scratch();
+    workspace_with(dir.path(), "echo started; sleep 120", "timeout = 1\n");
+    let start = std::time::Instant::now();
+    let r = mgctl_building(&["check", ".", "--format", "json"], dir.path()).expect(1);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "{}",
+        r.dump()
+    );
+    r.assert_stderr_has("did not finish within its timeout of 1 s and was stopped after ");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let s = gate(&v, "symbols");
+    assert_eq!(s["findings"][0]["code"], "BLD004", "{}", r.dump());
+    assert_eq!(v["build"]["timed_out"], true);
+    assert_eq!(gate(&v, "tokens")["verdict"], "pass");
+    // 0 is no limit and no build: a config error.
+    workspace_with(dir.path(), "true", "timeout = 0\n");
+    mgctl_building(&["check", "."], dir.path())
+        .expect(2)
+        .assert_stderr_has("[build] timeout must be at least 1 second");
+}
+
+/// The brief's case on the real driver: a source edited after a build makes `check --no-build`
+/// fail the symbols gate naming the stale library and the edited file, and `check` rebuild.
+#[test]
+fn issue30_an_edited_driver_source_after_a_build_is_never_read_as_green() {
+    let (_g, root) = crate::symbols::driver_with_builds();
+    let src = "MobileGL/MG_Backend/DirectGLES/Managers.cpp";
+    let path = root.join(src);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}\n// edited after the build\n")).unwrap();
+    set_mtime(
+        &path,
+        std::time::SystemTime::now() + std::time::Duration::from_secs(2),
+    );
+    let r = mgctl_building(
+        &[
+            "check",
+            ".",
+            "--no-build",
+            "--only",
+            "symbols",
+            "--format",
+            "json",
+        ],
+        &root,
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let f = &gate(&v, "symbols")["findings"][0];
+    assert_eq!(f["code"], "BLD003", "{}", r.dump());
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("build/pull/libMobileGL.so is older than {src}")),
+        "{}",
+        r.dump()
+    );
+    let r = mgctl_building(&["check", ".", "--only", "symbols"], &root);
+    r.assert_stderr_has(&format!(
+        "bash build.sh --no-run (build/pull/libMobileGL.so is older than {src} and 1 more stale)"
+    ));
+    r.expect(0);
+}

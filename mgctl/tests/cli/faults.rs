@@ -1515,3 +1515,179 @@ fn hostile_watch_escapes() {
     );
     h.finish("names/watch");
 }
+
+/// Whether process `pid` is alive (a zombie is not: it only waits to be reaped).
+fn process_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+fn send(sig: &str, pid: u32) {
+    let ok = Command::new("kill")
+        .args(["-s", sig, &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "kill -s {sig} {pid} failed");
+}
+
+/// Waits for `child` at most `secs`; Err (after killing it) when it did not end.
+fn wait_bounded(
+    child: &mut std::process::Child,
+    secs: u64,
+) -> Result<std::process::ExitStatus, String> {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return Ok(s);
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("mgctl did not end {secs} s after the signal"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `sig` reached mgctl while its `[build]` ran: mgctl ends as the signal says, and nothing of
+/// the build (the shell, its background `sleep`) is left running with parent PID 1.
+fn signal_during_build(sig: &str) -> Result<(), String> {
+    let dir = scratch();
+    let d = dir.path();
+    write_tree(
+        d,
+        &[(
+            "mgctl.toml",
+            "[build]\ncommand = [\"sh\", \"-c\", \"echo $$ > build.pid; sleep 300 & echo $! > sleep.pid; wait\"]\noutputs = [\"build/a.so\"]\n\n[symbols]\nbefore = \"build/a.so\"\nafter = \"build/a.so\"\n",
+        )],
+    );
+    let mut child = command_as_typed(&["check", "."], d, &[])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_of = |name: &str| -> Option<u32> {
+        std::fs::read_to_string(d.join(name))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+    };
+    let start = Instant::now();
+    let (shell, sleep) = loop {
+        if let (Some(a), Some(b)) = (pid_of("build.pid"), pid_of("sleep.pid")) {
+            break (a, b);
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("the build never started".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    send(sig, child.id());
+    let status = wait_bounded(&mut child, 15)?;
+    use std::os::unix::process::ExitStatusExt;
+    let want = if sig == "INT" { 2 } else { 15 };
+    if status.signal() != Some(want) {
+        return Err(format!("mgctl ended with {status:?}, not by SIG{sig}"));
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while (process_alive(shell) || process_alive(sleep)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<String> = [("build shell", shell), ("background sleep", sleep)]
+        .iter()
+        .filter(|(_, p)| process_alive(*p))
+        .map(|(w, p)| {
+            let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+            format!("{w} {p}")
+        })
+        .collect();
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "SIG{sig} to mgctl left {} running",
+            left.join(", ")
+        ))
+    }
+}
+
+/// SIGINT while `check --output` writes a large report: the temp file beside the target is
+/// removed (the signal handler knows it), the target is never half-written.
+fn signal_during_atomic_write() -> Result<(), String> {
+    let dir = scratch();
+    let d = dir.path();
+    write_tree(
+        d,
+        &[
+            (
+                "mgctl.toml",
+                "[[tokens.rule]]\nname = \"no-printf\"\nident = \"printf\"\npaths = [\"src/**\"]\nmessage = \"no printf\"\n",
+            ),
+            ("src/a.cpp", &"printf(x);\n".repeat(60_000)),
+        ],
+    );
+    let temps = || -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.to_string_lossy().ends_with(".mgctl-tmp"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for _attempt in 0..4 {
+        let mut child = command_as_typed(
+            &["check", ".", "--format", "json", "--output", "report.json"],
+            d,
+            &[],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+        let mut caught = false;
+        while child.try_wait().unwrap().is_none() {
+            if !temps().is_empty() {
+                send("INT", child.id());
+                caught = true;
+                break;
+            }
+        }
+        let status = wait_bounded(&mut child, 15)?;
+        if !caught {
+            continue;
+        }
+        let left = temps();
+        if !left.is_empty() {
+            return Err(format!(
+                "SIGINT during the write left {left:?} ({status:?})"
+            ));
+        }
+        if d.join("report.json").exists() && status.code().is_none() {
+            // Renamed before the signal landed: whole, or absent; never half-written.
+            let text = std::fs::read_to_string(d.join("report.json")).unwrap_or_default();
+            if serde_json::from_str::<serde_json::Value>(&text).is_err() {
+                return Err("report.json is half-written".into());
+            }
+        }
+        return Ok(());
+    }
+    Err("never caught the write in progress (4 tries)".into())
+}
+
+/// Issue 29, signals and concurrency: the build is a well-behaved child (its own process group,
+/// signals forwarded, killed on exit, a timeout), and a signal mid-write leaves no temp file.
+#[test]
+fn hostile_signals() {
+    let mut h = Hostile::default();
+    h.case("SIGTERM during [build]", signal_during_build("TERM"));
+    h.case("SIGINT during [build]", signal_during_build("INT"));
+    h.case("SIGINT during check --output", signal_during_atomic_write());
+    h.finish("signals");
+}
