@@ -249,3 +249,76 @@ fn a_shallow_clone_cannot_check_the_pin_and_says_so() {
         .expect(1)
         .assert_stdout_has("BUD006");
 }
+
+/// Issue 30: with `produced_by`, a run artifact older than the library that produced it is named
+/// (BUD010 / CNT006, warnings: docs/budgets.md says why not errors); as new as it, nothing.
+#[test]
+fn issue30_run_artifacts_older_than_their_library_are_named() {
+    let (_g, root) = copy_driver();
+    let cfg = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let text = text
+        .replacen(
+            "name = \"demo-push-p50\"\n",
+            "name = \"demo-push-p50\"\nproduced_by = \"build/push/libMobileGL.so\"\n",
+            1,
+        )
+        .replacen(
+            "[[counters.expect]]\n",
+            "[[counters.expect]]\nproduced_by = \"build/push/libMobileGL.so\"\n",
+            1,
+        );
+    std::fs::write(&cfg, text).unwrap();
+    let lib = root.join("build/push/libMobileGL.so");
+    std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+    std::fs::write(&lib, "a library built after the runs").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&lib)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let args = [
+        "check", ".", "--only", "budgets", "--only", "counters", "--format", "json",
+    ];
+    let r = mgctl(&args, &root).expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let codes = |gate: &str, code: &str| -> Vec<String> {
+        v["gates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["gate"] == gate)
+            .unwrap()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == code)
+            .map(|f| format!("{} {}", f["severity"], f["message"]))
+            .collect()
+    };
+    let bud = codes("budgets", "BUD010");
+    assert!(!bud.is_empty(), "{}", r.dump());
+    assert!(
+        bud.iter().all(|m| m.starts_with("\"warning\"")
+            && m.contains("is older than build/push/libMobileGL.so, the library that produced it")),
+        "{bud:?}"
+    );
+    assert!(!codes("counters", "CNT006").is_empty(), "{}", r.dump());
+
+    // Runs as new as the library: nothing to name.
+    let earlier = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&lib)
+        .unwrap()
+        .set_modified(earlier)
+        .unwrap();
+    let r = mgctl(&args, &root).expect(0);
+    assert!(
+        !r.stdout.contains("BUD010") && !r.stdout.contains("CNT006"),
+        "{}",
+        r.dump()
+    );
+}

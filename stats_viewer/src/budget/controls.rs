@@ -43,6 +43,7 @@ fn budget(metric: &str, max: f64, arm: Option<&str>, case: Option<&str>) -> Budg
         unit: "ms".into(),
         why: "self-test".into(),
         optional: false,
+        produced_by: None,
     }
 }
 

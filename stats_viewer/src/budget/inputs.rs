@@ -171,6 +171,39 @@ fn walk_from(
     Ok(())
 }
 
+/// Issue 30: the run artifacts among `files` older than `library`, the build that produced them
+/// (`produced_by`): each measures an older build than the one in the workspace. Err (a sentence)
+/// when the key is not a workspace path or the library cannot be read, so nothing can be told.
+pub fn older_than_library(
+    root: &Path,
+    library: &str,
+    files: &[InputFile],
+) -> Result<Vec<String>, String> {
+    let p = Path::new(library);
+    if library.trim().is_empty()
+        || p.is_absolute()
+        || p.components().any(|c| c == std::path::Component::ParentDir)
+    {
+        return Err(format!(
+            "produced_by `{library}` must be a path inside the workspace (relative, no `..`)"
+        ));
+    }
+    let built = std::fs::metadata(root.join(p))
+        .and_then(|m| m.modified())
+        .map_err(|e| {
+            format!("produced_by {library} cannot be read ({e}), so whether the inputs are as new as it cannot be told")
+        })?;
+    Ok(files
+        .iter()
+        .filter(|f| {
+            std::fs::metadata(&f.path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < built)
+        })
+        .map(|f| f.rel.clone())
+        .collect())
+}
+
 /// Workspace-relative display form (forward slashes).
 pub fn rel(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)

@@ -61,13 +61,14 @@ diag::codes! {
         Bud007 = "BUD007": "the pin (budget older than its inputs) could not be checked",
         Bud008 = "BUD008": "an optional budget had no inputs and was not evaluated",
         Bud009 = "BUD009": "the repository the pin is read from cannot be read (a corrupt or missing object)",
+        Bud010 = "BUD010": "an input is older than the library that produced it (`produced_by`): it measures an older build",
     }
 }
 
 impl Code {
     /// Notes do not fail the gate.
     pub const fn is_error(self) -> bool {
-        !matches!(self, Code::Bud007 | Code::Bud008)
+        !matches!(self, Code::Bud007 | Code::Bud008 | Code::Bud010)
     }
 }
 
@@ -122,6 +123,9 @@ pub struct BudgetConfig {
     /// Inputs may be absent (the `why` says why that is acceptable).
     #[serde(default)]
     pub optional: bool,
+    /// The library the runs were made with (`build/push/libMobileGL.so`): an input older than
+    /// it is named (BUD010, a warning).
+    pub produced_by: Option<String>,
 }
 
 impl BudgetConfig {
@@ -250,7 +254,9 @@ fn finding(
     path: Option<String>,
     line: Option<usize>,
 ) -> Finding {
-    let severity = if code.is_error() {
+    let severity = if code == Code::Bud010 {
+        Severity::Warning
+    } else if code.is_error() {
         Severity::Error
     } else {
         Severity::Note
@@ -825,10 +831,45 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
         let (v, f) = evaluate(b, ws.config_rel, lines, files, pin);
         o.verdicts.push(v);
         o.findings.extend(f);
+        if let Some(lib) = &b.produced_by {
+            o.findings
+                .extend(older_findings(ws, b.name(), lib, files, lines));
+        }
     }
     o.inputs.sort();
     o.inputs.dedup();
     o
+}
+
+/// BUD010 warnings: the inputs older than `lib`, or why that cannot be told (at the budget).
+fn older_findings(
+    ws: &Workspace<'_>,
+    name: &str,
+    lib: &str,
+    files: &[InputFile],
+    lines: (usize, usize),
+) -> Vec<Finding> {
+    match inputs::older_than_library(ws.root, lib, files) {
+        Ok(old) => old
+            .into_iter()
+            .map(|rel| {
+                finding(
+                    Code::Bud010,
+                    name,
+                    format!("budget {name}: {rel} is older than {lib}, the library that produced it: it measures an older build (re-run it)"),
+                    Some(rel.clone()),
+                    None,
+                )
+            })
+            .collect(),
+        Err(why) => vec![finding(
+            Code::Bud010,
+            name,
+            format!("budget {name}: {why}"),
+            ws.config_rel.map(str::to_string),
+            ws.config_rel.map(|_| lines.0),
+        )],
+    }
 }
 
 /// A MobileGL checkout commits no run artifacts (device runs live in per-lane result

@@ -23,6 +23,7 @@ diag::codes! {
         Cnt003 = "CNT003": "a field the contract compares is absent (or n/a) in the window",
         Cnt004 = "CNT004": "a log is unreadable or has no window the contract can read",
         Cnt005 = "CNT005": "an `expect` line or steady range does not parse",
+        Cnt006 = "CNT006": "a log is older than the library that produced it (`produced_by`): it counts an older build",
     }
 }
 
@@ -49,6 +50,8 @@ pub struct Contract {
     /// The derivation, printed with the verdict.
     #[serde(default)]
     pub why: String,
+    /// The library the logs were made with: a log older than it is named (CNT006, a warning).
+    pub produced_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -516,6 +519,17 @@ pub fn run(root: &Path, cfg: &CountersConfig) -> Outcome {
         let (f, n) = evaluate_files(c, &files, &mut o.logs);
         o.findings.extend(f);
         o.checks += n;
+        if let Some(lib) = &c.produced_by {
+            let name = &c.name;
+            let warn =
+                |m: String| crate::violation::violation(Code::Cnt006, Severity::Warning, name, m);
+            match inputs::older_than_library(root, lib, &files) {
+                Ok(old) => o.findings.extend(old.into_iter().map(|rel| {
+                    warn(format!("contract {name}: {rel} is older than {lib}, the library that produced it: it counts an older build (re-run it)")).file(rel)
+                })),
+                Err(why) => o.findings.push(warn(format!("contract {name}: {why}"))),
+            }
+        }
     }
     o.logs.sort();
     o.logs.dedup();
@@ -580,6 +594,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
         steady: None,
         expect: expect.iter().map(|s| s.to_string()).collect(),
         why: "self-test".into(),
+        produced_by: None,
     };
     let cso = [
         "csom <= 4",
@@ -683,6 +698,62 @@ mod tests {
     }
 
     #[test]
+    fn a_log_older_than_its_library_is_named_as_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("run.log");
+        std::fs::write(&log, format!("{BANNER}{}", window_line(60, 1, 2, "1.00"))).unwrap();
+        std::fs::write(dir.path().join("lib.so"), "so").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&log)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let mut cfg = CountersConfig {
+            expect: vec![Contract {
+                name: "cso".into(),
+                logs: vec!["run.log".into()],
+                window: WindowSel::LastComplete,
+                steady: None,
+                expect: vec!["csom < csob".into()],
+                why: "w".into(),
+                produced_by: Some("lib.so".into()),
+            }],
+        };
+        let o = run(dir.path(), &cfg);
+        let f: Vec<_> = o
+            .findings
+            .iter()
+            .filter(|f| f.code == Code::Cnt006)
+            .collect();
+        assert_eq!(f.len(), 1, "{:?}", o.findings);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(
+            f[0].message.contains("run.log is older than lib.so"),
+            "{}",
+            f[0].message
+        );
+        // A log as new as its library is not named; an absent library says it cannot tell.
+        std::fs::File::options()
+            .write(true)
+            .open(&log)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+            .unwrap();
+        assert!(!run(dir.path(), &cfg)
+            .findings
+            .iter()
+            .any(|f| f.code == Code::Cnt006));
+        cfg.expect[0].produced_by = Some("missing.so".into());
+        let o = run(dir.path(), &cfg);
+        assert!(o
+            .findings
+            .iter()
+            .any(|f| f.code == Code::Cnt006 && f.message.contains("cannot be read")));
+    }
+
+    #[test]
     fn equal_counters_break_strict_less() {
         let text = format!("{BANNER}{}", window_line(60, 61654, 61654, "1.00"));
         let log = Log::parse(Path::new("x.log"), text.as_bytes()).unwrap();
@@ -693,6 +764,7 @@ mod tests {
             steady: None,
             expect: vec!["csom < csob".into()],
             why: "content addressing".into(),
+            produced_by: None,
         };
         let (f, n) = evaluate(&c, &[("x.log".into(), log.clone())]);
         assert_eq!(n, 1);
