@@ -44,6 +44,8 @@ pub struct Cli {
 
 /// `-C/--workspace DIR`.
 #[derive(Debug, Subcommand)]
+// Parsed once per process; boxing `symbols diff`'s flags would only move them.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     Check(CheckArgs),
     Cite(crate::cmd::cite::CiteArgs),
@@ -344,6 +346,8 @@ mod tests {
             "mgctl lint fatal-sites",
             "mgctl lint ctest",
             "mgctl lint controls",
+            // With --base, the workspace whose [build] makes the base revision's library.
+            "mgctl symbols diff",
         ];
         // Leaves whose output is not a report, or is only one form.
         let no_format = ["mgctl completions", "mgctl man"];

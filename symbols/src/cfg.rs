@@ -13,7 +13,8 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SymbolsConfig {
-    /// Baseline library, workspace-relative (e.g. the pull build).
+    /// Baseline library, workspace-relative (e.g. the pull build); not with `base`.
+    #[serde(default)]
     pub before: String,
     /// Library under test, workspace-relative (e.g. the push build).
     pub after: String,
@@ -45,6 +46,10 @@ pub struct SymbolsConfig {
     /// What to run when the libraries are missing (shown in the skip reason).
     #[serde(default)]
     pub build_hint: Option<String>,
+    /// A git revision whose build of `after` is the baseline instead of `before` (mgctl builds
+    /// it in a throw-away worktree with the workspace's `[build]` and caches it by tree id).
+    #[serde(default)]
+    pub base: Option<String>,
 }
 
 impl SymbolsConfig {
@@ -64,20 +69,30 @@ impl SymbolsConfig {
             allow_file: None,
             strict_allow: true,
             build_hint: None,
+            base: None,
         }
     }
 
     /// The workspace-relative libraries that do not exist under `root`.
     pub fn missing(&self, root: &Path) -> Vec<&str> {
-        [self.before.as_str(), self.after.as_str()]
-            .into_iter()
+        let pair = [self.before.as_str(), self.after.as_str()];
+        let read = if self.base.is_some() {
+            &pair[1..]
+        } else {
+            &pair[..]
+        };
+        read.iter()
+            .copied()
             .filter(|p| !root.join(p).exists())
             .collect()
     }
 
     /// The files a `[build]` makes for this section: the pair.
     pub fn artifacts(&self) -> Vec<String> {
-        vec![self.before.clone(), self.after.clone()]
+        match self.base {
+            Some(_) => vec![self.after.clone()],
+            None => vec![self.before.clone(), self.after.clone()],
+        }
     }
 
     /// Why the gate cannot run on the workspace at `root` (a library of the pair not built).

@@ -50,6 +50,16 @@ fn symbols_run(
     root: &Path,
     rel: &dyn Fn(&Path) -> String,
 ) -> Result<GateRun<S>, Box<Violation<S>>> {
+    if cfg.before.is_empty() {
+        return Err(Box::new(
+            Violation::new(
+                S::Sym010,
+                Severity::Error,
+                "[symbols] names no baseline: give `before` (a library) or `base` (a revision to build)",
+            )
+            .about_config(),
+        ));
+    }
     let req = check::request_from_config(cfg, root).map_err(|e| {
         let v = Violation::new(S::Sym010, Severity::Error, e.to_string());
         Box::new(match e {

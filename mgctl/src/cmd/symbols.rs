@@ -100,11 +100,17 @@ nothing is reported stale (a failure with --strict-allow). Unreadable input exit
 )]
 pub struct DiffArgs {
     /// Baseline library.
-    #[arg(long)]
-    pub before: PathBuf,
-    /// Library under test.
-    #[arg(long)]
-    pub after: PathBuf,
+    #[arg(long, required_unless_present = "base", conflicts_with = "base")]
+    pub before: Option<PathBuf>,
+    /// Library under test; with --base, a [build] output (workspace-relative, default [symbols] after).
+    #[arg(long, required_unless_present = "base")]
+    pub after: Option<PathBuf>,
+    /// Baseline: this git revision's build of the library, made in a throw-away worktree with
+    /// the workspace's [build] and cached by tree id; the current build is made first if stale.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    #[arg(short = 'C', long = "workspace", value_name = "DIR", requires = "base", help = crate::flags::WORKSPACE_HELP)]
+    pub workspace: Option<PathBuf>,
     /// Symbol table to read: .symtab when present else .dynsym (auto), or one of them.
     #[arg(long, value_enum, default_value_t = TableArg::Auto)]
     pub table: TableArg,
@@ -247,11 +253,11 @@ pub struct SelfTestArgs {
 
 pub fn run(
     args: &SymbolsArgs,
-    _settings: &Settings,
+    settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     match &args.command {
-        Some(SymbolsCommand::Diff(a)) => run_diff(a, out),
+        Some(SymbolsCommand::Diff(a)) => run_diff(a, settings, out),
         Some(SymbolsCommand::List(a)) => run_list(a, out),
         Some(SymbolsCommand::Undefined(a)) => run_undefined(a, out),
         Some(SymbolsCommand::SelfTest(a)) => run_self_test(&a.neuter, out),
@@ -282,10 +288,46 @@ fn write_report(
     Ok(())
 }
 
-fn run_diff(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+/// `--base REV`: the base revision's build and the current one of the same library.
+fn base_pair(a: &DiffArgs, rev: &str, settings: &Settings) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let dir = a.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
+    let ctx = settings.workspace(&settings.discover(&dir))?;
+    let Some(build) = &ctx.config.build else {
+        bail!(
+            "symbols diff --base builds {rev} with the workspace's [build], and {} has none",
+            ctx.root.display()
+        );
+    };
+    let plan = workspace_build::plan(build, &|at| ctx.config_location(at))?;
+    let lib = match (&a.after, &ctx.config.symbols) {
+        (Some(p), _) => p.to_string_lossy().replace('\\', "/"),
+        (None, Some(s)) => s.after.clone(),
+        (None, None) => {
+            bail!("symbols diff --base: give --after (a [build] output) or set [symbols] after")
+        }
+    };
+    if !plan.outputs.contains(&lib) {
+        bail!(
+            "symbols diff --base: {lib} is not one of [build] outputs ({})",
+            plan.outputs.join(", ")
+        );
+    }
+    let mut progress = |l: &str| eprintln!("mgctl: {l}");
+    plan.ensure(&ctx.root, &mut progress)
+        .map_err(anyhow::Error::msg)?;
+    let base = workspace_build::base::build(&ctx.root, &plan, rev, &mut progress)?;
+    Ok((base.output(&lib), ctx.root.join(&lib)))
+}
+
+fn run_diff(a: &DiffArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let (before, after) = match (&a.base, &a.before, &a.after) {
+        (Some(rev), _, _) => base_pair(a, rev, settings)?,
+        (None, Some(b), Some(af)) => (b.clone(), af.clone()),
+        _ => bail!("symbols diff: give --before and --after, or --base REV"),
+    };
     let (req, group_depth) = check::request_from_flags(&PairFlags {
-        before: &a.before,
-        after: &a.after,
+        before: &before,
+        after: &after,
         table: a.table.into(),
         keep_versions: a.keep_versions,
         strip_scope: &a.strip_scope,

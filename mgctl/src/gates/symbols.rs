@@ -7,7 +7,7 @@ use symbols::selftest;
 
 use symbols::cfg::{SymbolRulesConfig, SymbolsConfig};
 
-use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
+use crate::gate::{CheckCtx, Finding, Gate, GateReport, Neutered, SelfTest};
 
 const GATE: &str = "symbols";
 const RULES_GATE: &str = "symbol-rules";
@@ -39,7 +39,18 @@ impl Gate for SymbolsGate {
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {
         match (&ctx.config.symbols, self.skip_reason(ctx)) {
-            (Some(cfg), None) => ctx.report(GATE, symbols_gate(cfg, &ctx.root, &|p| ctx.rel(p))),
+            (Some(cfg), None) => match with_base(ctx, cfg) {
+                Ok(cfg) => ctx.report(GATE, symbols_gate(&cfg, &ctx.root, &|p| ctx.rel(p))),
+                Err(why) => GateReport::from_findings(
+                    GATE,
+                    vec![Finding::error(
+                        GATE,
+                        workspace_build::Code::Bld005.as_str(),
+                        why,
+                    )],
+                    "base not built",
+                ),
+            },
             (_, reason) => GateReport::skipped(GATE, reason.unwrap_or_default()),
         }
     }
@@ -47,6 +58,27 @@ impl Gate for SymbolsGate {
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
         crate::gate::self_test(selftest::run_controls(&|c| neutered.contains(GATE, c)))
     }
+}
+
+/// `[symbols] base = "REV"`: the section with `before` set to REV's build of `after` (made in a
+/// throw-away worktree with the workspace's `[build]`, or taken from its cache).
+fn with_base(ctx: &CheckCtx, cfg: &SymbolsConfig) -> Result<SymbolsConfig, String> {
+    let Some(rev) = &cfg.base else {
+        return Ok(cfg.clone());
+    };
+    let Some(build) = &ctx.config.build else {
+        return Err(format!(
+            "[symbols] base = \"{rev}\" builds the base with [build], and mgctl.toml has none"
+        ));
+    };
+    let plan =
+        workspace_build::plan(build, &|at| ctx.config_location(at)).map_err(|e| e.to_string())?;
+    let base =
+        workspace_build::base::build(&ctx.root, &plan, rev, &mut |l| eprintln!("mgctl: {l}"))
+            .map_err(|e| e.to_string())?;
+    let mut cfg = cfg.clone();
+    cfg.before = base.output(&cfg.after).to_string_lossy().into_owned();
+    Ok(cfg)
 }
 
 pub struct SymbolRulesGate;

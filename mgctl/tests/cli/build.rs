@@ -470,3 +470,120 @@ fn issue30_an_edited_driver_source_after_a_build_is_never_read_as_green() {
     ));
     r.expect(0);
 }
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Issue 30, "G1's before library, built by mgctl": in a clone of `driver/` as its own repository
+/// with two commits, `symbols diff --base HEAD~1` builds HEAD~1 in a throw-away worktree, diffs
+/// its library against the current build, and a second run takes the base from the cache (no
+/// build: the build script's marker does not grow); a cache entry that no longer matches its
+/// digest is rebuilt, never trusted; no worktree is left.
+#[test]
+fn issue30_symbols_diff_base_builds_the_base_in_a_worktree_and_caches_it() {
+    let (g, root) = copy_driver();
+    let marker = g.path().join("builds.log");
+    let cfg = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap().replacen(
+        "command = [\"bash\", \"build.sh\", \"--no-run\"]",
+        &format!(
+            "command = [\"sh\", \"-c\", \"echo ran >> '{}' && exec bash build.sh --no-run\"]",
+            marker.display()
+        ),
+        1,
+    );
+    std::fs::write(&cfg, text).unwrap();
+    std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "one"]);
+    let src = root.join("MobileGL/MG_Backend/DirectGLES/Managers.cpp");
+    let text = std::fs::read_to_string(&src).unwrap();
+    std::fs::write(
+        &src,
+        format!("{text}\nextern \"C\" int mg_base_probe(int x) {{ return x * 7; }}\n"),
+    )
+    .unwrap();
+    git(&root, &["commit", "-qam", "two"]);
+    let builds = || {
+        std::fs::read_to_string(&marker)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+
+    let r = mgctl_building(&["symbols", "diff", "--base", "HEAD~1"], &root).expect(0);
+    r.assert_stderr_has("building in a throw-away worktree (not cached)");
+    r.assert_stdout_has("mg_base_probe");
+    assert_eq!(
+        builds(),
+        2,
+        "the current build and the base's\n{}",
+        r.dump()
+    );
+    let worktrees = git(&root, &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+
+    let again = mgctl_building(&["symbols", "diff", "--base", "HEAD~1"], &root).expect(0);
+    again.assert_stderr_has("): cached in ");
+    assert_eq!(
+        builds(),
+        2,
+        "a second run with the same base builds nothing\n{}",
+        again.dump()
+    );
+    assert_eq!(again.stdout, r.stdout);
+
+    // A cache entry whose library changed is rebuilt.
+    let cache = root.join(".git/mgctl-base");
+    let entry = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("entry.json").is_file())
+        .unwrap();
+    let lib = entry.join("build/push/libMobileGL.so");
+    let mut bytes = std::fs::read(&lib).unwrap();
+    bytes.push(0);
+    std::fs::write(&lib, bytes).unwrap();
+    let r = mgctl_building(&["symbols", "diff", "--base", "HEAD~1"], &root).expect(0);
+    r.assert_stderr_has("(its build/push/libMobileGL.so does not match its recorded digest)");
+    assert_eq!(builds(), 3, "{}", r.dump());
+    r.assert_stdout_has("mg_base_probe");
+    let left: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .filter(|e| !e.path().join("entry.json").is_file())
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left in the cache: {left:?}");
+
+    // `[symbols] base`: the gate diffs against the same cached base build.
+    let text = std::fs::read_to_string(&cfg).unwrap().replacen(
+        "before = \"build/pull/libMobileGL.so\"\n",
+        "base = \"HEAD~1\"\n",
+        1,
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let r = mgctl_building(
+        &["check", ".", "--only", "symbols", "--format", "json"],
+        &root,
+    )
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let findings = gate(&v, "symbols")["findings"].to_string();
+    assert!(findings.contains("mg_base_probe"), "{}", r.dump());
+    assert_eq!(builds(), 3, "{}", r.dump());
+}

@@ -5,6 +5,7 @@
 //! group of its own that a signal to mgctl reaches and that never outlives mgctl (`teardown`).
 #![warn(unreachable_pub)]
 
+pub mod base;
 pub mod cfg;
 pub mod stale;
 
@@ -26,6 +27,7 @@ diag::codes! {
         Bld002 = "BLD002": "the [build] command succeeded but did not make every declared output",
         Bld003 = "BLD003": "an artifact this gate reads is older than its newest [build] input, or was built from other inputs, and --no-build refused to rebuild it",
         Bld004 = "BLD004": "the [build] command ran past its timeout and was stopped, so the artifacts this gate reads were not built",
+        Bld005 = "BLD005": "the build of the base revision the gate compares against ([symbols] base) could not be made",
     }
 }
 
@@ -229,6 +231,25 @@ impl Plan {
             digest: Some(digest),
             inputs: inputs.len(),
         })
+    }
+
+    /// Makes the outputs up to date, building when one is missing or stale (for a command that
+    /// reads them outside `check`); the reason as one sentence when that fails.
+    pub fn ensure(&self, root: &Path, progress: &mut dyn FnMut(&str)) -> Result<(), String> {
+        let state = self.state(root).map_err(|e| e.to_string())?;
+        if state.up_to_date() {
+            return Ok(());
+        }
+        let rec = self.run(root, &state, progress);
+        match &rec.failure {
+            Some(f) => Err(f.clone()),
+            None if !rec.missing_after.is_empty() => Err(format!(
+                "the build `{}` did not make {}",
+                self.display(),
+                rec.missing_after.join(", ")
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The command as one line, for messages.
