@@ -145,6 +145,19 @@ pub fn run_pair(req: &PairRequest) -> std::result::Result<PairRun, PairError> {
         which: Which::After,
         error,
     })?;
+    // Issue 29: a pair of two machines is refused (exit 2), not diffed into a verdict.
+    let (b, a) = (&before_lib.identity, &after_lib.identity);
+    if b.machine != a.machine || b.class_bits != a.class_bits {
+        return Err(PairError {
+            which: Which::After,
+            error: Error::MachinesDiffer {
+                path: req.after.clone(),
+                after: format!("{} ELF{}", a.machine, a.class_bits),
+                before_path: req.before.clone(),
+                before: format!("{} ELF{}", b.machine, b.class_bits),
+            },
+        });
+    }
     let (before, after) = diff::sides_from_libraries(&before_lib, &after_lib, req.keep_versions);
     let analysis = analyse_pair(before, after, &req.opts, &req.gates);
     Ok(PairRun {

@@ -663,12 +663,22 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         }
     }
     let name = Arc::from(name);
+    let mut address: u64 = sym.st_value(endian).into();
+    // ARM 32-bit: bit 0 of a function's st_value marks Thumb code (AAPCS ELF); the code starts at
+    // the even address, which is what nm prints (BFD's elf32_arm_swap_symbol_in clears the bit).
+    // st_size never includes it. docs/symbols.md, "ARM".
+    if cx.machine == elf::EM_ARM
+        && (st_type == elf::STT_FUNC || st_type == elf::STT_GNU_IFUNC)
+        && address & 1 == 1
+    {
+        address &= !1;
+    }
     Ok(Symbol {
         name,
         version,
         version_hidden,
         kind,
-        address: sym.st_value(endian).into(),
+        address,
         size: sym.st_size(endian).into(),
         binding,
         visibility,

@@ -42,6 +42,13 @@ pub enum Error {
         entry: String,
         reason: String,
     },
+    #[error("{}: is a {after} library but {} is a {before} one: a symbol diff across machines compares nothing (sizes and sets differ by target, not by source); diff two builds of one target", .path.display(), .before_path.display())]
+    MachinesDiffer {
+        path: PathBuf,
+        after: String,
+        before_path: PathBuf,
+        before: String,
+    },
     #[error("{}:{line}: {reason}", .path.display())]
     BadAllowLine {
         path: PathBuf,

@@ -883,3 +883,55 @@ fn llvm_markdown_shares_the_budget_across_sections() {
     let (rows, total) = shown("Renamed only (same size)");
     assert_eq!(rows, total, "renamed rows are never starved");
 }
+
+/// Issue 29: a pair of two machines' builds (x86-64 before, AArch64 after) is refused with exit 2
+/// naming both, in the command and in the gate; it used to warn "machines differ" and then fail
+/// with "any change here is a source change".
+#[test]
+fn a_pair_of_two_machines_is_refused_with_exit_2() {
+    let dir = scratch();
+    let x86 = build_lib(dir.path(), "x86", BEFORE).unwrap();
+    let cpp = dir.path().join("arm.cpp");
+    std::fs::write(&cpp, AFTER).unwrap();
+    let arm = dir.path().join("libarm.so");
+    let ok = Command::new("aarch64-linux-gnu-g++")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&arm)
+        .arg(&cpp)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "aarch64-linux-gnu-g++ failed: apt-get install g++-aarch64-linux-gnu (bash scripts/test does)"
+    );
+    let r = mgctl(
+        &[
+            "symbols",
+            "diff",
+            "--before",
+            x86.to_str().unwrap(),
+            "--after",
+            arm.to_str().unwrap(),
+            "--fail-on-symbol-set-change",
+        ],
+        dir.path(),
+    )
+    .expect(2);
+    r.assert_stderr_has("libarm.so: is a AArch64 ELF64 library but ");
+    r.assert_stderr_has(
+        "libx86.so is a x86-64 ELF64 one: a symbol diff across machines compares nothing",
+    );
+    assert!(!r.stdout.contains("source change"), "{}", r.dump());
+    std::fs::write(
+        dir.path().join("mgctl.toml"),
+        "[symbols]\nbefore = \"libx86.so\"\nafter = \"libarm.so\"\n",
+    )
+    .unwrap();
+    let c = mgctl(&["check", ".", "--format", "json"], dir.path()).expect(1);
+    assert!(
+        c.stdout
+            .contains("a symbol diff across machines compares nothing"),
+        "{}",
+        c.dump()
+    );
+}
