@@ -6,7 +6,7 @@
 //! reproducible: `cargo test -p mgctl --test cli faults:: -- --nocapture`. The hand-built inputs
 //! of issue 29's second campaign (`hostile_*`) print one tally per class (`hostile/file-system`,
 //! `hostile/file-system/links`, `hostile/names/outputs`, `hostile/names/markdown`,
-//! `hostile/names/non-utf8`): inputs tried and how many went wrong.
+//! `hostile/names/non-utf8`, `hostile/signals`): inputs tried and how many went wrong.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -1681,6 +1681,106 @@ fn signal_during_atomic_write() -> Result<(), String> {
     Err("never caught the write in progress (4 tries)".into())
 }
 
+/// SIGTERM while `symbols diff --base HEAD~1` builds the base in its throw-away worktree: the
+/// worktree is removed (git lists only the main one, its directory is gone) and the base's build
+/// does not survive. HEAD~1 holds a `slow` marker that makes its build sleep; HEAD's does not.
+fn signal_during_base_build() -> Result<(), String> {
+    let dir = scratch();
+    let d = dir.path();
+    let pid_file = d.join("base.pid");
+    let script = format!(
+        "mkdir -p build && cp lib.so build/a.so && if [ -f slow ]; then echo $$ > '{}'; sleep 300; fi",
+        pid_file.display()
+    );
+    write_tree(
+        d,
+        &[
+            (
+                "mgctl.toml",
+                &format!(
+                    "[build]\ncommand = [\"sh\", \"-c\", {script:?}]\noutputs = [\"build/a.so\"]\n"
+                ),
+            ),
+            ("lib.so", "not a library; the diff never runs"),
+            ("slow", ""),
+            (".gitignore", "build/\n"),
+        ],
+    );
+    let git = |args: &[&str]| -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "one"]);
+    git(&["rm", "-q", "slow"]);
+    git(&["commit", "-qm", "two"]);
+    let mut child = command_as_typed(
+        &[
+            "symbols",
+            "diff",
+            "--base",
+            "HEAD~1",
+            "--after",
+            "build/a.so",
+        ],
+        d,
+        &[],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let start = Instant::now();
+    let base = loop {
+        if let Some(p) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        {
+            break p;
+        }
+        if start.elapsed() > Duration::from_secs(20) || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("the base build never started".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    send("TERM", child.id());
+    wait_bounded(&mut child, 15)?;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(base) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut wrong = Vec::new();
+    if process_alive(base) {
+        let _ = Command::new("kill")
+            .args(["-9", &base.to_string()])
+            .status();
+        wrong.push(format!("the base build {base} survived"));
+    }
+    let listed = git(&["worktree", "list", "--porcelain"]);
+    if listed.matches("worktree ").count() != 1 {
+        wrong.push(format!("worktrees left: {listed}"));
+    }
+    let left: Vec<_> = std::fs::read_dir(d.join(".git/mgctl-base"))
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    if !left.is_empty() {
+        wrong.push(format!("left in the cache: {left:?}"));
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("; "))
+    }
+}
+
 /// Issue 29, signals and concurrency: the build is a well-behaved child (its own process group,
 /// signals forwarded, killed on exit, a timeout), and a signal mid-write leaves no temp file.
 #[test]
@@ -1689,5 +1789,9 @@ fn hostile_signals() {
     h.case("SIGTERM during [build]", signal_during_build("TERM"));
     h.case("SIGINT during [build]", signal_during_build("INT"));
     h.case("SIGINT during check --output", signal_during_atomic_write());
+    h.case(
+        "SIGTERM during symbols diff --base",
+        signal_during_base_build(),
+    );
     h.finish("signals");
 }
