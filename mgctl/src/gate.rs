@@ -44,6 +44,8 @@ pub struct CheckCtx {
     pub include_graph: std::sync::OnceLock<Result<Arc<include_graph::Graph>, String>>,
     /// `$CXX` and `PATH` as `Settings` read them (no gate reads the environment).
     pub compiler: include_graph::workspace::CompilerEnv,
+    /// `check --no-build`: no gate starts a build either (`[symbols] base` uses its cache only).
+    pub no_build: bool,
 }
 
 impl CheckCtx {

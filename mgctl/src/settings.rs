@@ -106,6 +106,7 @@ impl Settings {
             config_text,
             include_graph: Default::default(),
             compiler: self.compiler.clone(),
+            no_build: false,
         })
     }
 

@@ -60,7 +60,8 @@ pub fn run(
             ),
         }
     } else {
-        let ctx = settings.workspace(&settings.discover(&args.root()))?;
+        let mut ctx = settings.workspace(&settings.discover(&args.root()))?;
+        ctx.no_build = args.no_build;
         let config = ctx.config_path.as_ref().map_or_else(
             || "built-in MobileGL profile".to_string(),
             |p| p.display().to_string(),

@@ -315,7 +315,7 @@ fn base_pair(a: &DiffArgs, rev: &str, settings: &Settings) -> anyhow::Result<(Pa
     let mut progress = |l: &str| eprintln!("mgctl: {l}");
     plan.ensure(&ctx.root, &mut progress)
         .map_err(anyhow::Error::msg)?;
-    let base = workspace_build::base::build(&ctx.root, &plan, rev, &mut progress)?;
+    let base = workspace_build::base::build(&ctx.root, &plan, rev, true, &mut progress)?;
     Ok((base.output(&lib), ctx.root.join(&lib)))
 }
 

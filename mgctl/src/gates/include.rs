@@ -203,6 +203,7 @@ mod tests {
                 config_text,
                 include_graph: Default::default(),
                 compiler: Default::default(),
+                no_build: false,
             }
         };
         let first = IncludeLayeringGate.run(&ctx());

@@ -41,7 +41,8 @@ impl Gate for SymbolsGate {
         match (&ctx.config.symbols, self.skip_reason(ctx)) {
             (Some(cfg), None) => match with_base(ctx, cfg) {
                 Ok(cfg) => ctx.report(GATE, symbols_gate(&cfg, &ctx.root, &|p| ctx.rel(p))),
-                Err(why) => GateReport::from_findings(
+                Err((true, why)) => GateReport::skipped(GATE, why),
+                Err((false, why)) => GateReport::from_findings(
                     GATE,
                     vec![Finding::error(
                         GATE,
@@ -62,20 +63,24 @@ impl Gate for SymbolsGate {
 
 /// `[symbols] base = "REV"`: the section with `before` set to REV's build of `after` (made in a
 /// throw-away worktree with the workspace's `[build]`, or taken from its cache).
-fn with_base(ctx: &CheckCtx, cfg: &SymbolsConfig) -> Result<SymbolsConfig, String> {
+/// Err `(skip, why)`: skip when `--no-build` refused to fill the cache.
+fn with_base(ctx: &CheckCtx, cfg: &SymbolsConfig) -> Result<SymbolsConfig, (bool, String)> {
     let Some(rev) = &cfg.base else {
         return Ok(cfg.clone());
     };
     let Some(build) = &ctx.config.build else {
-        return Err(format!(
-            "[symbols] base = \"{rev}\" builds the base with [build], and mgctl.toml has none"
+        return Err((
+            false,
+            format!(
+                "[symbols] base = \"{rev}\" builds the base with [build], and mgctl.toml has none"
+            ),
         ));
     };
-    let plan =
-        workspace_build::plan(build, &|at| ctx.config_location(at)).map_err(|e| e.to_string())?;
-    let base =
-        workspace_build::base::build(&ctx.root, &plan, rev, &mut |l| eprintln!("mgctl: {l}"))
-            .map_err(|e| e.to_string())?;
+    let plan = workspace_build::plan(build, &|at| ctx.config_location(at))
+        .map_err(|e| (false, e.to_string()))?;
+    let progress = &mut |l: &str| eprintln!("mgctl: {l}");
+    let base = workspace_build::base::build(&ctx.root, &plan, rev, !ctx.no_build, progress)
+        .map_err(|e| (e.not_built(), e.to_string()))?;
     let mut cfg = cfg.clone();
     cfg.before = base.output(&cfg.after).to_string_lossy().into_owned();
     Ok(cfg)

@@ -586,4 +586,25 @@ fn issue30_symbols_diff_base_builds_the_base_in_a_worktree_and_caches_it() {
     let findings = gate(&v, "symbols")["findings"].to_string();
     assert!(findings.contains("mg_base_probe"), "{}", r.dump());
     assert_eq!(builds(), 3, "{}", r.dump());
+    // --no-build starts no base build either: the cache answers, or the gate is skipped saying so.
+    let no_build = [
+        "check",
+        ".",
+        "--no-build",
+        "--only",
+        "symbols",
+        "--format",
+        "json",
+    ];
+    mgctl_building(&no_build, &root).expect(1);
+    std::fs::remove_dir_all(&cache).unwrap();
+    let r = mgctl_building(&no_build, &root).expect(2);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        gate(&v, "symbols")["reason"],
+        "base HEAD~1: not built: --no-build given (not cached)",
+        "{}",
+        r.dump()
+    );
+    assert_eq!(builds(), 3, "{}", r.dump());
 }

@@ -23,6 +23,13 @@ pub struct BaseError {
     pub message: String,
 }
 
+impl BaseError {
+    /// A miss of the cache that `--no-build` refused to fill (a skip, not a failure).
+    pub fn not_built(&self) -> bool {
+        self.message.starts_with("not built: --no-build given")
+    }
+}
+
 /// The outputs of the base build, in the cache.
 #[derive(Debug, Clone)]
 pub struct BaseBuild {
@@ -115,10 +122,13 @@ impl Drop for Worktree {
 
 /// Builds the workspace at `root` as it is at revision `rev` (or takes it from the cache).
 /// `plan` is the current `[build]`, run with the workspace's directory in the worktree as cwd.
+/// With `may_build` false (`check --no-build`) only the cache answers: a miss is
+/// [`BaseError::not_built`].
 pub fn build(
     root: &Path,
     plan: &Plan,
     rev: &str,
+    may_build: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<BaseBuild, BaseError> {
     let fail = |message: String| BaseError {
@@ -176,6 +186,12 @@ pub fn build(
                 tree: tree_id,
                 built: false,
             });
+        }
+        Err(why) if !may_build => {
+            return Err(BaseError {
+                rev: rev.to_string(),
+                message: format!("not built: --no-build given ({why})"),
+            })
         }
         Err(why) => progress(&format!(
             "base {rev} (commit {}, tree {}): building in a throw-away worktree ({why})",
