@@ -1547,7 +1547,7 @@ fn wait_bounded(
         if start.elapsed() > Duration::from_secs(secs) {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("mgctl did not end {secs} s after the signal"));
+            return Err(format!("mgctl did not end within {secs} s"));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -1781,6 +1781,50 @@ fn signal_during_base_build() -> Result<(), String> {
     }
 }
 
+/// A `[build]` that hangs (its shell and a background job both sleep) with `timeout = 1`: `check`
+/// ends within seconds, the gate reading the output fails with BLD004, nothing of it survives.
+fn hanging_build_times_out() -> Result<(), String> {
+    let dir = scratch();
+    let d = dir.path();
+    let pid = d.join("sleep.pid");
+    let script = format!("sleep 300 & echo $! > '{}'; sleep 300", pid.display());
+    write_tree(
+        d,
+        &[(
+            "mgctl.toml",
+            &format!("[build]\ncommand = [\"sh\", \"-c\", {script:?}]\noutputs = [\"build/a.so\"]\ntimeout = 1\n\n[symbols]\nbefore = \"build/a.so\"\nafter = \"build/a.so\"\n"),
+        )],
+    );
+    let mut child = command_as_typed(&["check", ".", "--format", "json"], d, &[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let status = wait_bounded(&mut child, 30)?;
+    let stdout = reader.join().unwrap();
+    if status.code() != Some(1) || !stdout.contains("\"BLD004\"") {
+        return Err(format!("exit {status:?}, want 1 with BLD004:\n{stdout}"));
+    }
+    let bg = std::fs::read_to_string(&pid)
+        .ok()
+        .and_then(|t| t.trim().parse::<u32>().ok());
+    match bg {
+        Some(p) if process_alive(p) => {
+            let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+            Err(format!(
+                "the build's background sleep {p} survived its timeout"
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Issue 29, signals and concurrency: the build is a well-behaved child (its own process group,
 /// signals forwarded, killed on exit, a timeout), and a signal mid-write leaves no temp file.
 #[test]
@@ -1792,6 +1836,10 @@ fn hostile_signals() {
     h.case(
         "SIGTERM during symbols diff --base",
         signal_during_base_build(),
+    );
+    h.case(
+        "a hanging [build] past its timeout",
+        hanging_build_times_out(),
     );
     h.finish("signals");
 }
