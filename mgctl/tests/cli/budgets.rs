@@ -38,7 +38,7 @@ fn every_max_zero_fails_naming_each_budget_its_value_and_why() {
         re.replace_all(&toml, "max = 0").as_ref(),
     )
     .unwrap();
-    let run = mgctl(&["check", ".", "--only", "budgets"], &root).expect(1);
+    let run = mgctl(&["check", ".", "-v", "--only", "budgets"], &root).expect(1);
     for (name, metric, unit, why) in [
         (
             "demo-push-minus-pull-p99",
@@ -241,7 +241,7 @@ fn a_shallow_clone_cannot_check_the_pin_and_says_so() {
         .status()
         .unwrap();
     assert!(status.success());
-    let run = mgctl(&["check", ".", "--only", "budgets"], &shallow).expect(0);
+    let run = mgctl(&["check", ".", "-v", "--only", "budgets"], &shallow).expect(0);
     run.assert_stdout_has("BUD007");
     run.assert_stdout_has("this is a shallow clone");
     assert!(!run.stdout.contains("BUD006"), "{}", run.dump());
