@@ -387,7 +387,6 @@ pub fn run_probe_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
 pub const PROBES_GATE: &str = "include-probes";
 pub const LAYERING_GATE: &str = "include-layering";
 
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

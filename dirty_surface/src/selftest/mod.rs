@@ -584,7 +584,11 @@ mod tests {
     fn a_neutered_control_fails_the_self_test() {
         let r = run_controls(&|l| l == "7");
         assert!(!diag::self_test_passed(&r));
-        let bad: Vec<&str> = r.iter().filter(|c| !c.ok()).map(|c| c.name.as_str()).collect();
+        let bad: Vec<&str> = r
+            .iter()
+            .filter(|c| !c.ok())
+            .map(|c| c.name.as_str())
+            .collect();
         assert_eq!(bad, ["7"]);
     }
 }

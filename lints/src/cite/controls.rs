@@ -221,7 +221,6 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<crate::diag::Control
         .collect()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

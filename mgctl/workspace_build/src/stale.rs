@@ -116,25 +116,41 @@ pub fn expand(
     Ok(found.into_values().collect())
 }
 
-/// SHA-256 over the command and every input's name, length and contents, in name order.
+/// SHA-256 over the command and every input's name, length and contents, in name order (an input
+/// over the size limit by its length and modification time).
 pub fn digest(root: &Path, command: &[String], inputs: &[Input]) -> Result<String, InputsError> {
     let mut h = Sha256::new();
     for a in command {
         h.update((a.len() as u64).to_le_bytes());
         h.update(a.as_bytes());
     }
+    let limit = diag::walk::max_file_size();
     let mut buf = Vec::new();
     for i in inputs {
-        buf.clear();
-        std::fs::File::open(root.join(&i.rel))
-            .and_then(|mut f| f.read_to_end(&mut buf))
-            .map_err(|source| InputsError::Read {
-                path: i.rel.clone(),
-                source,
-            })?;
+        let read_err = |source| InputsError::Read {
+            path: i.rel.clone(),
+            source,
+        };
+        let mut f = std::fs::File::open(root.join(&i.rel)).map_err(read_err)?;
+        let len = f.metadata().map_err(read_err)?.len();
         h.update((i.rel.len() as u64).to_le_bytes());
         h.update(i.rel.as_bytes());
-        h.update((buf.len() as u64).to_le_bytes());
+        h.update(len.to_le_bytes());
+        if len > limit {
+            // Over [check] max_file_size no gate reads it, and hashing it on every run would
+            // cost what the limit exists to avoid: its length and time stand for its contents.
+            let t = i
+                .mtime
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            h.update(t.as_nanos().to_le_bytes());
+            continue;
+        }
+        buf.clear();
+        (&mut f)
+            .take(limit)
+            .read_to_end(&mut buf)
+            .map_err(read_err)?;
         h.update(&buf);
     }
     Ok(hex(&h.finalize()))
