@@ -54,6 +54,7 @@ pub fn all() -> Vec<CodeInfo> {
     gather::<stats_viewer::g4::Code>(&mut out);
     gather::<stats_viewer::budget::Code>(&mut out);
     gather::<stats_viewer::counters::Code>(&mut out);
+    gather::<stats_viewer::devsession::Code>(&mut out);
     gather::<stats_viewer::retrace::Code>(&mut out);
     gather::<workspace_build::Code>(&mut out);
     out

@@ -42,6 +42,7 @@ pub mod bench_report;
 pub mod benchmark;
 pub mod budget;
 pub mod counters;
+pub mod devsession;
 pub mod diff;
 pub mod driverbench;
 pub mod dump;

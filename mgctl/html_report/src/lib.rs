@@ -4,10 +4,12 @@
 #![warn(unreachable_pub)]
 
 mod pages;
+mod session;
 mod svg;
 
 pub use pages::{check_page, counters_page, frames_page, symbols_page};
 pub use pages::{CounterArm, FrameArm, FrameSeries};
+pub use session::session_page;
 
 use check_report::text::markup as esc;
 

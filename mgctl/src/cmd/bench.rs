@@ -31,6 +31,7 @@ pub enum BenchCommand {
     Frames(FramesArgs),
     Driver(DriverArgs),
     Ab(super::ab::AbArgs),
+    Session(super::session::SessionArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -110,6 +111,7 @@ pub fn run(args: &BenchArgs, _settings: &Settings, out: &mut dyn Write) -> anyho
         BenchCommand::Frames(a) => frames(a, out),
         BenchCommand::Driver(a) => driver(a, out),
         BenchCommand::Ab(a) => super::ab::run(a, out),
+        BenchCommand::Session(a) => super::session::run(a, out),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod dirty_surface;
 pub mod fatal_sites;
 pub mod include;
 pub mod lint;
+pub mod session;
 pub mod stats;
 pub mod symbols;
 pub mod watch;
