@@ -25,6 +25,7 @@ mod live;
 mod output;
 mod parity;
 mod retrace;
+mod session;
 mod stats;
 mod symbols;
 mod watch;

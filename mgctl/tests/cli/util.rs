@@ -159,7 +159,7 @@ pub fn apply_violation(root: &Path, name: &str) {
     copy_dir(&overlay, root);
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
