@@ -423,6 +423,94 @@ fn role_logs(frames: usize, per_frame: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     (client, server)
 }
 
+/// A P6 device session for `bench session` (issue 31): 4 arms (monolith, inproc, spawn, spawn)
+/// × 3 repeats of `frames` frames each, and per arm two role logs of `frames × per_frame` lines
+/// (a window line every 120 frames among trace lines): 10,000 frames and 200,000-line logs at 16x.
+fn session_dir(root: &Path, frames: usize, per_frame: usize) {
+    use std::io::Write as _;
+    write(
+        &root.join("session-summary.json"),
+        b"{\"label\": \"scaling\", \"boot_id\": \"b\"}\n",
+    );
+    let line = |log: &mut Vec<u8>, msg: &str| {
+        let _ = writeln!(log, "[10:00:00] [Android MobileGLTraceRe/INFO]: {msg}");
+    };
+    let window = |f: usize, srv: usize, cli: usize| {
+        format!("MGPipe stats: frames={f} window=120 draws=360 draws/f=3.00 acc=720 acc/draw=2.00 bytes/f[buf=8.00] emit[maxrec=4096 maxcap=65536 ringwraps=0 ringwaits=1] wait[srv={srv} srvpark=1 cli={cli} clipark=2]")
+    };
+    for (i, t) in ["monolith", "inproc", "spawn", "spawn"].iter().enumerate() {
+        let d = root.join(format!("{:02}-synthetic-DirectGLES-{t}-r3", i + 1));
+        write(&d.join("pin-before.txt"), b"PINNED\n");
+        write(&d.join("pin-after.txt"), b"PINNED\n");
+        write(
+            &d.join("arm-summary.json"),
+            format!("{{\"transport\": \"{t}\", \"started_utc\": \"2026-01-01T00:00:00+00:00\", \"boot_id\": \"b\"}}\n").as_bytes(),
+        );
+        for r in 1..=3 {
+            write(
+                &d.join(format!("benchmark-run{r}.json")),
+                &frames_json(frames, (i * 3 + r) as u64),
+            );
+        }
+        let (mut client, mut server) = (Vec::new(), Vec::new());
+        if *t != "monolith" {
+            line(
+                &mut client,
+                &format!("Config: MOBILEGL_TRANSPORT={t} - the MGPipe record stream"),
+            );
+            line(
+                &mut client,
+                "Config: IPC strict=1 role-split-state=1 run-ahead=1",
+            );
+        }
+        if *t == "spawn" {
+            line(
+                &mut client,
+                "spawn ARMED - the server role runs in pid 4343",
+            );
+        }
+        line(
+            &mut client,
+            "MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 120 frames",
+        );
+        line(
+            &mut server,
+            "MGPipe stats: counters ON (MOBILEGL_PIPE_STATS), summary every 120 frames",
+        );
+        for f in 1..=frames {
+            for k in 1..per_frame {
+                line(
+                    &mut client,
+                    &format!(
+                        "MGPipe trace: call {k} of frame {f} took {} ns",
+                        (f * 31 + k * 7) % 100_000
+                    ),
+                );
+                line(
+                    &mut server,
+                    &format!(
+                        "MGPipe trace: apply {k} of frame {f} took {} ns",
+                        (f * 17 + k * 5) % 100_000
+                    ),
+                );
+            }
+            if f % 120 == 0 {
+                let (c, sv) = if *t == "spawn" {
+                    (window(0, 0, f).replace("window=120 draws=360 draws/f=3.00 acc=720 acc/draw=2.00 bytes/f[buf=8.00]", "window=0 draws=0 draws/f=n/a acc=0 acc/draw=n/a bytes[buf=0]"), window(f, f / 2, 0))
+                } else {
+                    (window(f, f / 2, f), window(f, 0, 0))
+                };
+                line(&mut client, &c);
+                line(&mut server, &sv);
+            }
+        }
+        write(&d.join("mobilegl.client.log"), &client);
+        if *t != "monolith" {
+            write(&d.join("mobilegl.server.log"), &server);
+        }
+    }
+}
+
 /// One case: its name, what 1x is, and how to build the input and the command at a multiple.
 struct Case {
     name: &'static str,
@@ -502,6 +590,16 @@ fn cases() -> Vec<Case> {
                 let p = d.join("benchmark.json");
                 write(&p, &frames_json(n, 5));
                 Some((Cmd::mgctl(&["bench", "frames", &s(&p)]), None))
+            },
+        },
+        Case {
+            name: "bench session",
+            unit: "frames per repeat (4 arms x 3, 20 log lines/frame)",
+            base: 625,
+            make: |d, n| {
+                let root = d.join(format!("session{n}"));
+                session_dir(&root, n, 20);
+                Some((Cmd::mgctl(&["bench", "session", &s(&root)]), None))
             },
         },
         Case {

@@ -135,7 +135,10 @@ fn markdown_and_html_show_the_same_arms_escaped() {
     assert!(!html.contains("<script"));
     assert!(html.contains(FELL_BACK) && html.contains("UNPROVEN") && html.contains("NOT PINNED"));
     let charts = html.matches("class=\"chart").count();
-    assert!(charts >= 4, "three histograms and the Δ bars, found {charts}");
+    assert!(
+        charts >= 4,
+        "three histograms and the Δ bars, found {charts}"
+    );
 }
 
 #[test]
