@@ -23,7 +23,7 @@ reason and excluded from every comparison. Under spawn the frame count and the s
 server log and the run-total gauges from the client's terminal line; every table names the log. Exit status: 0 \
 (voided arms included), 1 an error finding (a stale benchmark.json, a per-frame rate over a structural zero, \
 nothing proven to compare), 2 unreadable or malformed input or an unknown --baseline (docs/session.md).",
-    after_help = "Examples:\n  mgctl bench session session/\n  mgctl bench session session/ --baseline inproc --format markdown\n  mgctl bench session session/ --format json --html session.html"
+    after_help = "Examples:\n  mgctl bench session driver/fixtures/session/p6-mixed/\n  mgctl bench session driver/fixtures/session/p6-mixed/ --baseline inproc \\\n      --format markdown\n  mgctl bench session driver/fixtures/session/p6-mixed/ --format json \\\n      --html session.html"
 )]
 pub struct SessionArgs {
     /// The session directory.
