@@ -47,6 +47,7 @@ td.grow { color:var(--grow); } td.shrink { color:var(--shrink); }
 body:has(.pair) { max-width:1560px; }
 .pair { display:grid; grid-template-columns:repeat(auto-fit, minmax(480px, 1fr)); gap:24px; align-items:start; }
 .pair > div { min-width:0; } code.sym { overflow-wrap:anywhere; } pre.lines { font:12px ui-monospace,monospace; white-space:pre-wrap; overflow-wrap:anywhere; }
+.note { color:var(--muted); font-size:12px; margin:0 0 8px; } ul.dropped { color:var(--muted); font-size:12px; margin:4px 0; }
 .pass { color:var(--pass); } .fail { color:var(--fail); font-weight:600; } .skipped { color:var(--skip); }
 @media print { body { max-width:none; margin:0; } svg.chart { break-inside:avoid; } .pair { display:block; } }
 "#;

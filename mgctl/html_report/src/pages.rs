@@ -18,6 +18,7 @@ fn axes(title: String, x: &str, y: &str) -> Axes {
         title,
         x_label: x.into(),
         y_label: y.into(),
+        whole_x: false,
     }
 }
 
@@ -170,6 +171,25 @@ pub fn counters_page(title: &str, arms: &[CounterArm], method: &str, version: &s
             .collect::<Vec<_>>()
             .join("; "))
     );
+    // What the charts leave out of the logs (a stale session, say), so no reader takes the x axis
+    // for the whole log.
+    let dropped: Vec<&String> = arms.iter().flat_map(|a| &a.dropped).collect();
+    if !dropped.is_empty() {
+        body.push_str("<ul class=\"dropped\">");
+        for d in dropped {
+            let _ = write!(body, "<li>{}</li>", esc(d));
+        }
+        body.push_str("</ul>");
+    }
+    if let [a, b, ..] = arms {
+        if b.steady.is_some() && b.steady != a.steady {
+            let (f, t) = b.steady.unwrap_or_default();
+            let _ = write!(
+                body,
+                "<p class=\"note\">the shaded span is A's steady state; B's is windows {f}–{t}</p>"
+            );
+        }
+    }
     for name in names {
         let series: Vec<Series> = arms
             .iter()
@@ -210,16 +230,30 @@ pub fn counters_page(title: &str, arms: &[CounterArm], method: &str, version: &s
             .collect();
         let _ = write!(body, "<h2>{}</h2>", esc(name));
         body.push_str(&svg::lines(
-            &axes(
-                format!("{name} per window ({})", n.join(", ")),
-                "window",
-                name,
-            ),
+            &Axes {
+                whole_x: true,
+                ..axes(
+                    format!("{name} per window ({})", n.join(", ")),
+                    "window",
+                    name,
+                )
+            },
             &series,
             false,
             &marks,
             shade,
         ));
+        // Two identical arms draw one line: say so, or B's reads as A's missing.
+        if let [a, rest @ ..] = series.as_slice() {
+            for (b, short) in rest.iter().zip(&ARM_NAMES[1..]) {
+                if !a.points.is_empty() && a.points == b.points {
+                    let _ = write!(
+                        body,
+                        "<p class=\"note identical\">{short} equals A at every window: its line is drawn over A's</p>"
+                    );
+                }
+            }
+        }
     }
     let _ = write!(body, "<p class=\"method\">{}</p>", esc(method));
     page(

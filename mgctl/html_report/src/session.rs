@@ -11,6 +11,7 @@ fn axes(title: String, x: &str, y: &str) -> Axes {
         title,
         x_label: x.into(),
         y_label: y.into(),
+        whole_x: false,
     }
 }
 

@@ -35,6 +35,8 @@ pub(crate) struct Axes {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
+    /// The x axis counts whole things (windows): ticks on integers only.
+    pub whole_x: bool,
 }
 
 /// "Nice" tick positions (1, 2 or 5 times a power of ten) covering `lo..=hi`.
@@ -62,6 +64,20 @@ fn ticks(lo: f64, hi: f64, want: usize) -> Vec<f64> {
         out.push(t);
     }
     out
+}
+
+/// A hovered value: six significant figures, trailing zeros dropped (855.09, 95.2368, 3993.93).
+fn fmt_value(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return format!("{v}");
+    }
+    let decimals = (5 - v.abs().log10().floor() as i32).clamp(0, 9) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 fn fmt_tick(v: f64) -> String {
@@ -120,7 +136,14 @@ fn axes(out: &mut String, f: &Frame, a: &Axes, x_ticks: bool) {
         );
     }
     if x_ticks {
-        for t in ticks(f.x0, f.x1, 8) {
+        let mut xt = ticks(f.x0, f.x1, 8);
+        if a.whole_x {
+            xt.retain(|t| t.fract() == 0.0);
+            if xt.len() < 2 {
+                xt = (f.x0.ceil() as i64..=f.x1.floor() as i64).map(|t| t as f64).collect();
+            }
+        }
+        for t in xt {
             let x = f.px(t);
             let _ = write!(
                 out,
@@ -315,8 +338,8 @@ pub(crate) fn lines(
                         f.px(x),
                         f.py(y),
                         esc(&s.name),
-                        fmt_tick(y),
-                        fmt_tick(x)
+                        fmt_value(y),
+                        fmt_value(x)
                     );
                 }
             }
@@ -448,7 +471,47 @@ mod tests {
             title: "frame CPU time <A & B>".into(),
             x_label: "ms".into(),
             y_label: "frames".into(),
+            whole_x: false,
         }
+    }
+
+    fn xticks(svg: &str) -> Vec<String> {
+        let d = doc(svg);
+        d.descendants()
+            .filter(|n| n.attribute("class") == Some("tick xtick"))
+            .map(|n| n.text().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn window_axes_tick_whole_windows_only() {
+        let s = |n: usize| Series {
+            name: "A".into(),
+            points: (1..=n).map(|i| (i as f64, 1.0)).collect(),
+        };
+        let whole = Axes {
+            whole_x: true,
+            ..axes()
+        };
+        // 1..3 windows: nice ticks would be 1, 1.5, 2, 2.5, 3.
+        assert_eq!(
+            xticks(&lines(&axes(), &[s(3)], false, &[], None)),
+            ["1", "1.5", "2", "2.5", "3"]
+        );
+        assert_eq!(xticks(&lines(&whole, &[s(3)], false, &[], None)), ["1", "2", "3"]);
+        assert_eq!(
+            xticks(&lines(&whole, &[s(7)], false, &[], None)),
+            ["1", "2", "3", "4", "5", "6", "7"]
+        );
+    }
+
+    #[test]
+    fn hovered_values_keep_six_significant_figures() {
+        assert_eq!(fmt_value(855.09), "855.09");
+        assert_eq!(fmt_value(97862.0 * 100.0 / 102761.0), "95.2326");
+        assert_eq!(fmt_value(79.1), "79.1");
+        assert_eq!(fmt_value(3.0), "3");
+        assert_eq!(fmt_value(0.000123456), "0.000123456");
     }
 
     #[test]
@@ -483,6 +546,7 @@ mod tests {
         };
         let svg = lines(&axes(), &[s], false, &[], Some((2.0, 5.0)));
         assert_eq!(count(&svg, "point"), 7);
+        assert!(svg.contains("<title>draws/f: 856 at 6</title>"), "{svg}");
         assert_eq!(count(&svg, "shade"), 1);
         let d = doc(&svg);
         let path = d.descendants().find(|n| n.has_tag_name("path")).unwrap();

@@ -229,8 +229,8 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             Some(d)
         }
     };
-    let all: Vec<&Log> = logs.iter().collect();
-    write_html(a.html.as_deref(), "mgctl stats summary", &all, steady)?;
+    let arms = || logs.iter().map(|l| report::counter_series(l, steady)).collect();
+    write_html(a.html.as_deref(), "mgctl stats summary", arms, report::COUNTERS_METHOD)?;
     match a.format.or_switches(a.json, a.markdown) {
         ReportFormat::Json => {
             let v = report::summary_json(&logs, steady, dump.as_ref());
@@ -259,7 +259,8 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Fail);
         }
     };
-    write_html(a.html.as_deref(), "mgctl stats diff", &[&la, &lb], steady)?;
+    let arms = || report::diff_series(&d).into();
+    write_html(a.html.as_deref(), "mgctl stats diff", arms, report::DIFF_METHOD)?;
     if a.format.or_json(a.json) == DataFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &d.json())?;
         writeln!(out)?;
@@ -348,25 +349,16 @@ fn sibling_server_log(client: &Path) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// `--html`: the counter charts of the logs (`stats_viewer::report::counter_series`).
+/// `--html`: the counter charts of the logs (`stats_viewer::report::{counter_series, diff_series}`).
 fn write_html(
     path: Option<&Path>,
     title: &str,
-    logs: &[&Log],
-    steady: SteadyRange,
+    arms: impl FnOnce() -> Vec<report::CounterSeries>,
+    method: &str,
 ) -> anyhow::Result<()> {
     let Some(path) = path else {
         return Ok(());
     };
-    let arms: Vec<_> = logs
-        .iter()
-        .map(|l| report::counter_series(l, steady))
-        .collect();
-    let page = html::counters_page(
-        title,
-        &arms,
-        report::COUNTERS_METHOD,
-        crate::report::VERSION,
-    );
+    let page = html::counters_page(title, &arms(), method, crate::report::VERSION);
     crate::output::write_file(path, page.as_bytes())
 }

@@ -122,6 +122,47 @@ pub fn assert_renders(file: &Path) {
     );
 }
 
+/// One element as headless Chromium laid it out: its text and its box in CSS pixels.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Laid {
+    pub text: String,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+/// The boxes of every element matching `selector` when Chromium renders `file` at `width` px.
+/// The page itself carries no script (its CSP forbids one): a copy without the CSP meta gets a
+/// measuring script, and `--dump-dom` returns what it measured.
+pub fn laid_out(file: &Path, selector: &str, width: u32) -> Vec<Laid> {
+    let dir = scratch();
+    let html = std::fs::read_to_string(file).unwrap();
+    let csp = html.find("<meta http-equiv=\"Content-Security-Policy\"").unwrap();
+    let csp_end = csp + html[csp..].find("/>").unwrap() + 2;
+    let script = format!(
+        "<script>var o=[];document.querySelectorAll({sel}).forEach(function(e){{var r=e.getBoundingClientRect();o.push({{text:e.textContent,x:r.x+scrollX,y:r.y+scrollY,w:r.width,h:r.height}});}});var p=document.createElement('pre');p.id='laid-out';p.textContent=JSON.stringify(o);document.body.appendChild(p);</script></body>",
+        sel = serde_json::to_string(selector).unwrap()
+    );
+    let copy = format!("{}{}", &html[..csp], &html[csp_end..]).replace("</body>", &script);
+    let measured = dir.path().join("measured.html");
+    std::fs::write(&measured, copy).unwrap();
+    let out = browser(&dir.path().join("profile"))
+        .arg(format!("--window-size={width},1200"))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", measured.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"laid-out\">")
+        .unwrap_or_else(|| panic!("chromium measured nothing: {}", String::from_utf8_lossy(&out.stderr)))
+        + "<pre id=\"laid-out\">".len();
+    let json = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    let json = json.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap()
+}
+
 #[test]
 fn check_html_is_self_contained_structured_and_renders() {
     let dir = scratch();
@@ -267,9 +308,12 @@ fn stats_diff_html_charts_every_counter_for_both_arms() {
         2 * charts,
         "A and B on every chart"
     );
+    // The charts plot what the verdict compares: B's stale first session is off the axis, and
+    // the page says so.
+    assert_eq!(count_class(&doc, "session"), 0);
     assert!(
-        count_class(&doc, "session") > 0,
-        "the push log's session change is marked"
+        html.contains("arm B: session 1 (pid 20877) dropped (stale, superseded by session 2 (pid 21377))"),
+        "{html}"
     );
     assert_eq!(
         count_class(&doc, "shade"),
@@ -278,6 +322,57 @@ fn stats_diff_html_charts_every_counter_for_both_arms() {
     );
     assert!(html.contains("draws/f") && html.contains("acc/draw"));
     assert_renders(&file);
+}
+
+/// Issue 32: B's windows sat one step right of A's (its stale session kept a place on the x axis),
+/// and the shade held B's warm-up window. In the rendered page, window k of A and window k of B
+/// sit at the same x on every chart, and the shade spans windows 3-6, the text report's range.
+#[test]
+fn stats_diff_html_aligns_the_arms_window_for_window_in_chromium() {
+    let dir = scratch();
+    let file = dir.path().join("diff.html");
+    let run = mgctl(
+        &[
+            "stats",
+            "diff",
+            &data("abA-pull-DirectGLES.mobilegl.log"),
+            &data("abB-push-DirectGLES.logcat.txt"),
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        &repo_root(),
+    )
+    .expect(0);
+    assert!(run.stdout.contains("complete windows 3-6 / 3-6"), "{}", run.dump());
+    // The first chart: draws/f, the figure the verdict's steady state reports.
+    let points = laid_out(&file, "svg.chart:first-of-type circle.point", 1100);
+    let at = |arm: &str| -> Vec<(String, f64)> {
+        points
+            .iter()
+            .filter_map(|p| {
+                let (who, rest) = p.text.split_once(": ")?;
+                let window = rest.rsplit_once(" at ")?.1;
+                (who == arm).then(|| (window.to_string(), p.x + p.w / 2.0))
+            })
+            .collect()
+    };
+    let (a, b) = (at("A"), at("B"));
+    assert_eq!(a.len(), 6, "{points:?}");
+    assert_eq!(
+        a.iter().map(|(w, _)| w.as_str()).collect::<Vec<_>>(),
+        b.iter().map(|(w, _)| w.as_str()).collect::<Vec<_>>()
+    );
+    for ((w, xa), (_, xb)) in a.iter().zip(&b) {
+        assert!((xa - xb).abs() < 0.5, "window {w}: A at x={xa}, B at x={xb}");
+    }
+    // Same trace, same draws/f: the warm-up value 516.28 is window 2 in both arms.
+    assert!(points.iter().any(|p| p.text == "A: 516.28 at 2"), "{points:?}");
+    assert!(points.iter().any(|p| p.text == "B: 516.28 at 2"), "{points:?}");
+    // The shade covers windows 3..6 of the same x axis, and no warm-up point.
+    let shade = &laid_out(&file, "svg.chart:first-of-type rect.shade", 1100)[0];
+    let x_of = |w: &str| a.iter().find(|(k, _)| k == w).unwrap().1;
+    assert!((shade.x - x_of("3")).abs() < 0.5, "{shade:?} vs {a:?}");
+    assert!((shade.x + shade.w - x_of("6")).abs() < 0.5, "{shade:?} vs {a:?}");
 }
 
 /// The driver's pull and push libraries: `driver/build/` when built, else built in a copy of

@@ -17,7 +17,7 @@ pub use fatals::{
     census, fatal_line_text, fatals_json, fatals_report_json, fatals_report_text, fatals_text,
     Census,
 };
-pub use series::{counter_series, CounterSeries, COUNTERS_METHOD};
+pub use series::{counter_series, diff_series, CounterSeries, COUNTERS_METHOD, DIFF_METHOD};
 pub use session::{field_rows, session_json, session_text, value_json};
 pub use summary::{
     log_json, log_problems, summaries_text, summary_json, summary_markdown, summary_text,
