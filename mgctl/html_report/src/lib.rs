@@ -44,12 +44,12 @@ svg .mark.fatal line { stroke:var(--fatal); } svg .mark.fatal text { fill:var(--
 svg .mark.session line { stroke:var(--session); } svg .mark.session text { fill:var(--session); }
 svg .mark.s0 text { fill:var(--s0); } svg .mark.s1 text { fill:var(--s1); }
 td.grow { color:var(--grow); } td.shrink { color:var(--shrink); }
-body:has(.pair) { max-width:1560px; }
-.pair { display:grid; grid-template-columns:repeat(auto-fit, minmax(480px, 1fr)); gap:24px; align-items:start; }
-.pair > div { min-width:0; } code.sym { overflow-wrap:anywhere; } pre.lines { font:12px ui-monospace,monospace; white-space:pre-wrap; overflow-wrap:anywhere; }
+table.symbols { table-layout:fixed; width:100%; } table.symbols th:nth-child(1) { width:6em; }
+table.symbols th.num { width:7.5em; } td.symname { overflow:hidden; }
+code.sym { display:block; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; } pre.lines { font:12px ui-monospace,monospace; white-space:pre-wrap; overflow-wrap:anywhere; }
 .note { color:var(--muted); font-size:12px; margin:0 0 8px; } ul.dropped { color:var(--muted); font-size:12px; margin:4px 0; }
 .pass { color:var(--pass); } .fail { color:var(--fail); font-weight:600; } .skipped { color:var(--skip); }
-@media print { body { max-width:none; margin:0; } svg.chart { break-inside:avoid; } .pair { display:block; } }
+@media print { body { max-width:none; margin:0; } svg.chart { break-inside:avoid; } }
 "#;
 
 /// The Content-Security-Policy of every page: nothing but the inline styles.

@@ -22,13 +22,13 @@ fn axes(title: String, x: &str, y: &str) -> Axes {
     }
 }
 
-fn pct_marks(arms: &[(&str, &FrameSeries)]) -> Vec<Mark> {
+fn pct_marks(arms: &[(&str, &FrameSeries)], u: Unit) -> Vec<Mark> {
     let mut marks = Vec::new();
     for (i, (label, s)) in arms.iter().enumerate() {
         for (p, v) in [("p50", s.p50), ("p95", s.p95), ("p99", s.p99)] {
             marks.push(Mark {
-                x: v,
-                label: format!("{label} {p} {v:.3}"),
+                x: v * u.scale,
+                label: format!("{label} {p} {}", u.show(v)),
                 kind: "pct",
                 series: Some(i),
             });
@@ -37,24 +37,92 @@ fn pct_marks(arms: &[(&str, &FrameSeries)]) -> Vec<Mark> {
     marks
 }
 
+/// The time unit of a frames page, picked from the data: µs when every frame is under 1 ms (a
+/// p99 Δ of 0.4 µs would print as `+0.000` ms), else ms.
+#[derive(Debug, Clone, Copy)]
+struct Unit {
+    name: &'static str,
+    /// Milliseconds to this unit.
+    scale: f64,
+}
+
+impl Unit {
+    fn of(arms: &[FrameArm]) -> Unit {
+        let top = arms
+            .iter()
+            .flat_map(|a| a.series.iter().flat_map(|s| s.values.iter()))
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0f64, f64::max);
+        if top < 1.0 {
+            Unit {
+                name: "µs",
+                scale: 1000.0,
+            }
+        } else {
+            Unit {
+                name: "ms",
+                scale: 1.0,
+            }
+        }
+    }
+
+    /// A millisecond value in this unit, three decimals.
+    fn show(self, ms: f64) -> String {
+        format!("{:.3}", ms * self.scale)
+    }
+
+    /// B − A in this unit and in percent of A (hyperfine's Δ).
+    fn delta(self, a: f64, b: f64) -> String {
+        let d = (b - a) * self.scale;
+        let pct = if a != 0.0 {
+            format!(" ({:+.2} %)", (b - a) / a * 100.0)
+        } else {
+            String::new()
+        };
+        format!("{d:+.3}{pct}")
+    }
+}
+
 /// `bench frames` (one arm or `--compare A B`): histogram and CDF per series, percentiles marked.
 pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
+    let u = Unit::of(arms);
     let mut body = String::new();
     legend_lines(&mut body, arms.iter().map(|a| a.label.as_str()));
-    body.push_str("<h2>Summary</h2><table><tr><th>arm</th><th>input</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 ms</th><th class=\"num\">p95 ms</th><th class=\"num\">p99 ms</th></tr>");
+    let _ = write!(
+        body,
+        "<h2>Summary</h2><table class=\"summary\"><tr><th>arm</th><th>input</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 {u}</th><th class=\"num\">p95 {u}</th><th class=\"num\">p99 {u}</th></tr>",
+        u = u.name
+    );
     for (a, short) in arms.iter().zip(ARM_NAMES) {
         for s in &a.series {
             let _ = write!(
                 body,
-                "<tr><td>{short}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td></tr>",
+                "<tr><td>{short}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 esc(&a.label),
                 esc(&a.chosen),
                 s.name,
                 s.values.len(),
-                s.p50,
-                s.p95,
-                s.p99
+                u.show(s.p50),
+                u.show(s.p95),
+                u.show(s.p99)
             );
+        }
+    }
+    // --compare: B − A per series and percentile, as hyperfine prints it.
+    if let [a, b] = arms {
+        for sa in &a.series {
+            if let Some(sb) = b.series.iter().find(|s| s.name == sa.name) {
+                let _ = write!(
+                    body,
+                    "<tr class=\"delta\"><td>Δ</td><td colspan=\"2\">B − A ({u}, % of A)</td><td>{}</td><td class=\"num\"></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                    sa.name,
+                    u.delta(sa.p50, sb.p50),
+                    u.delta(sa.p95, sb.p95),
+                    u.delta(sa.p99, sb.p99),
+                    u = u.name
+                );
+            }
         }
     }
     body.push_str("</table>");
@@ -85,24 +153,30 @@ pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
             .map(|(l, s)| format!("{l} n={}", s.values.len()))
             .collect();
         let _ = write!(body, "<h2>{name} frame time</h2>");
+        let scaled: Vec<Vec<f64>> = present
+            .iter()
+            .map(|(_, s)| s.values.iter().map(|v| v * u.scale).collect())
+            .collect();
         let samples: Vec<(&str, &[f64])> = present
             .iter()
-            .map(|(l, s)| (*l, s.values.as_slice()))
+            .zip(&scaled)
+            .map(|((l, _), v)| (*l, v.as_slice()))
             .collect();
         body.push_str(&svg::histogram(
             &axes(
                 format!("{name} frame time, histogram ({})", sizes.join(", ")),
-                "frame time (ms)",
+                &format!("frame time ({})", u.name),
                 "frames",
             ),
             &samples,
             40,
-            &pct_marks(&present),
+            &pct_marks(&present, u),
         ));
         let cdf: Vec<Series> = present
             .iter()
-            .map(|(l, s)| {
-                let mut v = s.values.clone();
+            .zip(&scaled)
+            .map(|((l, _), v)| {
+                let mut v = v.clone();
                 v.sort_by(f64::total_cmp);
                 let n = v.len() as f64;
                 Series {
@@ -118,12 +192,12 @@ pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
         body.push_str(&svg::lines(
             &axes(
                 format!("{name} frame time, CDF ({})", sizes.join(", ")),
-                "frame time (ms)",
+                &format!("frame time ({})", u.name),
                 "fraction of frames ≤ x",
             ),
             &cdf,
             true,
-            &pct_marks(&present),
+            &pct_marks(&present, u),
             None,
         ));
     }
@@ -365,7 +439,27 @@ pub fn symbols_page(r: &ReportInput<'_>, version: &str) -> String {
         l.renamed.len(),
         l.unchanged
     );
-    body.push_str("<div class=\"pair\"><div>");
+    // Sections first (the two numbers a reviewer asks for), then the scope rollup across the
+    // page's width, then the symbols: SuperSize's and bloaty's order.
+    body.push_str("<h2>Sections</h2><table class=\"sections\"><tr><th>section</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ bytes</th><th class=\"num\">Δ %</th></tr>");
+    for s in &d.sections {
+        let class = match s.delta.signum() {
+            1 => " grow",
+            -1 => " shrink",
+            _ => "",
+        };
+        let _ = write!(
+            body,
+            "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{class}\">{:+}</td><td class=\"num{class}\">{:+.3}</td></tr>",
+            esc(&s.name),
+            s.before,
+            s.after,
+            s.delta,
+            s.percent()
+        );
+    }
+    body.push_str("</table>");
+    body.push_str("<div class=\"scopes\">");
     let (depth, groups) = r.rollup.or(r.groups).unwrap_or((1, &[]));
     let (shown, rest) = top::top_scopes(groups, SYMBOLS_TOP);
     let _ = write!(
@@ -401,7 +495,7 @@ pub fn symbols_page(r: &ReportInput<'_>, version: &str) -> String {
             rest.shrinkage
         );
     }
-    body.push_str("</div><div>");
+    body.push_str("</div><div class=\"top\">");
     let (changes, crest) = top::top_changes(l, SYMBOLS_TOP);
     let _ = write!(
         body,
@@ -414,12 +508,12 @@ pub fn symbols_page(r: &ReportInput<'_>, version: &str) -> String {
         let class = if c.delta >= 0 { "grow" } else { "shrink" };
         let _ = write!(
             body,
-            "<tr><td class=\"{class}\">{}</td><td><code class=\"sym\">{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num {class}\">{:+}</td></tr>",
+            "<tr><td class=\"{class}\">{}</td><td class=\"symname\"><code class=\"sym\" title=\"{name}\">{name}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num {class}\">{:+}</td></tr>",
             kind.as_str(),
-            esc(&c.name),
             c.before,
             c.after,
-            c.delta
+            c.delta,
+            name = esc(&c.name)
         );
     }
     body.push_str("</table>");
@@ -441,24 +535,8 @@ pub fn symbols_page(r: &ReportInput<'_>, version: &str) -> String {
             if l.renamed.len() == 1 { "" } else { "s" }
         );
     }
-    body.push_str("</div></div><h2>Sections</h2><table class=\"sections\"><tr><th>section</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">Δ bytes</th><th class=\"num\">Δ %</th></tr>");
-    for s in &d.sections {
-        let class = match s.delta.signum() {
-            1 => " grow",
-            -1 => " shrink",
-            _ => "",
-        };
-        let _ = write!(
-            body,
-            "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{class}\">{:+}</td><td class=\"num{class}\">{:+.3}</td></tr>",
-            esc(&s.name),
-            s.before,
-            s.after,
-            s.delta,
-            s.percent()
-        );
-    }
-    body.push_str("</table><h2>Text report</h2><pre class=\"lines\">");
+    body.push_str("</div>");
+    body.push_str("<h2>Text report</h2><pre class=\"lines\">");
     for line in report::summary_lines(r) {
         body.push_str(&esc(&line));
         body.push('\n');

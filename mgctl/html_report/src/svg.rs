@@ -140,7 +140,9 @@ fn axes(out: &mut String, f: &Frame, a: &Axes, x_ticks: bool) {
         if a.whole_x {
             xt.retain(|t| t.fract() == 0.0);
             if xt.len() < 2 {
-                xt = (f.x0.ceil() as i64..=f.x1.floor() as i64).map(|t| t as f64).collect();
+                xt = (f.x0.ceil() as i64..=f.x1.floor() as i64)
+                    .map(|t| t as f64)
+                    .collect();
             }
         }
         for t in xt {
@@ -180,20 +182,53 @@ fn legend(out: &mut String, names: &[&str]) {
     }
 }
 
+/// Width of a mark label in viewBox units (10 px text: about 6.2 units a character), with a gap.
+fn label_width(text: &str) -> f64 {
+    6.2 * text.chars().count() as f64 + 8.0
+}
+
 fn marks(out: &mut String, f: &Frame, marks: &[Mark]) {
+    // Labels go left to right into the first row where they clear the previous label, so marks
+    // that sit close together ("A p50" and "B p95") never print over each other.
+    let mut order: Vec<usize> = (0..marks.len())
+        .filter(|i| marks[*i].x.is_finite())
+        .collect();
+    // A label that would run past the right edge sits left of its line instead.
+    let start = |m: &Mark| {
+        let (x, w) = (f.px(m.x), label_width(&m.label));
+        if x + 3.0 + w > W - RIGHT {
+            (x - 3.0 - w + 8.0).max(0.0)
+        } else {
+            x + 3.0
+        }
+    };
+    let mut row_end: Vec<f64> = Vec::new();
+    let mut rows = vec![0usize; marks.len()];
+    order.sort_by(|a, b| start(&marks[*a]).total_cmp(&start(&marks[*b])));
+    for i in order {
+        let x = start(&marks[i]);
+        let row = match row_end.iter().position(|end| *end <= x) {
+            Some(r) => r,
+            None => {
+                row_end.push(f64::NEG_INFINITY);
+                row_end.len() - 1
+            }
+        };
+        row_end[row] = x + label_width(&marks[i].label);
+        rows[i] = row;
+    }
     for (i, m) in marks.iter().enumerate() {
         if !m.x.is_finite() {
             continue;
         }
         let x = f.px(m.x);
         let s = m.series.map(|s| format!(" s{s}")).unwrap_or_default();
-        // Stagger labels so neighbouring marks stay readable.
-        let y = TOP + 10.0 + 11.0 * (i % 4) as f64;
+        let y = TOP + 10.0 + 12.0 * rows[i] as f64;
         let _ = write!(
             out,
             r#"<g class="mark {kind}{s}"><line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}"/><text x="{:.1}" y="{y:.1}">{}</text></g>"#,
             H - BOTTOM,
-            x + 3.0,
+            start(m),
             esc(&m.label),
             kind = m.kind
         );
@@ -498,7 +533,10 @@ mod tests {
             xticks(&lines(&axes(), &[s(3)], false, &[], None)),
             ["1", "1.5", "2", "2.5", "3"]
         );
-        assert_eq!(xticks(&lines(&whole, &[s(3)], false, &[], None)), ["1", "2", "3"]);
+        assert_eq!(
+            xticks(&lines(&whole, &[s(3)], false, &[], None)),
+            ["1", "2", "3"]
+        );
         assert_eq!(
             xticks(&lines(&whole, &[s(7)], false, &[], None)),
             ["1", "2", "3", "4", "5", "6", "7"]

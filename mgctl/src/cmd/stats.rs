@@ -229,8 +229,17 @@ fn summary(a: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
             Some(d)
         }
     };
-    let arms = || logs.iter().map(|l| report::counter_series(l, steady)).collect();
-    write_html(a.html.as_deref(), "mgctl stats summary", arms, report::COUNTERS_METHOD)?;
+    let arms = || {
+        logs.iter()
+            .map(|l| report::counter_series(l, steady))
+            .collect()
+    };
+    write_html(
+        a.html.as_deref(),
+        "mgctl stats summary",
+        arms,
+        report::COUNTERS_METHOD,
+    )?;
     match a.format.or_switches(a.json, a.markdown) {
         ReportFormat::Json => {
             let v = report::summary_json(&logs, steady, dump.as_ref());
@@ -260,7 +269,12 @@ fn diff_cmd(a: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
     };
     let arms = || report::diff_series(&d).into();
-    write_html(a.html.as_deref(), "mgctl stats diff", arms, report::DIFF_METHOD)?;
+    write_html(
+        a.html.as_deref(),
+        "mgctl stats diff",
+        arms,
+        report::DIFF_METHOD,
+    )?;
     if a.format.or_json(a.json) == DataFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &d.json())?;
         writeln!(out)?;

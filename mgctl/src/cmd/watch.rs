@@ -23,7 +23,7 @@ groups them (calls, bytes/f, tex, cso, emit, wait, gates) with per-frame and per
 from the previous window and gate hit rates, unknown keys included; a charts view has line charts of draws/f, \
 acc/draw, each gate's hit rate and the largest byte classes over the window history. A `Fatal{…}` or a \
 session change (the app restarted) raises a red banner. With --baseline every value is also compared with \
-the baseline log's last complete window (Δ, Δ %). Sources: a growing file followed like `tail -F` \
+the baseline log's window at the same frames= (Δ, Δ %). Sources: a growing file followed like `tail -F` \
 (appends, truncation, rename, rotation), `-` for stdin, --adb [SERIAL] (spawns `adb logcat -v threadtime`) \
 or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
 Without a terminal use --once for a text snapshot.",

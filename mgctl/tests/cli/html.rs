@@ -138,7 +138,9 @@ pub struct Laid {
 pub fn laid_out(file: &Path, selector: &str, width: u32) -> Vec<Laid> {
     let dir = scratch();
     let html = std::fs::read_to_string(file).unwrap();
-    let csp = html.find("<meta http-equiv=\"Content-Security-Policy\"").unwrap();
+    let csp = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap();
     let csp_end = csp + html[csp..].find("/>").unwrap() + 2;
     let script = format!(
         "<script>var o=[];document.querySelectorAll({sel}).forEach(function(e){{var r=e.getBoundingClientRect();o.push({{text:e.textContent,x:r.x+scrollX,y:r.y+scrollY,w:r.width,h:r.height}});}});var p=document.createElement('pre');p.id='laid-out';p.textContent=JSON.stringify(o);document.body.appendChild(p);</script></body>",
@@ -154,12 +156,17 @@ pub fn laid_out(file: &Path, selector: &str, width: u32) -> Vec<Laid> {
         .output()
         .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
-    let start = dom
-        .find("<pre id=\"laid-out\">")
-        .unwrap_or_else(|| panic!("chromium measured nothing: {}", String::from_utf8_lossy(&out.stderr)))
-        + "<pre id=\"laid-out\">".len();
+    let start = dom.find("<pre id=\"laid-out\">").unwrap_or_else(|| {
+        panic!(
+            "chromium measured nothing: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }) + "<pre id=\"laid-out\">".len();
     let json = &dom[start..start + dom[start..].find("</pre>").unwrap()];
-    let json = json.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+    let json = json
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
     serde_json::from_str(&json).unwrap()
 }
 
@@ -283,6 +290,122 @@ fn bench_frames_compare_html_has_histograms_cdfs_and_percentiles() {
     assert_renders(&file);
 }
 
+/// Issue 32: window axes ticked 1.5 and 2.5; an identical B hid A without a word; hovered values
+/// had 3 significant figures. In Chromium: window ticks are whole numbers, each chart where B
+/// equals A says so under it, and a point's title keeps the value as printed (855.09).
+#[test]
+fn stats_summary_html_ticks_whole_windows_and_says_when_b_hides_a() {
+    let dir = scratch();
+    let a = data("abA-pull-DirectGLES.mobilegl.log");
+    let copy = dir.path().join("again.log");
+    std::fs::copy(&a, &copy).unwrap();
+    let file = dir.path().join("summary.html");
+    mgctl(
+        &[
+            "stats",
+            "summary",
+            &a,
+            copy.to_str().unwrap(),
+            "--html",
+            file.to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    let html = std::fs::read_to_string(&file).unwrap();
+    let doc = assert_self_contained(&html);
+    let charts = count_class(&doc, "lines");
+    assert!(charts >= 2);
+    let ticks = laid_out(&file, "text.xtick", 1100);
+    assert!(!ticks.is_empty());
+    for t in &ticks {
+        assert!(t.text.parse::<u32>().is_ok(), "window tick {:?}", t.text);
+    }
+    let notes = laid_out(&file, "p.identical", 1100);
+    assert_eq!(notes.len(), charts, "{notes:?}");
+    assert!(notes
+        .iter()
+        .all(|n| n.h > 0.0 && n.text.starts_with("B equals A")));
+    let points = laid_out(&file, "svg.chart:first-of-type circle.point", 1100);
+    assert!(
+        points.iter().any(|p| p.text == "A: 855.09 at 6"),
+        "{points:?}"
+    );
+}
+
+/// A copy of the sample benchmark.json with every time scaled by `k` (a sub-millisecond run).
+fn scaled_benchmark(dir: &Path, name: &str, src: &str, k: f64) -> String {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data(src)).unwrap()).unwrap();
+    for key in ["frameTimesMs", "frameCpuTimesMs"] {
+        for x in v[key].as_array_mut().unwrap() {
+            *x = serde_json::json!(x.as_f64().unwrap() * k);
+        }
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, v.to_string()).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Issue 32: "A p50 0.0B p95 0.015" — percentile labels printed over each other; sub-millisecond
+/// frames read in 3-decimal ms, so Δs were "+0.000"; --compare showed no Δ. In Chromium, no two
+/// percentile labels of a chart overlap; a sub-ms pair reads in µs with a non-zero Δ row.
+#[test]
+fn bench_frames_html_labels_do_not_overlap_and_small_frames_read_in_microseconds() {
+    let dir = scratch();
+    let a = scaled_benchmark(dir.path(), "a.json", "benchmark-run1.json", 0.01);
+    let b = scaled_benchmark(dir.path(), "b.json", "benchmark.json", 0.01);
+    for (name, arms) in [
+        (
+            "ms.html",
+            [data("benchmark-run1.json"), data("benchmark.json")],
+        ),
+        ("us.html", [a.clone(), b.clone()]),
+    ] {
+        let file = dir.path().join(name);
+        mgctl(
+            &[
+                "bench",
+                "frames",
+                "--compare",
+                &arms[0],
+                &arms[1],
+                "--html",
+                file.to_str().unwrap(),
+            ],
+            &repo_root(),
+        )
+        .expect(0);
+        let labels = laid_out(&file, "g.mark.pct text", 1100);
+        assert_eq!(labels.len(), 4 * 6, "{labels:?}");
+        for (i, p) in labels.iter().enumerate() {
+            for q in &labels[i + 1..] {
+                let apart = p.x + p.w <= q.x + 0.5
+                    || q.x + q.w <= p.x + 0.5
+                    || p.y + p.h <= q.y + 0.5
+                    || q.y + q.h <= p.y + 0.5;
+                assert!(apart, "{name}: {p:?} overlaps {q:?}");
+            }
+        }
+        let html = std::fs::read_to_string(&file).unwrap();
+        assert_self_contained(&html);
+        let deltas = laid_out(&file, "tr.delta", 1100);
+        assert_eq!(deltas.len(), 2, "one Δ row per series: {deltas:?}");
+        if name == "us.html" {
+            assert!(
+                html.contains("p99 µs") && html.contains("frame time (µs)"),
+                "{html}"
+            );
+            // B's cpu p50 (the mean of the two middle frames) in µs.
+            assert!(html.contains("106.515"), "{html}");
+            for d in &deltas {
+                assert!(!d.text.contains("+0.000 "), "{d:?}");
+            }
+        } else {
+            assert!(html.contains("p99 ms") && !html.contains("µs"), "{html}");
+        }
+    }
+}
+
 #[test]
 fn stats_diff_html_charts_every_counter_for_both_arms() {
     let dir = scratch();
@@ -312,7 +435,9 @@ fn stats_diff_html_charts_every_counter_for_both_arms() {
     // the page says so.
     assert_eq!(count_class(&doc, "session"), 0);
     assert!(
-        html.contains("arm B: session 1 (pid 20877) dropped (stale, superseded by session 2 (pid 21377))"),
+        html.contains(
+            "arm B: session 1 (pid 20877) dropped (stale, superseded by session 2 (pid 21377))"
+        ),
         "{html}"
     );
     assert_eq!(
@@ -343,7 +468,11 @@ fn stats_diff_html_aligns_the_arms_window_for_window_in_chromium() {
         &repo_root(),
     )
     .expect(0);
-    assert!(run.stdout.contains("complete windows 3-6 / 3-6"), "{}", run.dump());
+    assert!(
+        run.stdout.contains("complete windows 3-6 / 3-6"),
+        "{}",
+        run.dump()
+    );
     // The first chart: draws/f, the figure the verdict's steady state reports.
     let points = laid_out(&file, "svg.chart:first-of-type circle.point", 1100);
     let at = |arm: &str| -> Vec<(String, f64)> {
@@ -363,16 +492,28 @@ fn stats_diff_html_aligns_the_arms_window_for_window_in_chromium() {
         b.iter().map(|(w, _)| w.as_str()).collect::<Vec<_>>()
     );
     for ((w, xa), (_, xb)) in a.iter().zip(&b) {
-        assert!((xa - xb).abs() < 0.5, "window {w}: A at x={xa}, B at x={xb}");
+        assert!(
+            (xa - xb).abs() < 0.5,
+            "window {w}: A at x={xa}, B at x={xb}"
+        );
     }
     // Same trace, same draws/f: the warm-up value 516.28 is window 2 in both arms.
-    assert!(points.iter().any(|p| p.text == "A: 516.28 at 2"), "{points:?}");
-    assert!(points.iter().any(|p| p.text == "B: 516.28 at 2"), "{points:?}");
+    assert!(
+        points.iter().any(|p| p.text == "A: 516.28 at 2"),
+        "{points:?}"
+    );
+    assert!(
+        points.iter().any(|p| p.text == "B: 516.28 at 2"),
+        "{points:?}"
+    );
     // The shade covers windows 3..6 of the same x axis, and no warm-up point.
     let shade = &laid_out(&file, "svg.chart:first-of-type rect.shade", 1100)[0];
     let x_of = |w: &str| a.iter().find(|(k, _)| k == w).unwrap().1;
     assert!((shade.x - x_of("3")).abs() < 0.5, "{shade:?} vs {a:?}");
-    assert!((shade.x + shade.w - x_of("6")).abs() < 0.5, "{shade:?} vs {a:?}");
+    assert!(
+        (shade.x + shade.w - x_of("6")).abs() < 0.5,
+        "{shade:?} vs {a:?}"
+    );
 }
 
 /// The driver's pull and push libraries: `driver/build/` when built, else built in a copy of
@@ -639,6 +780,7 @@ fn symbols_diff_html_shows_the_text_and_json_figures_for_the_driver_builds() {
     }
     assert!(html.contains("prefers-color-scheme: dark") && html.contains("@media print"));
     assert_renders(&file);
+    assert_symbols_page_reads_at_a_glance(&file);
 }
 
 #[test]
@@ -742,6 +884,47 @@ fn symbols_diff_html_of_libllvm_14_to_15_is_bounded_and_renders() {
     assert_eq!(html.matches("class=\"bar shrink\"").count(), 10);
     assert_eq!(table_rows(&doc, "symbols").len(), 20);
     assert_renders(&file);
+    assert_symbols_page_reads_at_a_glance(&file);
+}
+
+/// Issue 32: the scope chart sat in a ~480 px column (~9 px text), names wrapped over up to 15
+/// lines and the Sections table was ~3,300 px down. As Chromium lays the page out at 1100 px:
+/// Sections come first and near the top, the scope labels are at least 12 px tall, and every
+/// symbol name takes one line, its full text in the title tooltip.
+fn assert_symbols_page_reads_at_a_glance(file: &Path) {
+    let sections = laid_out(file, "table.sections", 1100);
+    let chart = laid_out(file, "svg.bars", 1100);
+    let symbols = laid_out(file, "table.symbols", 1100);
+    assert!(sections[0].y < 400.0, "Sections at y={}", sections[0].y);
+    assert!(sections[0].y < chart[0].y && chart[0].y < symbols[0].y);
+    assert!(
+        chart[0].w > 800.0,
+        "the scope chart spans the page: {:?}",
+        chart[0]
+    );
+    for l in laid_out(file, "svg.bars text.blabel", 1100) {
+        assert!(l.h >= 12.0, "scope label {:?} is {} px tall", l.text, l.h);
+    }
+    let line = laid_out(file, "table.sections td", 1100)[0].h;
+    let names = laid_out(file, "table.symbols code.sym", 1100);
+    assert!(!names.is_empty());
+    for n in &names {
+        assert!(
+            n.h <= line,
+            "{:?} wraps: {} px for a {} px row",
+            n.text,
+            n.h,
+            line
+        );
+    }
+    let html = std::fs::read_to_string(file).unwrap();
+    let doc = assert_self_contained(&html);
+    for c in doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("sym"))
+    {
+        assert_eq!(c.attribute("title"), Some(text(c).as_str()));
+    }
 }
 
 /// Every report of the samples stays far under the issue's 5 MB (and the summary page renders).

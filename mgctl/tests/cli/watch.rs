@@ -183,6 +183,16 @@ struct Tmux {
 impl Tmux {
     /// Starts `command` in a detached 100x30 session on a private server.
     fn start(command: &str, cwd: &Path, path_env: Option<&str>) -> Tmux {
+        Tmux::start_sized(command, cwd, path_env, (100, 30))
+    }
+
+    /// The same in a `cols`x`rows` terminal.
+    fn start_sized(
+        command: &str,
+        cwd: &Path,
+        path_env: Option<&str>,
+        (cols, rows): (u16, u16),
+    ) -> Tmux {
         let ok = Command::new("tmux")
             .arg("-V")
             .output()
@@ -203,9 +213,9 @@ impl Tmux {
             "new-session",
             "-d",
             "-x",
-            "100",
+            &cols.to_string(),
             "-y",
-            "30",
+            &rows.to_string(),
             "-s",
             "w",
             "-c",
@@ -387,6 +397,77 @@ fn live_follow_rotation_pause_export_quit_in_a_real_terminal() {
         "echo left off:\n{s}"
     );
     assert_eq!(tmux.alternate_on(), "0", "alternate screen not left");
+}
+
+/// Issue 32, at 80×24 in a real terminal: every view's footer ends in `? help` (the counters view's
+/// was cut at "←/→ hist"), so does an export's status, and ← compares with the baseline's window at
+/// the same frames=, not its last (`frames 480 vs 720 −33.33%`).
+#[test]
+fn at_80x24_every_view_shows_help_and_history_compares_like_with_like() {
+    let dir = scratch();
+    for f in [
+        "abA-pull-DirectGLES.mobilegl.log",
+        "abB-push-DirectGLES.logcat.txt",
+    ] {
+        std::fs::copy(sample(f), dir.path().join(f)).unwrap();
+    }
+    let tmux = Tmux::start_sized(
+        &pane_command(
+            "stats watch abB-push-DirectGLES.logcat.txt --baseline abA-pull-DirectGLES.mobilegl.log --export-dir .",
+        ),
+        dir.path(),
+        None,
+        (80, 24),
+    );
+    let footer = |s: &str| {
+        s.lines()
+            .rfind(|l| !l.trim().is_empty())
+            .unwrap_or_default()
+            .trim_end()
+            .to_string()
+    };
+    let s = tmux.wait("the counters view", 20, |s| s.contains("frames=720"));
+    for view in ["counters", "charts", "events"] {
+        let s = if view == "counters" {
+            s.clone()
+        } else {
+            tmux.keys(&["Tab"]);
+            tmux.wait(view, 10, |s| match view {
+                "charts" => s.contains(" · baseline "),
+                _ => s.lines().any(|l| {
+                    let t = l.trim_start();
+                    t.split_once("s ")
+                        .is_some_and(|(n, _)| n.parse::<f64>().is_ok())
+                }),
+            })
+        };
+        let f = footer(&s);
+        assert!(f.ends_with("? help"), "{view} view's footer: {f:?}\n{s}");
+        assert!(f.chars().count() <= 80, "{f:?}");
+    }
+    tmux.keys(&["Tab"]);
+    tmux.keys(&["e"]);
+    let s = tmux.wait("the export message", 10, |s| {
+        s.contains("mgctl-watch-1.json")
+    });
+    let f = footer(&s);
+    assert!(f.contains("exported ") && f.ends_with("? help"), "{f:?}");
+    tmux.keys(&["Left", "Left"]);
+    let s = tmux.wait("two windows back", 10, |s| s.contains("history frames=480"));
+    let frames = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("frames "))
+        .unwrap_or_else(|| panic!("{s}"));
+    let cells: Vec<&str> = frames.split_whitespace().collect();
+    assert_eq!(cells[..2], ["frames", "480"], "{frames:?}");
+    assert!(
+        cells.contains(&"+0.00%"),
+        "480 vs 480, not vs 720: {frames:?}"
+    );
+    assert!(!frames.contains("-33.33%"), "{frames:?}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait("exit", 10, |s| s.contains("STTY-DONE"));
+    assert!(s.contains("EXITED:0"), "{s}");
 }
 
 #[test]

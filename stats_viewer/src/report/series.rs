@@ -232,7 +232,9 @@ mod tests {
         assert!(sa.dropped.is_empty() && sb.sessions.is_empty());
         assert_eq!(sb.dropped.len(), 1, "{:?}", sb.dropped);
         assert!(
-            sb.dropped[0].starts_with("arm B: session 1 (pid 20877) dropped (stale, superseded by session 2 (pid 21377))"),
+            sb.dropped[0].starts_with(
+                "arm B: session 1 (pid 20877) dropped (stale, superseded by session 2 (pid 21377))"
+            ),
             "{:?}",
             sb.dropped
         );

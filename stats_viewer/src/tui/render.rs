@@ -22,8 +22,6 @@ fn inert(text: &str) -> String {
 pub(crate) use charts::graph_area as charts_graph_area;
 pub(crate) use charts::panel_height as charts_height;
 
-const KEYS: &str = "q quit  p pause  ←/→ history  tab view  / filter  e export  ? help";
-
 /// Draws the whole view into the frame.
 pub fn render(f: &mut Frame<'_>, s: &ViewState) {
     let area = f.area();
@@ -63,7 +61,10 @@ pub fn render(f: &mut Frame<'_>, s: &ViewState) {
         Tab::Charts => chart_panel(f, s, body),
         Tab::Events => events(f, s, body),
     }
-    f.render_widget(Paragraph::new(footer(s, live.alerts.len())), chunks[4]);
+    f.render_widget(
+        Paragraph::new(footer(s, live.alerts.len(), area.width)),
+        chunks[4],
+    );
     if s.help {
         help(f, area);
     }
@@ -513,9 +514,11 @@ fn events(f: &mut Frame<'_>, s: &ViewState, area: Rect) {
                 NoteLevel::Ended => bold(),
                 NoteLevel::Info => Style::default(),
             };
+            // A line longer than the panel ends in an ellipsis, so a cut reads as a cut.
+            let room = usize::from(area.width).saturating_sub(9);
             Line::from(vec![
                 Span::styled(format!("{:>7.1}s ", note.at.as_secs_f64()), dim()),
-                Span::styled(inert(&note.text), style),
+                Span::styled(squeeze_end(&inert(&note.text), room), style),
             ])
         })
         .collect();
@@ -526,7 +529,46 @@ fn events(f: &mut Frame<'_>, s: &ViewState, area: Rect) {
     }
 }
 
-fn footer(s: &ViewState, alerts: usize) -> Line<'static> {
+/// The footer's key hints in display order, each with its rank (0 first): on a narrow terminal the
+/// lowest-ranked ones that do not fit are dropped, and `? help` (which lists them all) always shows.
+const HINTS: [(&str, u8); 7] = [
+    ("q quit", 0),
+    ("p pause", 3),
+    ("←/→ history", 2),
+    ("tab view", 1),
+    ("/ filter", 4),
+    ("e export", 5),
+    ("c clear banners", 6),
+];
+const HELP_HINT: &str = "? help";
+
+/// `text` in at most `w` columns: whole, or its start and end around an ellipsis (an export's
+/// status keeps the file name it wrote).
+fn squeeze(text: &str, w: usize) -> String {
+    let n = text.chars().count();
+    if n <= w {
+        return text.to_string();
+    }
+    if w < 2 {
+        return "…".chars().take(w).collect();
+    }
+    let tail = (w - 1) / 2;
+    let head = w - 1 - tail;
+    let end: String = text.chars().skip(n - tail).collect();
+    format!("{}…{end}", text.chars().take(head).collect::<String>())
+}
+
+/// `text` in at most `w` columns, cut at the end with an ellipsis.
+fn squeeze_end(text: &str, w: usize) -> String {
+    if text.chars().count() <= w {
+        return text.to_string();
+    }
+    let mut t: String = text.chars().take(w.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+fn footer(s: &ViewState, alerts: usize, width: u16) -> Line<'static> {
     if s.editing_filter {
         return Line::from(vec![
             Span::styled("filter: ", bold()),
@@ -534,25 +576,69 @@ fn footer(s: &ViewState, alerts: usize) -> Line<'static> {
             Span::styled("▏  (enter keeps, esc clears)", dim()),
         ]);
     }
+    let width = usize::from(width);
+    // `? help` is kept at the right; everything else shares what is left of the line.
+    let room = width.saturating_sub(HELP_HINT.len() + 2);
     let mut spans = Vec::new();
+    let mut used = 0;
+    // The filter gets at most a third of the line, the baseline tag half, each cut in the middle.
+    let mut tags = Vec::new();
     if !s.filter.is_empty() {
-        spans.push(Span::styled(format!("[/{}] ", s.filter), bold()));
-    }
-    if let Some(b) = &s.baseline {
-        spans.push(Span::styled(
-            format!("[baseline {} frames={}] ", inert(&b.label), b.window.frames),
-            bold(),
+        tags.push(format!(
+            "[/{}]",
+            squeeze(&inert(&s.filter), (room / 3).saturating_sub(3))
         ));
     }
+    if let (Some(b), Some(w)) = (&s.baseline, s.base()) {
+        let frames = format!(" frames={}]", w.item.frames);
+        let name = room / 2 - (frames.len() + "[baseline ".len()).min(room / 2);
+        tags.push(format!("[baseline {}{frames}", squeeze(&inert(&b.label), name)));
+    }
+    // A status (an export's file, a hint) is news: the tags give way to it.
+    let status_w = s.status.as_ref().map_or(0, |t| t.chars().count() + 1);
+    let tag_room = room.saturating_sub(status_w);
+    for t in tags {
+        let left = tag_room.saturating_sub(used + 1);
+        if left < 8 {
+            break;
+        }
+        let t = squeeze(&t, left);
+        used += t.chars().count() + 1;
+        spans.push(Span::styled(t + " ", bold()));
+    }
     match &s.status {
-        Some(st) => spans.push(Span::styled(st.clone(), Style::new().fg(Color::Yellow))),
+        Some(st) => {
+            let st = squeeze(st, room.saturating_sub(used));
+            used += st.chars().count();
+            spans.push(Span::styled(st, Style::new().fg(Color::Yellow)));
+        }
         None => {
-            spans.push(Span::styled(KEYS, dim()));
-            if alerts > 0 {
-                spans.push(Span::styled("  c clear banners", dim()));
+            let mut order: Vec<&(&str, u8)> = HINTS
+                .iter()
+                .filter(|(h, _)| alerts > 0 || !h.starts_with("c "))
+                .collect();
+            let mut shown = Vec::new();
+            order.sort_by_key(|(_, prio)| *prio);
+            for (h, _) in order {
+                let w = h.chars().count() + 2;
+                if used + w <= room {
+                    used += w;
+                    shown.push(*h);
+                }
             }
+            let hints: Vec<&str> = HINTS
+                .iter()
+                .map(|(h, _)| *h)
+                .filter(|h| shown.contains(h))
+                .collect();
+            let text = hints.join("  ");
+            used = used.saturating_sub(2 * usize::from(!hints.is_empty()));
+            spans.push(Span::styled(text, dim()));
         }
     }
+    let pad = width.saturating_sub(used + HELP_HINT.len()).max(2);
+    spans.push(Span::raw(" ".repeat(pad)));
+    spans.push(Span::styled(HELP_HINT, bold()));
     Line::from(spans)
 }
 

@@ -68,7 +68,7 @@ fn rate(v: &Value) -> Option<Ratio> {
     }
 }
 
-/// Integer deltas print as integers, everything else with two decimals.
+/// Integer deltas print as integers (a gate's: its hits), everything else with two decimals.
 fn delta(a: &Value, b: &Value) -> Option<String> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(
@@ -76,11 +76,13 @@ fn delta(a: &Value, b: &Value) -> Option<String> {
                 .minus(Ratio::from_int(*y))
                 .format(0, true),
         ),
-        (Value::HitMiss { hit: h1, miss: m1 }, Value::HitMiss { hit: h2, miss: m2 }) => {
-            let e1 = Ratio::from_int(h1.saturating_add(*m1));
-            let e2 = Ratio::from_int(h2.saturating_add(*m2));
-            Some(e1.minus(e2).format(0, true))
-        }
+        // A gate's delta is in hits: two windows of the same trace evaluate the gate equally
+        // often, so a delta of evaluations reads `+0` for 97862/4899 against 98019/4742.
+        (Value::HitMiss { hit: h1, .. }, Value::HitMiss { hit: h2, .. }) => Some(
+            Ratio::from_int(*h1)
+                .minus(Ratio::from_int(*h2))
+                .format(0, true),
+        ),
         _ => Some(number(a)?.minus(number(b)?).format(2, true)),
     }
 }
@@ -235,7 +237,7 @@ pub fn view_rows(s: &ViewState) -> Vec<Row> {
         return Vec::new();
     };
     let prev = s.shown().previous(cur).map(|e| &e.window);
-    rows(&cur.window, prev, s.baseline.as_ref().map(|b| &b.window))
+    rows(&cur.window, prev, s.base().map(|b| &b.item))
 }
 
 /// Whether a row passes the `/` filter (case-insensitive substring of the name).
@@ -384,9 +386,9 @@ pub fn export(s: &ViewState) -> serde_json::Value {
             "position": pos,
             "of": n,
         })),
-        "baseline": s.baseline.as_ref().map(|b| serde_json::json!({
-            "label": b.label, "line": b.line, "pid": b.pid,
-            "frames": b.window.frames, "window": b.window.window })),
+        "baseline": s.baseline.as_ref().zip(s.base()).map(|(b, w)| serde_json::json!({
+            "label": b.label, "line": w.line, "pid": b.pid,
+            "frames": w.item.frames, "window": w.item.window })),
         "counters": view_rows(s).into_iter().filter(|r| matches(&s.filter, r)).collect::<Vec<_>>(),
         "charts": charts(s),
         "alerts": live.alerts.iter().map(super::state::Alert::text).collect::<Vec<_>>(),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::envelope::Level;
 use crate::fatal::{Fatal, VerifyArmed};
 use crate::parser::{EventKind, Role};
-use crate::session::SessionStart;
+use crate::session::{At, SessionStart};
 use crate::window::{Value, Window};
 
 /// Sessions remembered at once (a logcat capture of an app restarted in a loop must stay bounded).
@@ -524,18 +524,18 @@ impl Tab {
     }
 }
 
-/// The window everything is compared against (`--baseline A.log`).
+/// The windows everything is compared against (`--baseline A.log`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Baseline {
     /// What to call it in the view (the file name).
     pub label: String,
-    pub line: usize,
     pub pid: Option<u32>,
-    pub window: Window,
+    /// The complete windows of the baseline's reported session, in order (never empty).
+    pub windows: Vec<At<Window>>,
 }
 
 impl Baseline {
-    /// The last complete window of the reported session of the log `path` holds (`--baseline`);
+    /// The complete windows of the reported session of the log `path` holds (`--baseline`);
     /// a log without one is an error naming it.
     pub fn from_log(path: &std::path::Path, bytes: &[u8]) -> Result<Baseline, crate::Error> {
         let missing = |reason: &str| crate::Error::Empty {
@@ -546,18 +546,29 @@ impl Baseline {
         let session = log
             .reported_session()
             .ok_or_else(|| missing("no MobileGL session in the baseline"))?;
-        let w = session.last_complete().ok_or_else(|| {
-            missing("no complete `MGPipe stats:` window (window == period) to compare against")
-        })?;
+        let windows: Vec<At<Window>> = session.complete_windows().into_iter().cloned().collect();
+        if windows.is_empty() {
+            return Err(missing(
+                "no complete `MGPipe stats:` window (window == period) to compare against",
+            ));
+        }
         Ok(Baseline {
             label: path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             ),
-            line: w.line,
             pid: session.pid,
-            window: w.item.clone(),
+            windows,
         })
+    }
+
+    /// The baseline window to compare `w` with: the one at the same position of the replay
+    /// (same `frames=` and `window=`), else the baseline's last (the live run went past it).
+    pub fn at(&self, w: &Window) -> Option<&At<Window>> {
+        self.windows
+            .iter()
+            .find(|b| b.item.frames == w.frames && b.item.window == w.window)
+            .or_else(|| self.windows.last())
     }
 }
 
@@ -631,6 +642,15 @@ impl ViewState {
                 .complete_from(seq)
                 .or_else(|| live.complete().next_back()),
             None => live.complete().next_back(),
+        }
+    }
+
+    /// The baseline window the shown window is compared with (`Baseline::at`).
+    pub fn base(&self) -> Option<&At<Window>> {
+        let b = self.baseline.as_ref()?;
+        match self.current() {
+            Some(c) => b.at(&c.window),
+            None => b.windows.last(),
         }
     }
 

@@ -23,12 +23,10 @@ fn state_from(name: &str, baseline: Option<&str>) -> ViewState {
         let p = data(b);
         let log = Log::parse(&p, &std::fs::read(&p).unwrap()).unwrap();
         let s = log.reported_session().unwrap();
-        let w = s.last_complete().unwrap();
         Baseline {
             label: b.to_string(),
-            line: w.line,
             pid: s.pid,
-            window: w.item.clone(),
+            windows: s.complete_windows().into_iter().cloned().collect(),
         }
     });
     let src = Source::File(data(name));
@@ -622,4 +620,140 @@ fn hostile_fatal_text_is_inert_in_every_tab() {
     let all = seen.join("\n");
     assert!(all.contains("Get\\x1b]0;pwned\\x07\\x1b[2J"), "{all}");
     assert!(all.contains("\\u{202e}@Clear \\\\x1b"), "{all}");
+}
+
+/// Issue 32: at 80×24 the counters view's footer was cut at "←/→ hist" (and an export's status at
+/// "exported 9 counte"), so `? help` never showed. Every view, with a baseline, a filter, a long
+/// status or the banners' hint, ends its last line with `? help`.
+#[test]
+fn the_footer_shows_help_in_every_view_at_80x24() {
+    let base = Some("abA-pull-DirectGLES.mobilegl.log");
+    for (name, baseline) in [
+        ("abB-push-DirectGLES.logcat.txt", base),
+        ("abB-push-DirectGLES.logcat.txt", None),
+        ("fatal-verify-DirectGLES.mobilegl.log", base),
+    ] {
+        for status in [
+            None,
+            Some("exported 9 counters to /home/someone/a/rather/long/directory/mgctl-watch-1.json"),
+        ] {
+            let mut s = state_from(name, baseline);
+            s.filter = "a-filter-longer-than-you-would-type".into();
+            s.status = status.map(str::to_string);
+            for tab in Tab::ALL {
+                s.tab = tab;
+                let text = draw(&s, 80, 24);
+                let last = text.lines().last().unwrap();
+                assert!(
+                    last.trim_end().ends_with("? help"),
+                    "{name} {tab:?} {status:?}: {last:?}"
+                );
+                if status.is_some() {
+                    // The status keeps its start and the file it names.
+                    assert!(last.contains("exported 9 counters"), "{last:?}");
+                    assert!(last.contains("mgctl-watch-1.json"), "{last:?}");
+                }
+            }
+        }
+    }
+    // Wide enough, every hint shows, in the order the help lists them.
+    let s = state_from("abB-push-DirectGLES.logcat.txt", None);
+    let wide = draw(&s, 160, 45);
+    let last = wide.lines().last().unwrap();
+    assert!(
+        last.starts_with(
+            "q quit  p pause  ←/→ history  tab view  / filter  e export  c clear banners"
+        ),
+        "{last:?}"
+    );
+}
+
+/// Issue 32: stepping back with ← compared the shown window with the baseline's last one
+/// (`frames 480 vs 720 −33.33%`). The baseline window is the one at the same frames=.
+#[test]
+fn stepping_back_compares_with_the_baselines_window_at_the_same_position() {
+    let mut s = state_from(
+        "abB-push-DirectGLES.logcat.txt",
+        Some("abA-pull-DirectGLES.mobilegl.log"),
+    );
+    update(&mut s, key(KeyCode::Left));
+    update(&mut s, key(KeyCode::Left));
+    assert_eq!(s.current().unwrap().window.frames, 480);
+    let rows = view_rows(&s);
+    let frames = rows.iter().find(|r| r.name == "frames").unwrap();
+    assert_eq!(
+        (
+            frames.value.as_str(),
+            frames.base.as_deref(),
+            frames.delta_base_pct.as_deref()
+        ),
+        ("480", Some("480"), Some("+0.00%"))
+    );
+    let draws = rows.iter().find(|r| r.name == "draws").unwrap();
+    assert_eq!(
+        draws.delta_base.as_deref(),
+        Some("+0"),
+        "same trace, same draws"
+    );
+    let text = draw(&s, 100, 30);
+    assert!(
+        text.contains("frames=480]"),
+        "the footer names the window compared: {text}"
+    );
+    let v = export(&s);
+    assert_eq!(v["baseline"]["frames"], 480);
+    // Past the baseline's last window, the last one is used, and the footer says which.
+    let b = s.baseline.as_ref().unwrap();
+    let mut late = b.windows.last().unwrap().item.clone();
+    late.frames = 9_999_960;
+    assert_eq!(b.at(&late).unwrap().item.frames, 720);
+}
+
+/// Issue 32: a gate's Δ base compared evaluations (hits + misses), equal for one trace: `+0` for
+/// 97862/4899 against 98019/4742. It compares hits.
+#[test]
+fn a_gates_delta_is_in_hits() {
+    let s = state_from(
+        "abB-push-DirectGLES.logcat.txt",
+        Some("abA-pull-DirectGLES.mobilegl.log"),
+    );
+    let rows = view_rows(&s);
+    let ers = rows.iter().find(|r| r.name == "gates.ers").unwrap();
+    assert_eq!(
+        (
+            ers.value.as_str(),
+            ers.base.as_deref(),
+            ers.delta_base.as_deref()
+        ),
+        ("97862/4899", Some("98019/4742"), Some("-157"))
+    );
+}
+
+/// Issue 32: event lines wider than the panel were cut mid-word with no mark.
+#[test]
+fn long_event_lines_end_in_an_ellipsis() {
+    let mut s = state_from("abB-push-DirectGLES.logcat.txt", None);
+    s.tab = Tab::Events;
+    let text = draw(&s, 60, 24);
+    let events: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("s ") && l.starts_with("  "))
+        .collect();
+    assert!(events.iter().any(|l| l.ends_with('…')), "{text}");
+    for l in &events {
+        assert!(l.chars().count() <= 60, "{l:?}");
+    }
+}
+
+/// Issue 32: at 160 columns the side charts labelled windows 1, 2, 4, 6, 7: every window has room.
+#[test]
+fn side_charts_at_160_columns_label_every_window() {
+    let s = state_from("abB-push-DirectGLES.logcat.txt", None);
+    let text = draw(&s, 160, 45);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.contains("└───")).unwrap();
+    let col = lines[at].chars().position(|c| c == '└').unwrap();
+    let axis: String = lines[at + 1].chars().skip(col).collect();
+    let labels: Vec<&str> = axis.split_whitespace().collect();
+    assert_eq!(labels, ["1", "2", "3", "4", "5", "6", "7"], "{axis:?}");
 }

@@ -243,7 +243,7 @@ pub(crate) fn chart_data(s: &ViewState, sp: &Span2) -> Vec<ChartData> {
     let Some(cur) = s.current() else {
         return Vec::new();
     };
-    let base = s.baseline.as_ref().map(|b| &b.window);
+    let base = s.base().map(|b| &b.item);
     metrics(&cur.window)
         .into_iter()
         .map(|(label, m)| {
@@ -519,7 +519,7 @@ fn chart(f: &mut Frame<'_>, sp: &Span2, d: &ChartData, yw: u16, r: Rect) {
     let label_y = inner.bottom() - 1;
     let mut taken_to = g.x + xfirst.chars().count() as u16;
     let right_end = g.right().saturating_sub(hi.to_string().len() as u16 + 1);
-    let step = x_step(hi - lo, g.width);
+    let step = x_step(hi - lo, g.width, hi.to_string().len() as u16);
     let mut k = if lo == hi { lo } else { (lo / step + 1) * step };
     while k <= hi {
         let text = if lo == hi {
@@ -553,12 +553,14 @@ fn chart(f: &mut Frame<'_>, sp: &Span2, d: &ChartData, yw: u16, r: Rect) {
     }
 }
 
-/// A label every `step` windows: about one per 8 columns, on round steps.
-fn x_step(range: u64, width: u16) -> u64 {
-    let slots = u64::from(width / 8).max(1);
-    let raw = range.div_ceil(slots).max(1);
+/// A label every `step` windows, on round steps: the smallest step whose labels (`label_w`
+/// columns each) keep two free columns between neighbours, so 7 windows over 45 columns label
+/// every window rather than every other one.
+fn x_step(range: u64, width: u16, label_w: u16) -> u64 {
+    let need = f64::from(label_w) + 2.0;
+    let per_window = f64::from(width) / range.max(1) as f64;
     [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]
         .into_iter()
-        .find(|s| *s >= raw)
-        .unwrap_or(raw)
+        .find(|s| *s as f64 * per_window >= need)
+        .unwrap_or_else(|| (need / per_window).ceil() as u64)
 }
