@@ -91,15 +91,14 @@ pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
     legend_lines(&mut body, arms.iter().map(|a| a.label.as_str()));
     let _ = write!(
         body,
-        "<h2>Summary</h2><table class=\"summary\"><tr><th>arm</th><th>input</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 {u}</th><th class=\"num\">p95 {u}</th><th class=\"num\">p99 {u}</th></tr>",
+        "<h2>Summary</h2><table class=\"summary\"><tr><th>arm</th><th>chosen run</th><th>series</th><th class=\"num\">n</th><th class=\"num\">p50 {u}</th><th class=\"num\">p95 {u}</th><th class=\"num\">p99 {u}</th></tr>",
         u = u.name
     );
     for (a, short) in arms.iter().zip(ARM_NAMES) {
         for s in &a.series {
             let _ = write!(
                 body,
-                "<tr><td>{short}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                esc(&a.label),
+                "<tr><td>{short}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 esc(&a.chosen),
                 s.name,
                 s.values.len(),
@@ -109,13 +108,14 @@ pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
             );
         }
     }
-    // --compare: B − A per series and percentile, as hyperfine prints it.
+    // --compare: B − A per series and percentile, as hyperfine prints it. (The inputs are named
+    // once, above: A and B here.)
     if let [a, b] = arms {
         for sa in &a.series {
             if let Some(sb) = b.series.iter().find(|s| s.name == sa.name) {
                 let _ = write!(
                     body,
-                    "<tr class=\"delta\"><td>Δ</td><td colspan=\"2\">B − A ({u}, % of A)</td><td>{}</td><td class=\"num\"></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                    "<tr class=\"delta\"><td>Δ</td><td>B − A ({u}, % of A)</td><td>{}</td><td class=\"num\"></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                     sa.name,
                     u.delta(sa.p50, sb.p50),
                     u.delta(sa.p95, sb.p95),
