@@ -9,6 +9,7 @@ pub mod ctest;
 pub mod diag;
 pub mod excerpt;
 pub mod fatal_sites;
+pub mod generated;
 pub mod gitread;
 pub mod layout;
 pub(crate) mod lines;

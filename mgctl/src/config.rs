@@ -43,6 +43,12 @@ pub struct Config {
     /// `[[control]]`: negative controls, baseline green → perturbed red → restored green.
     #[serde(default)]
     pub control: Vec<lints::control::cfg::ControlConfig>,
+    /// `[[generated]]`: generators whose committed outputs must be fresh.
+    #[serde(default)]
+    pub generated: Vec<lints::generated::cfg::GeneratedConfig>,
+    /// `[[pin]]`: sha256 pins of files, plain or per revision of a source constant.
+    #[serde(default)]
+    pub pin: Vec<lints::generated::cfg::PinConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<workspace_build::cfg::BuildConfig>,
 }
@@ -92,6 +98,9 @@ impl Config {
             ctest: None,
             // Which tests a checkout's controls perturb, and how, is its own: it configures them.
             control: Vec::new(),
+            // gen_pipe.py's outputs and the protocol pins are a checkout's to configure.
+            generated: Vec::new(),
+            pin: Vec::new(),
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }

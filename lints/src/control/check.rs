@@ -316,7 +316,7 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    fn status(&self) -> String {
+    pub fn status(&self) -> String {
         match &self.exit {
             Exit::Code(c) => format!("exit {c}"),
             Exit::Signal(s) => format!("killed by signal {s}"),

@@ -41,6 +41,18 @@ impl TempCopy {
     pub fn root(&self) -> PathBuf {
         self.dir.path().join("ws")
     }
+
+    /// Runs `command` (argv, no shell) in the copy's root, in its own process group with a
+    /// deadline, as every control run is (the `generated` gate's generators run here too).
+    pub fn run_argv(
+        &self,
+        command: &[String],
+        timeout: Duration,
+        env: &BTreeMap<String, String>,
+    ) -> RunResult {
+        let tmp = self.dir.path().join("tmp");
+        spawn(command, timeout, &self.root(), &tmp, env, &self.cancel)
+    }
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
@@ -128,7 +140,7 @@ impl Sandbox for TempCopy {
             None => self.root(),
         };
         let tmp = self.dir.path().join("tmp");
-        spawn(spec, &cwd, &tmp, env, &self.cancel)
+        spawn(&spec.command, spec.timeout, &cwd, &tmp, env, &self.cancel)
     }
 }
 
@@ -167,10 +179,11 @@ fn kill_group(pgid: u32) {
     }
 }
 
-/// Runs `spec`'s argv in `cwd` (its own process group, `TMPDIR=tmp`, stdin closed), killing the
-/// whole group at the deadline or when `cancel` is set by a signal.
+/// Runs `command` (argv) in `cwd` (its own process group, `TMPDIR=tmp`, stdin closed), killing
+/// the whole group at `timeout` or when `cancel` is set by a signal.
 fn spawn(
-    spec: &Spec,
+    command: &[String],
+    timeout: Duration,
     cwd: &Path,
     tmp: &Path,
     env: &BTreeMap<String, String>,
@@ -188,15 +201,21 @@ fn spawn(
             String::new(),
         );
     }
-    let prog = Path::new(&spec.command[0]);
-    let prog = if prog.is_relative() && spec.command[0].contains('/') {
+    let Some(first) = command.first() else {
+        return done(
+            Exit::NotStarted("its command is empty".into()),
+            String::new(),
+        );
+    };
+    let prog = Path::new(first);
+    let prog = if prog.is_relative() && first.contains('/') {
         cwd.join(prog)
     } else {
         prog.to_path_buf()
     };
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     let child = Command::new(&prog)
-        .args(&spec.command[1..])
+        .args(&command[1..])
         .current_dir(cwd)
         .envs(env)
         .env("TMPDIR", tmp)
@@ -224,7 +243,7 @@ fn spawn(
             Ok(None) => {}
             Err(e) => break Exit::NotStarted(format!("cannot wait for it: {e}")),
         }
-        let late = start.elapsed() >= spec.timeout;
+        let late = start.elapsed() >= timeout;
         let stop = cancel.load(Ordering::SeqCst) != 0;
         if late || stop {
             kill_group(pgid);

@@ -9,6 +9,7 @@ pub mod ctest;
 pub mod dirty_surface;
 pub mod fatal_sites;
 pub mod fatals;
+pub mod generated;
 pub mod include;
 pub mod layout;
 pub mod lint_map;
@@ -43,6 +44,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(retrace::RetraceGate),
         Box::new(ctest::CtestGate),
         Box::new(controls::ControlsGate),
+        Box::new(generated::GeneratedGate),
     ]
 }
 
