@@ -742,7 +742,7 @@ pub fn check(root: &Path, gens: &[GeneratedConfig], pins: &[PinConfig]) -> Outco
     Outcome {
         diags,
         headline: format!(
-            "{} generators / {outputs} outputs / {stale} findings; {} pins / {held} hold ({secs:.1} s)",
+            "{} generators / {outputs} outputs / {stale} stale or missing; {} pins / {held} hold ({secs:.1} s)",
             specs.len(),
             pins.len()
         ),
@@ -754,4 +754,155 @@ pub fn check(root: &Path, gens: &[GeneratedConfig], pins: &[PinConfig]) -> Outco
     .figure("outputs", outputs)
     .figure("pins", pins.len())
     .figure("pins_held", held)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn gen(outputs: &[&str]) -> Gen {
+        Gen {
+            name: "g".into(),
+            at: 0,
+            command: vec!["true".into()],
+            outputs: outputs.iter().map(|o| Output::parse(o).unwrap()).collect(),
+            timeout: Duration::from_secs(1),
+        }
+    }
+
+    fn files(list: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()))
+            .collect()
+    }
+
+    fn ok(produced: &[(&str, &str)]) -> GenRun {
+        GenRun {
+            result: RunResult {
+                exit: Exit::Code(0),
+                output: String::new(),
+                ms: 0,
+            },
+            produced: files(produced),
+        }
+    }
+
+    fn codes(d: &[Diag<Code>]) -> Vec<&'static str> {
+        d.iter().map(|d| d.code.as_str()).collect()
+    }
+
+    #[test]
+    fn first_difference_counts_lines_from_one() {
+        assert_eq!(first_difference("a\nb\n", "a\nc\n"), 2);
+        assert_eq!(first_difference("a\n", "a\nb\n"), 2);
+        assert_eq!(first_difference("x", "y"), 1);
+    }
+
+    #[test]
+    fn stale_output_names_the_first_differing_line_and_escapes_the_excerpt() {
+        let g = gen(&["out/a.inc"]);
+        let d = judge_outputs(
+            &g,
+            &files(&[("out/a.inc", "1\n2\n3\n")]),
+            &ok(&[("out/a.inc", "1\n2\n\x1b[31mred\n")]),
+        );
+        assert_eq!(codes(&d), ["GEN001"]);
+        assert_eq!(d[0].location.as_ref().unwrap().line, Some(3));
+        assert!(d[0].message.contains("-3"), "{}", d[0].message);
+        assert!(d[0].message.contains("+\\x1b[31mred"), "{}", d[0].message);
+        assert!(!d[0].message.contains('\x1b'));
+    }
+
+    #[test]
+    fn equal_outputs_are_clean_and_globs_compare_each_file() {
+        let g = gen(&["out/**/*.inc"]);
+        let same = files(&[("out/a.inc", "a\n"), ("out/x/b.inc", "b\n")]);
+        let run = ok(&[("out/a.inc", "a\n"), ("out/x/b.inc", "b\n")]);
+        assert!(judge_outputs(&g, &same, &run).is_empty());
+        let d = judge_outputs(&g, &same, &ok(&[("out/a.inc", "a\n")]));
+        assert_eq!(codes(&d), ["GEN004"]);
+        assert!(d[0].message.contains("out/x/b.inc"));
+        let d = judge_outputs(&g, &BTreeMap::new(), &ok(&[]));
+        assert_eq!(codes(&d), ["GEN003"]);
+    }
+
+    #[test]
+    fn a_named_output_not_written_is_red_and_a_failed_run_says_only_that() {
+        let g = gen(&["a.inc"]);
+        let d = judge_outputs(&g, &files(&[("a.inc", "x\n")]), &ok(&[]));
+        assert_eq!(codes(&d), ["GEN002"]);
+        let mut run = ok(&[]);
+        run.result.exit = Exit::TimedOut;
+        run.result.output = "one\ntwo\n".into();
+        let d = judge_outputs(&g, &files(&[("a.inc", "x\n")]), &run);
+        assert_eq!(codes(&d), ["GEN005"]);
+        assert!(d[0].message.contains("timed out") && d[0].message.contains("two"));
+    }
+
+    #[test]
+    fn outputs_outside_the_workspace_are_refused() {
+        assert!(Output::parse("../x.inc").is_err());
+        assert!(Output::parse("/etc/passwd").is_err());
+        match Output::parse("a/b/*.inc").unwrap() {
+            Output::Glob { base, .. } => assert_eq!(base, "a/b"),
+            Output::File(_) => panic!("a glob"),
+        }
+    }
+
+    #[test]
+    fn digest_folds_crlf() {
+        assert_eq!(digest(b"a\r\nb\r\n"), digest(b"a\nb\n"));
+        assert_ne!(digest(b"a\rb"), digest(b"a\nb"));
+        // sha256("") is well known
+        assert_eq!(
+            digest(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    fn pin_cfg(toml_text: &str) -> PinConfig {
+        toml::from_str(toml_text).unwrap()
+    }
+
+    #[test]
+    fn pin_validation_wants_exactly_one_source_and_one_group() {
+        let two = pin_cfg("file = 'a'\nsha256 = 'x'\npins = 'p.json'\n");
+        assert!(validate_pin(&two).is_err());
+        let groups = pin_cfg("file = 'a'\nkey = '(R)(\\d+)'\nkey_file = 'h'\nrevisions = {}\n");
+        let e = validate_pin(&groups).unwrap_err();
+        assert!(e.message.contains("it has 2"), "{}", e.message);
+        let short = pin_cfg("file = 'a'\nsha256 = 'abc'\n");
+        assert!(validate_pin(&short).is_err());
+    }
+
+    #[test]
+    fn keyed_pin_holds_mismatches_and_misses() {
+        let h1 = digest(b"v1\n");
+        let cfg = pin_cfg(&format!(
+            "file = 's.fbs'\nkey = 'REV (\\d+)'\nkey_file = 'h'\nrevisions = {{ \"1\" = \"{h1}\" }}\n"
+        ));
+        let pin = validate_pin(&cfg).unwrap();
+        let table = BTreeMap::from([("1".to_string(), h1.clone())]);
+        assert!(judge_pin(&pin, b"v1\n", b"// x\nREV 1\n", &table).is_empty());
+        let d = judge_pin(&pin, b"v2\n", b"// x\nREV 1\n", &table);
+        assert_eq!(codes(&d), ["GEN008"]);
+        assert!(d[0]
+            .message
+            .contains("changed but revision 1 (h:2) still pins"));
+        let d = judge_pin(&pin, b"v2\n", b"REV 2\n", &table);
+        assert_eq!(codes(&d), ["GEN009"]);
+        let d = judge_pin(&pin, b"v1\n", b"REVISION 1\n", &table);
+        assert_eq!(codes(&d), ["GEN010"]);
+    }
+
+    #[test]
+    fn pins_json_is_upstreams_shape_and_bad_json_names_its_position() {
+        let h = digest(b"x");
+        let ok = parse_pins("p.json", format!("{{\n  \"1\": \"{h}\"\n}}\n").as_bytes()).unwrap();
+        assert_eq!(ok.get("1"), Some(&h));
+        let e = parse_pins("p.json", b"{\n  \"1\": \n").unwrap_err();
+        assert!(e.starts_with("p.json:3:"), "{e}");
+        assert!(parse_pins("p.json", b"{\"1\": 5}").is_err());
+    }
 }

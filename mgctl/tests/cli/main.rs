@@ -15,6 +15,7 @@ mod examples;
 mod fatal_sites;
 mod faults;
 mod floods;
+mod generated;
 mod grammar;
 mod html;
 mod include;
