@@ -18,6 +18,7 @@ pub mod preproc;
 pub mod regions;
 pub mod source;
 pub mod test_names;
+pub mod test_sets;
 pub mod tokens;
 
 /// A small deterministic generator (xorshift) for the tests over generated inputs.

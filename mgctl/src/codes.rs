@@ -41,6 +41,7 @@ pub fn all() -> Vec<CodeInfo> {
     gather::<lints::cite::Code>(&mut out);
     gather::<lints::regions::check::Code>(&mut out);
     gather::<lints::test_names::gate::Code>(&mut out);
+    gather::<lints::test_sets::Code>(&mut out);
     gather::<lints::preproc::gate::Code>(&mut out);
     gather::<lints::commits::gate::Code>(&mut out);
     gather::<lints::fatal_sites::Code>(&mut out);

@@ -27,6 +27,7 @@ pub struct Config {
     pub symbol_rules: Option<symbols::cfg::SymbolRulesConfig>,
     pub regions: Option<lints::regions::cfg::RegionsConfig>,
     pub test_names: Option<lints::test_names::gate::TestNamesConfig>,
+    pub test_sets: Option<lints::test_sets::cfg::TestSetsConfig>,
     pub preproc: Option<lints::preproc::gate::PreprocConfig>,
     pub commits: Option<lints::commits::gate::CommitsConfig>,
     pub fatals: Option<stats_viewer::g4::FatalsConfig>,
@@ -82,6 +83,8 @@ impl Config {
             symbol_rules: symbols::cfg::mobilegl_rules_profile(),
             regions: lints::regions::cfg::mobilegl_profile(),
             test_names: lints::test_names::gate::mobilegl_profile(),
+            // Lane listings are build outputs: a checkout configures [test_sets].
+            test_sets: None,
             preproc: lints::preproc::gate::mobilegl_profile(),
             commits: lints::commits::gate::mobilegl_profile(),
             fatals: stats_viewer::g4::mobilegl_profile(),
@@ -283,6 +286,8 @@ fn outside_paths(c: &Config, text: &str, path: &Path) -> Result<(), Error> {
             .iter()
             .map(|t| ("test_names.current", t.current.as_str())),
     );
+    let sets = c.test_sets.iter().flat_map(lints::test_sets::paths);
+    keys.extend(sets.map(|p| ("test_sets.lane.listing", p)));
     keys.extend(
         c.dirty_surface
             .iter()

@@ -156,13 +156,13 @@ fn locate(files: &dyn Files, d: Diag<Code>, junit: &str, case: &Case) -> Diag<Co
     }
 }
 
-pub(super) enum Matcher {
+pub(crate) enum Matcher {
     Exact(String),
     Glob(globset::GlobMatcher),
 }
 
 impl Matcher {
-    pub(super) fn new(pat: &str) -> Result<Matcher, String> {
+    pub(crate) fn new(pat: &str) -> Result<Matcher, String> {
         if pat.contains(['*', '?', '[']) {
             globset::GlobBuilder::new(pat)
                 .literal_separator(false)
@@ -174,7 +174,7 @@ impl Matcher {
             Ok(Matcher::Exact(pat.to_string()))
         }
     }
-    pub(super) fn is_match(&self, name: &str) -> bool {
+    pub(crate) fn is_match(&self, name: &str) -> bool {
         match self {
             Matcher::Exact(s) => s == name,
             Matcher::Glob(g) => g.is_match(name),

@@ -18,6 +18,7 @@ pub mod regions;
 pub mod retrace;
 pub mod symbols;
 pub mod test_names;
+pub mod test_sets;
 pub mod tokens;
 
 use crate::gate::Gate;
@@ -31,6 +32,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(dirty_surface::DirtySurfaceGate),
         Box::new(regions::RegionsGate),
         Box::new(test_names::TestNamesGate),
+        Box::new(test_sets::TestSetsGate),
         Box::new(preproc::PreprocGate),
         Box::new(commits::CommitsGate),
         Box::new(fatals::FatalsGate),

@@ -29,4 +29,5 @@ mod retrace;
 mod session;
 mod stats;
 mod symbols;
+mod test_sets;
 mod watch;
