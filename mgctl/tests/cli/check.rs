@@ -103,7 +103,8 @@ fn clean_tree_passes_and_lists_skipped_gates() {
             "retrace",
             "symbol-rules",
             "symbols",
-            "test-names"
+            "test-names",
+            "test-sets"
         ],
         "{}",
         run.dump()
