@@ -592,7 +592,10 @@ fn footer(s: &ViewState, alerts: usize, width: u16) -> Line<'static> {
     if let (Some(b), Some(w)) = (&s.baseline, s.base()) {
         let frames = format!(" frames={}]", w.item.frames);
         let name = room / 2 - (frames.len() + "[baseline ".len()).min(room / 2);
-        tags.push(format!("[baseline {}{frames}", squeeze(&inert(&b.label), name)));
+        tags.push(format!(
+            "[baseline {}{frames}",
+            squeeze(&inert(&b.label), name)
+        ));
     }
     // A status (an export's file, a hint) is news: the tags give way to it.
     let status_w = s.status.as_ref().map_or(0, |t| t.chars().count() + 1);
