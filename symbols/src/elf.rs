@@ -594,46 +594,19 @@ fn symbol<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         elf::STV_PROTECTED => Visibility::Protected,
         _ => Visibility::Default,
     };
-    let object = st_type == elf::STT_OBJECT || st_type == elf::STT_COMMON;
     let defined = shndx != elf::SHN_UNDEF;
     // bfd_decode_symclass, in its order of tests.
-    let kind = if shndx == elf::SHN_COMMON {
-        'C'
-    } else if !defined {
-        match (binding, object) {
-            (Binding::Weak, true) => 'v',
-            (Binding::Weak, false) => 'w',
-            _ => 'U',
+    let kind = nm_letter(shndx, st_type, binding, || -> Result<char> {
+        if shndx == elf::SHN_ABS {
+            return Ok('a');
         }
-    } else if st_type == elf::STT_GNU_IFUNC {
-        'i'
-    } else if binding == Binding::Weak {
-        if object {
-            'V'
-        } else {
-            'W'
+        match table.symbol_section(endian, sym, index) {
+            Ok(Some(sec)) => Ok(cx.letters.get(sec.0).copied().unwrap_or('a')),
+            // Reserved indices BFD does not map land in its absolute section.
+            Ok(None) => Ok('a'),
+            Err(e) => Err(malformed(cx.path, format!("{what} symbol {}", index.0), e)),
         }
-    } else if binding == Binding::Unique {
-        'u'
-    } else if binding == Binding::Other {
-        '?'
-    } else {
-        let c = if shndx == elf::SHN_ABS {
-            'a'
-        } else {
-            match table.symbol_section(endian, sym, index) {
-                Ok(Some(sec)) => cx.letters.get(sec.0).copied().unwrap_or('a'),
-                // Reserved indices BFD does not map land in its absolute section.
-                Ok(None) => 'a',
-                Err(e) => return Err(malformed(cx.path, format!("{what} symbol {}", index.0), e)),
-            }
-        };
-        if binding == Binding::Global {
-            c.to_ascii_uppercase()
-        } else {
-            c
-        }
-    };
+    })?;
     let text = strings.text(raw);
     let mut name: &str = &text;
     let (mut version, mut version_hidden) = (None, false);
@@ -891,6 +864,46 @@ fn build_id<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(
         }
     }
     None
+}
+
+/// nm's type letter (bfd_decode_symclass, in its order of tests): `section` gives the lowercase
+/// letter of a defined symbol's place (its section, or for a library read without section
+/// headers, its segment), asked only when the earlier tests do not decide.
+pub(crate) fn nm_letter<E>(
+    shndx: u16,
+    st_type: u8,
+    binding: Binding,
+    section: impl FnOnce() -> std::result::Result<char, E>,
+) -> std::result::Result<char, E> {
+    let object = st_type == elf::STT_OBJECT || st_type == elf::STT_COMMON;
+    Ok(if shndx == elf::SHN_COMMON {
+        'C'
+    } else if shndx == elf::SHN_UNDEF {
+        match (binding, object) {
+            (Binding::Weak, true) => 'v',
+            (Binding::Weak, false) => 'w',
+            _ => 'U',
+        }
+    } else if st_type == elf::STT_GNU_IFUNC {
+        'i'
+    } else if binding == Binding::Weak {
+        if object {
+            'V'
+        } else {
+            'W'
+        }
+    } else if binding == Binding::Unique {
+        'u'
+    } else if binding == Binding::Other {
+        '?'
+    } else {
+        let c = section()?;
+        if binding == Binding::Global {
+            c.to_ascii_uppercase()
+        } else {
+            c
+        }
+    })
 }
 
 #[cfg(test)]

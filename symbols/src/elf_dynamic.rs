@@ -172,30 +172,11 @@ fn symbol<Elf: Sym<Endian = Endianness>>(
     let object = st_type == elf::STT_OBJECT || st_type == elf::STT_COMMON;
     let defined = shndx != elf::SHN_UNDEF;
     let address: u64 = sym.st_value(endian).into();
-    let kind = if shndx == elf::SHN_COMMON {
-        'C'
-    } else if !defined {
-        match (binding, object) {
-            (Binding::Weak, true) => 'v',
-            (Binding::Weak, false) => 'w',
-            _ => 'U',
+    let letter = crate::elf::nm_letter(shndx, st_type, binding, || {
+        if shndx == elf::SHN_ABS {
+            return Ok::<char, std::convert::Infallible>('a');
         }
-    } else if st_type == elf::STT_GNU_IFUNC {
-        'i'
-    } else if binding == Binding::Weak {
-        if object {
-            'V'
-        } else {
-            'W'
-        }
-    } else if binding == Binding::Unique {
-        'u'
-    } else if binding == Binding::Other {
-        '?'
-    } else {
-        let c = if shndx == elf::SHN_ABS {
-            'a'
-        } else {
+        Ok({
             // inside a segment, else at its end (`_end`, `__bss_end`)
             let inside = |s: &&Segment| address >= s.vaddr && address - s.vaddr < s.memsz;
             let at_end = |s: &&Segment| address >= s.vaddr && address - s.vaddr == s.memsz;
@@ -212,13 +193,9 @@ fn symbol<Elf: Sym<Endian = Endianness>>(
                 Some(_) => 'r',
                 None => 'a',
             }
-        };
-        if binding == Binding::Global {
-            c.to_ascii_uppercase()
-        } else {
-            c
-        }
-    };
+        })
+    });
+    let Ok(kind) = letter;
     let (version, version_hidden) = match version {
         Some((v, hidden)) => (Some(v), hidden || !defined),
         None => (None, false),
