@@ -57,14 +57,18 @@ const GRACE: Duration = Duration::from_millis(1500);
 
 impl Registry {
     fn add(&mut self, e: Entry) -> Guard {
+        self.install_once();
+        self.next += 1;
+        self.entries.insert(self.next, e);
+        Guard { id: self.next }
+    }
+
+    fn install_once(&mut self) {
         if !self.installed {
             // Without the handler thread the default action applies, as it did before; a
             // failure to install is no reason to refuse the work.
             self.installed = install().is_ok();
         }
-        self.next += 1;
-        self.entries.insert(self.next, e);
-        Guard { id: self.next }
     }
 }
 
@@ -134,6 +138,9 @@ pub fn create_file<T>(
     create: impl FnOnce() -> io::Result<(PathBuf, T)>,
 ) -> io::Result<(PathBuf, T, Guard)> {
     let mut reg = registry();
+    // The handler goes in before the file exists: a signal between the two would otherwise take
+    // the default action and leave the file behind.
+    reg.install_once();
     let (path, made) = create()?;
     let guard = reg.add(Entry::File(path.clone()));
     Ok((path, made, guard))
