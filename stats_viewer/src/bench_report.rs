@@ -92,47 +92,6 @@ fn ms(v: f64) -> String {
     format!("{v:.3}")
 }
 
-/// The unit a comparison prints in, picked from the data: sub-millisecond frames in ms with three
-/// decimals would read as "+0.000" however far apart the arms are.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Unit {
-    Ms,
-    Us,
-}
-
-impl Unit {
-    fn for_values(values: &[f64]) -> Unit {
-        let largest = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        if largest > 0.0 && largest < 1.0 {
-            Unit::Us
-        } else {
-            Unit::Ms
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Unit::Ms => "ms",
-            Unit::Us => "µs",
-        }
-    }
-
-    fn scale(self, v: f64) -> f64 {
-        match self {
-            Unit::Ms => v,
-            Unit::Us => v * 1000.0,
-        }
-    }
-
-    fn show(self, v: f64) -> String {
-        format!("{:.3}", self.scale(v))
-    }
-
-    fn show_delta(self, v: f64) -> String {
-        format!("{:+.3}", self.scale(v))
-    }
-}
-
 fn device_check(f: &BenchmarkFile, s: Series, st: &SeriesStats) -> Option<String> {
     let (mean, median, p95) = match s {
         Series::Wall => (f.mean_frame_ms, f.median_frame_ms, f.p95_frame_ms),
@@ -335,12 +294,12 @@ pub fn compare_text(
     for &s in series {
         match (a.stats(ba, s), b.stats(bb, s)) {
             (Some((ta, _, x)), Some((tb, _, y))) => {
-                let unit = Unit::for_values(&[x.mean, x.p99, y.mean, y.p99]);
+                let unit = crate::unit::TimeUnit::for_ms([x.mean, x.p99, y.mean, y.p99]);
                 writeln!(
                     out,
                     "{} frame times, {} (A n={ta}, B n={tb}; nearest rank):",
                     s.name(),
-                    unit.name()
+                    unit.name
                 )?;
                 writeln!(
                     out,
@@ -861,21 +820,6 @@ mod tests {
             name: name.into(),
             output,
         }
-    }
-
-    #[test]
-    fn compare_unit_follows_the_data() {
-        // Sub-millisecond frames: a 0.2 µs-scale gap must not print as "+0.000".
-        let u = Unit::for_values(&[0.0004, 0.0009, 0.0006, 0.0011]);
-        assert_eq!(u, Unit::Us);
-        assert_eq!(
-            (u.name(), u.show(0.0004), u.show_delta(0.0002)),
-            ("µs", "0.400".into(), "+0.200".into())
-        );
-        assert_eq!(Unit::for_values(&[16.6, 33.3]), Unit::Ms);
-        assert_eq!(Unit::for_values(&[0.5, 1.0]), Unit::Ms);
-        assert_eq!(Unit::for_values(&[0.0, 0.0]), Unit::Ms);
-        assert_eq!(Unit::Ms.show_delta(-1.25), "-1.250");
     }
 
     #[test]

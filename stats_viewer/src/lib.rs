@@ -61,6 +61,7 @@ pub mod session;
 pub mod synth;
 #[cfg(feature = "tui")]
 pub mod tui;
+pub mod unit;
 pub mod violation;
 pub mod window;
 

@@ -37,56 +37,30 @@ fn pct_marks(arms: &[(&str, &FrameSeries)], u: Unit) -> Vec<Mark> {
     marks
 }
 
-/// The time unit of a frames page, picked from the data: µs when every frame is under 1 ms (a
-/// p99 Δ of 0.4 µs would print as `+0.000` ms), else ms.
-#[derive(Debug, Clone, Copy)]
-struct Unit {
-    name: &'static str,
-    /// Milliseconds to this unit.
-    scale: f64,
+/// The time unit of a frames page: the one text reports use, picked from every frame.
+type Unit = stats_viewer::unit::TimeUnit;
+
+fn unit_of(arms: &[FrameArm]) -> Unit {
+    Unit::for_ms(
+        arms.iter()
+            .flat_map(|a| a.series.iter().flat_map(|s| s.values.iter()))
+            .copied(),
+    )
 }
 
-impl Unit {
-    fn of(arms: &[FrameArm]) -> Unit {
-        let top = arms
-            .iter()
-            .flat_map(|a| a.series.iter().flat_map(|s| s.values.iter()))
-            .copied()
-            .filter(|v| v.is_finite())
-            .fold(0f64, f64::max);
-        if top < 1.0 {
-            Unit {
-                name: "µs",
-                scale: 1000.0,
-            }
-        } else {
-            Unit {
-                name: "ms",
-                scale: 1.0,
-            }
-        }
-    }
-
-    /// A millisecond value in this unit, three decimals.
-    fn show(self, ms: f64) -> String {
-        format!("{:.3}", ms * self.scale)
-    }
-
-    /// B − A in this unit and in percent of A (hyperfine's Δ).
-    fn delta(self, a: f64, b: f64) -> String {
-        let d = (b - a) * self.scale;
-        let pct = if a != 0.0 {
-            format!(" ({:+.2} %)", (b - a) / a * 100.0)
-        } else {
-            String::new()
-        };
-        format!("{d:+.3}{pct}")
-    }
+/// B − A in `u` and in percent of A (hyperfine's Δ).
+fn delta(u: Unit, a: f64, b: f64) -> String {
+    let pct = if a != 0.0 {
+        format!(" ({:+.2} %)", (b - a) / a * 100.0)
+    } else {
+        String::new()
+    };
+    format!("{}{pct}", u.show_delta(b - a))
 }
 
 /// `bench frames` (one arm or `--compare A B`): histogram and CDF per series, percentiles marked.
 pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
-    let u = Unit::of(arms);
+    let u = unit_of(arms);
     let mut body = String::new();
     legend_lines(&mut body, arms.iter().map(|a| a.label.as_str()));
     let _ = write!(
@@ -117,9 +91,9 @@ pub fn frames_page(arms: &[FrameArm], method: &str, version: &str) -> String {
                     body,
                     "<tr class=\"delta\"><td>Δ</td><td>B − A ({u}, % of A)</td><td>{}</td><td class=\"num\"></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                     sa.name,
-                    u.delta(sa.p50, sb.p50),
-                    u.delta(sa.p95, sb.p95),
-                    u.delta(sa.p99, sb.p99),
+                    delta(u, sa.p50, sb.p50),
+                    delta(u, sa.p95, sb.p95),
+                    delta(u, sa.p99, sb.p99),
                     u = u.name
                 );
             }
