@@ -12,6 +12,7 @@ mod control;
 mod diagnostic;
 pub mod escape;
 mod location;
+mod shown;
 pub mod walk;
 
 pub use code::{malformed, Code};
@@ -21,3 +22,4 @@ pub use diagnostic::{ConfigAt, Diag, Outcome};
 pub use location::{Location, Severity};
 #[doc(hidden)]
 pub use serde as __serde;
+pub use shown::Shown;

@@ -65,22 +65,37 @@ pub struct Hop {
     pub conditional: bool,
 }
 
-impl std::fmt::Display for Hop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Hop {
+    /// The hop as a person reads it: the path shown from their directory, then `:line` of the
+    /// include (and whether it is conditional).
+    pub fn shown(&self, s: &diag::Shown) -> String {
         match self.line {
-            Some(l) => write!(
-                f,
-                "{}:{l}{}",
-                self.path,
+            Some(l) => format!(
+                "{}{}",
+                s.at(&self.path, l),
                 if self.conditional {
                     " (conditional)"
                 } else {
                     ""
                 }
             ),
-            None => write!(f, "{}", self.path),
+            None => s.path(&self.path),
         }
     }
+}
+
+impl std::fmt::Display for Hop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown(&diag::Shown::default()))
+    }
+}
+
+/// A chain as one line (`a.h:1 -> b.h:2 -> c.h`), paths shown from the user's directory.
+pub fn chain_shown(hops: &[Hop], s: &diag::Shown) -> String {
+    hops.iter()
+        .map(|h| h.shown(s))
+        .collect::<Vec<_>>()
+        .join(" -> ")
 }
 
 /// The shortest chain from a start of `r` to `target` (empty if unreached).

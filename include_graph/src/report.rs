@@ -189,7 +189,7 @@ fn graph_json<'a>(g: &'a Graph, dir: Option<&'a str>) -> GraphJson<'a> {
 pub const PREFIX: &str = "include-closure: ";
 
 /// The upstream `include-closure:` lines for one probe result (spec §2.6), chains with `:line`.
-pub fn probe_lines(r: &ProbeResult, mode: &str, cxx: &str) -> Vec<String> {
+pub fn probe_lines(r: &ProbeResult, mode: &str, cxx: &str, shown: &diag::Shown) -> Vec<String> {
     let mut v = Vec::new();
     if r.status == Status::Skip {
         v.push(format!(
@@ -214,7 +214,11 @@ pub fn probe_lines(r: &ProbeResult, mode: &str, cxx: &str) -> Vec<String> {
             viol.path, viol.rule
         ));
         for (i, hop) in viol.chain.iter().enumerate() {
-            v.push(format!("{PREFIX}    {}{}", "  ".repeat(i), hop));
+            v.push(format!(
+                "{PREFIX}    {}{}",
+                "  ".repeat(i),
+                hop.shown(shown)
+            ));
         }
     }
     for t in &r.text_problems {
@@ -248,7 +252,7 @@ impl ErrorStyle {
 }
 
 /// The `include probes` report: upstream's `include-closure:` lines (spec §2.6) for an outcome.
-pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle) -> Vec<String> {
+pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle, shown: &diag::Shown) -> Vec<String> {
     let mut lines = Vec::new();
     let cxx = o.compiler.as_deref().unwrap_or("-");
     if let Some(c) = &o.compiler {
@@ -275,7 +279,7 @@ pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle) -> Vec<String> {
     for r in &o.results {
         let name = &r.probe.name;
         if r.text.status == Status::Skip {
-            lines.extend(probe_lines(&r.text, "", ""));
+            lines.extend(probe_lines(&r.text, "", "", shown));
             if o.require_all {
                 lines.push(format!(
                     "{PREFIX}{name} SKIP is a failure under --require-all: {} does not exist",
@@ -285,7 +289,7 @@ pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle) -> Vec<String> {
             continue;
         }
         if o.mode != Mode::Compiler {
-            lines.extend(probe_lines(&r.text, "text", "-"));
+            lines.extend(probe_lines(&r.text, "text", "-", shown));
             chains |= !r.text.violations.is_empty();
         }
         match &r.compiler {
@@ -296,7 +300,7 @@ pub fn probes_lines(o: &ProbesOutcome, style: ErrorStyle) -> Vec<String> {
                 diagnostics.join(" | ")
             ))),
             Some(CompilerSide::Ran(cr)) => {
-                lines.extend(probe_lines(cr, "compiler", cxx));
+                lines.extend(probe_lines(cr, "compiler", cxx, shown));
                 chains |= !cr.violations.is_empty();
             }
         }
@@ -468,19 +472,23 @@ fn probes_json<'a>(o: &'a ProbesOutcome, lines: &'a [String]) -> ProbesJson<'a> 
 }
 
 /// The `include rules` report lines.
-pub fn layering_lines(o: &LayeringOutcome, passed: bool) -> Vec<String> {
+pub fn layering_lines(o: &LayeringOutcome, passed: bool, shown: &diag::Shown) -> Vec<String> {
     let rep = &o.report;
     let mut v = Vec::new();
+    let origin = |o: &crate::rules::Origin| shown.at(&o.file, o.line);
     let chain = |v: &mut Vec<String>, hops: &[crate::query::Hop]| {
         for (i, h) in hops.iter().enumerate() {
-            v.push(format!("    {}{h}", "  ".repeat(i)));
+            v.push(format!("    {}{}", "  ".repeat(i), h.shown(shown)));
         }
     };
     for x in &rep.violations {
         let how = if x.transitive { "reaches" } else { "includes" };
         v.push(format!(
             "VIOLATION {} {how} {} (rule `{}` at {})",
-            x.from, x.header, x.rule.text, x.rule.origin
+            x.from,
+            x.header,
+            x.rule.text,
+            origin(&x.rule.origin)
         ));
         chain(&mut v, &x.chain);
         if x.also > 0 {
@@ -500,15 +508,25 @@ pub fn layering_lines(o: &LayeringOutcome, passed: bool) -> Vec<String> {
             "{what}: {} (rule `{}` at {})",
             t.key(),
             t.rule.text,
-            t.rule.origin
+            origin(&t.rule.origin)
         ));
         chain(&mut v, &t.chain);
     }
     for s in &rep.stale {
-        v.push(format!("STALE {} at {}: {}", s.what, s.origin, s.reason));
+        v.push(format!(
+            "STALE {} at {}: {}",
+            s.what,
+            origin(&s.origin),
+            s.reason
+        ));
     }
     for s in &rep.gone {
-        v.push(format!("gone: {} at {}: {}", s.what, s.origin, s.reason));
+        v.push(format!(
+            "gone: {} at {}: {}",
+            s.what,
+            origin(&s.origin),
+            s.reason
+        ));
     }
     v.push(format!(
         "include-layering: {} layer(s), {} file(s) checked: {} violation(s), {} temporary use(s) ({} new), {} stale rule(s) -> {}",
@@ -568,10 +586,10 @@ fn closure_json(g: &Graph, n: NodeId) -> ClosureJson<'_> {
 }
 
 /// The `include closure` report: every reached file with its depth and tags, then the counts.
-pub fn closure_lines(g: &Graph, n: NodeId) -> Vec<String> {
+pub fn closure_lines(g: &Graph, n: NodeId, shown: &diag::Shown) -> Vec<String> {
     let entries = crate::query::closure(g, n);
     let unresolved = unresolved_from(g, n);
-    let mut v = vec![g.rel(n).to_string()];
+    let mut v = vec![shown.path(g.rel(n))];
     for e in &entries {
         let mut tags = Vec::new();
         if e.external {
@@ -585,7 +603,12 @@ pub fn closure_lines(g: &Graph, n: NodeId) -> Vec<String> {
         } else {
             format!("  [{}]", tags.join(", "))
         };
-        v.push(format!("{:>3}  {}{tags}", e.depth, e.path));
+        let path = if e.external {
+            e.path.clone()
+        } else {
+            shown.path(&e.path)
+        };
+        v.push(format!("{:>3}  {path}{tags}", e.depth));
     }
     let ext = entries.iter().filter(|e| e.external).count();
     let cond = entries.iter().filter(|e| e.conditional).count();
@@ -602,14 +625,14 @@ pub fn closure_lines(g: &Graph, n: NodeId) -> Vec<String> {
 }
 
 /// The `include cycles` report.
-pub fn cycle_lines(g: &Graph, cs: &[crate::query::Cycle]) -> Vec<String> {
+pub fn cycle_lines(g: &Graph, cs: &[crate::query::Cycle], shown: &diag::Shown) -> Vec<String> {
     let mut v: Vec<String> = cs
         .iter()
         .map(|c| {
             format!(
                 "cycle of {} file(s): {}",
                 c.files.len(),
-                crate::query::chain_text(&c.witness)
+                crate::query::chain_shown(&c.witness, shown)
             )
         })
         .collect();
@@ -650,7 +673,7 @@ impl<'a> Why<'a> {
     }
 
     /// One hop per line, indented, then the hop count; or the one "does not reach" line.
-    pub(crate) fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self, shown: &diag::Shown) -> Vec<String> {
         if self.hops.is_empty() {
             return vec![format!("{} does not reach {}", self.from, self.to)];
         }
@@ -660,7 +683,7 @@ impl<'a> Why<'a> {
             .enumerate()
             .map(|(i, h)| {
                 let arrow = if i == 0 { "" } else { "-> " };
-                format!("{}{arrow}{h}", "  ".repeat(i))
+                format!("{}{arrow}{}", "  ".repeat(i), h.shown(shown))
             })
             .collect();
         out.push(format!("{} hop(s), shortest chain", self.hops.len() - 1));
@@ -694,22 +717,32 @@ fn inert(lines: Vec<String>) -> Vec<String> {
 
 /// A query's verdict (a chain exists, no cycle) and its output lines: the JSON document as one
 /// "line" with `json`, else the text lines (escaped as [`diag::escape::line`]).
-pub fn query(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
-    let (pass, lines) = query_raw(g, q, json)?;
+pub fn query(
+    g: &Graph,
+    q: Query<'_>,
+    json: bool,
+    shown: &diag::Shown,
+) -> serde_json::Result<(bool, Vec<String>)> {
+    let (pass, lines) = query_raw(g, q, json, shown)?;
     Ok((pass, if json { lines } else { inert(lines) }))
 }
 
-fn query_raw(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, Vec<String>)> {
+fn query_raw(
+    g: &Graph,
+    q: Query<'_>,
+    json: bool,
+    shown: &diag::Shown,
+) -> serde_json::Result<(bool, Vec<String>)> {
     Ok(match q {
         Query::Why(from, to) => {
             let why = Why::new(g, from, to);
             match json {
                 true => (why.reaches, vec![to_json(&why)?]),
-                false => (why.reaches, why.lines()),
+                false => (why.reaches, why.lines(shown)),
             }
         }
         Query::Closure(n) if json => (true, vec![to_json(&closure_json(g, n))?]),
-        Query::Closure(n) => (true, closure_lines(g, n)),
+        Query::Closure(n) => (true, closure_lines(g, n, shown)),
         Query::Graph(under) => (true, vec![to_json(&graph_json(g, under))?]),
         Query::Cycles => {
             let cycles = crate::query::cycles(g);
@@ -718,7 +751,7 @@ fn query_raw(g: &Graph, q: Query<'_>, json: bool) -> serde_json::Result<(bool, V
                     cycles: &cycles,
                     schema: 1,
                 })?],
-                false => cycle_lines(g, &cycles),
+                false => cycle_lines(g, &cycles, shown),
             };
             (cycles.is_empty(), lines)
         }
@@ -733,13 +766,14 @@ pub fn probes_output(
     style: ErrorStyle,
     unused_compiler: Option<&str>,
     json: bool,
+    shown: &diag::Shown,
 ) -> serde_json::Result<(bool, Vec<String>)> {
     let mut lines: Vec<String> = unused_compiler
         .map(|c| format!("{PREFIX}compiler {c} resolved but mode `text` does not use it"))
         .into_iter()
         .collect();
-    lines.extend(probes_lines(o, style));
-    lines.extend(graph_error_lines(g, false, |m| style.line(m)));
+    lines.extend(probes_lines(o, style, shown));
+    lines.extend(graph_error_lines(g, false, shown, |m| style.line(m)));
     if json {
         lines = vec![to_json(&probes_json(o, &lines))?];
     }
@@ -751,6 +785,7 @@ pub fn layering_output(
     o: &LayeringOutcome,
     g: &Graph,
     json: bool,
+    shown: &diag::Shown,
 ) -> serde_json::Result<(bool, Vec<String>)> {
     let passed = o.passed(g);
     let lines = match json {
@@ -760,8 +795,8 @@ pub fn layering_output(
             failed: !passed,
         })?],
         false => {
-            let mut v = inert(layering_lines(o, passed));
-            v.extend(graph_error_lines(g, true, |m| {
+            let mut v = inert(layering_lines(o, passed, shown));
+            v.extend(graph_error_lines(g, true, shown, |m| {
                 format!("include-layering: error: {m}")
             }));
             v
@@ -772,7 +807,12 @@ pub fn layering_output(
 
 /// The graph's input problems that fail a probe or rules run (an unreadable or dangling file, …),
 /// one escaped line each, so the command shows why it failed exactly as the gate does.
-fn graph_error_lines(g: &Graph, computed: bool, line: impl Fn(&str) -> String) -> Vec<String> {
+fn graph_error_lines(
+    g: &Graph,
+    computed: bool,
+    shown: &diag::Shown,
+    line: impl Fn(&str) -> String,
+) -> Vec<String> {
     crate::analysis::graph_diagnostics(g, computed)
         .into_iter()
         .filter(|d| d.is_error())
@@ -780,7 +820,7 @@ fn graph_error_lines(g: &Graph, computed: bool, line: impl Fn(&str) -> String) -
             let at = d
                 .location
                 .as_ref()
-                .map(|l| format!("{l}: "))
+                .map(|l| format!("{}: ", shown.location(l)))
                 .unwrap_or_default();
             line(&diag::escape::terminal(&format!(
                 "{} {at}{}",

@@ -76,8 +76,14 @@ pub fn problem_text(report: &CiteReport, c: &Citation, p: &Problem) -> String {
     format!("{} -> {}", cited(c), p.message(&report.rev))
 }
 
-/// Human report. `verbose` adds the notes (uncheckable citations) to the problem list.
-pub fn write_human(report: &CiteReport, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
+/// Human report. `verbose` adds the notes (uncheckable citations) to the problem list; `shown`
+/// prints each document and source position from the user's directory.
+pub fn write_human(
+    report: &CiteReport,
+    verbose: bool,
+    shown: &diag::Shown,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let problems = problem_count(report);
     writeln!(
         out,
@@ -96,14 +102,16 @@ pub fn write_human(report: &CiteReport, verbose: bool, out: &mut dyn Write) -> i
         } else {
             ""
         };
-        writeln!(out, "  {tag}{}", problem_line(report, c, p))?;
+        let at = shown.at(&c.doc, c.line);
+        writeln!(out, "  {tag}{at}: {}", problem_text(report, c, p))?;
         if let (
             Some(ex),
             Some(path),
             Problem::Moved { .. } | Problem::Changed { .. } | Problem::PastEnd { .. },
         ) = (&k.excerpt, &k.resolved, p)
         {
-            writeln!(out, "      now at {path}:{}: {ex}", c.first)?;
+            let now = shown.at(path, c.first);
+            writeln!(out, "      now at {now}: {ex}")?;
         }
     }
     writeln!(out)?;

@@ -55,12 +55,18 @@ pub fn write_list_as(
     writeln!(out, "{}", crate::diag::pretty_json(&doc)?)
 }
 
-/// A comparison as text or as JSON ([`to_json`]).
-pub fn write(c: &Comparison, json: bool, out: &mut dyn Write) -> io::Result<()> {
+/// A comparison as text (each region's place shown from the user's directory) or as JSON
+/// ([`to_json`]).
+pub fn write(
+    c: &Comparison,
+    json: bool,
+    shown: &diag::Shown,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&to_json(c))?)
     } else {
-        write_human(c, out)
+        write_human(c, shown, out)
     }
 }
 
@@ -83,7 +89,7 @@ fn short(sha: Option<&str>) -> &str {
 }
 
 /// The human report: subject list first (as upstream prints it), then movers with diffs.
-pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_human(c: &Comparison, shown: &diag::Shown, out: &mut dyn Write) -> io::Result<()> {
     for r in &c.rows {
         writeln!(out, "{}  {}", r.head.sha, r.spec.name)?;
     }
@@ -113,9 +119,8 @@ pub fn write_human(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(
             out,
-            "  {}:{}-{} ({})",
-            r.spec.file,
-            r.head.def.line,
+            "  {}-{} ({})",
+            shown.at(&r.spec.file, r.head.def.line),
             r.head.def.end_line,
             r.spec.kind.as_str()
         )?;

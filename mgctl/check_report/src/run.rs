@@ -2,7 +2,7 @@
 //! listing of a gate's findings, the summary line.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -237,43 +237,25 @@ impl Listing<'_> {
 }
 
 impl View {
+    /// How paths are shown from the user's directory (one rule for every command: `diag::Shown`).
+    fn shown(&self) -> diag::Shown {
+        diag::Shown::new(self.root.clone(), self.cwd.clone())
+    }
+
     /// A workspace-relative path as the user should type it from where they stand.
     pub fn shown_path(&self, workspace_path: &str) -> String {
-        match &self.cwd {
-            Some(cwd) if self.root.is_absolute() => relative(cwd, &self.root.join(workspace_path)),
-            _ => workspace_path.to_string(),
-        }
+        self.shown().path(workspace_path)
     }
 
     /// A location as text and Markdown print it: the path from the user's directory.
     pub fn shown_location(&self, l: &Location) -> String {
-        let mut shown = l.clone();
-        shown.path = self.shown_path(&l.path);
-        shown.to_string()
+        self.shown().location(l)
     }
 
     /// A link that still works when the page is moved: the file's absolute `file://` address.
     pub fn link(&self, l: &Location) -> String {
         let abs = self.root.join(&l.path);
         diag::escape::href(&format!("file://{}", abs.to_string_lossy()), l.line)
-    }
-}
-
-/// `to` relative to the directory `from`, lexically (both absolute): `driver/MobileGL/A.cpp` from
-/// the repository root, `../A.cpp` from a sibling directory.
-fn relative(from: &Path, to: &Path) -> String {
-    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
-    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); f.len() - common];
-    parts.extend(
-        t[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
     }
 }
 

@@ -137,7 +137,9 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
         }
     }
     match args.format {
-        DataFormat::Human => report::write_human(&report, args.verbose, out)?,
+        DataFormat::Human => {
+            report::write_human(&report, args.verbose, &crate::output::shown(root), out)?
+        }
         DataFormat::Json => report::write_json(&report, out)?,
     }
     // The gate's verdict rule: an error diagnostic fails (a warning too under strict).

@@ -79,15 +79,7 @@ pub fn run(
         writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
     } else {
         writeln!(out, "controls: {}", diag::escape::terminal(&o.headline))?;
-        for f in &findings {
-            let at = f
-                .location
-                .as_ref()
-                .map(|l| format!("{}: ", diag::escape::terminal(&l.to_string())))
-                .unwrap_or_default();
-            let msg = diag::escape::terminal(&f.message);
-            writeln!(out, "{}[{}] {at}{msg}", f.severity, f.code)?;
-        }
+        super::write_findings(&findings, &crate::output::shown(&ctx.root), out)?;
     }
     if cannot_run > 0 {
         anyhow::bail!("{cannot_run} control(s) cannot run (CTL009/CTL010 above)");

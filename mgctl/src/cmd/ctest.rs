@@ -78,19 +78,6 @@ pub fn run(args: &CtestArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         return Ok(Outcome::from_pass(passed));
     }
     writeln!(out, "ctest: {}", diag::escape::terminal(&o.headline))?;
-    for f in &findings {
-        let at = f
-            .location
-            .as_ref()
-            .map(|l| format!("{}: ", diag::escape::terminal(&l.to_string())))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "{}[{}] {at}{}",
-            f.severity,
-            f.code,
-            diag::escape::terminal(&f.message)
-        )?;
-    }
+    super::write_findings(&findings, &crate::output::shown(&ctx.root), out)?;
     Ok(Outcome::from_pass(passed))
 }

@@ -224,26 +224,30 @@ pub fn run(
     }
     let cwd = std::env::current_dir().ok();
     let find = |name: &str| g.find_named(name, cwd.as_deref());
+    // Text paths from where the user stands, as `check` prints them.
+    let shown = crate::output::shown(&ws.root);
     let (pass, lines) = match command {
         IncludeCommand::Why(a) => {
             let q = Query::Why(find(&a.from)?, find(&a.to)?);
-            report::query(&g, q, a.format == DataFormat::Json)?
+            report::query(&g, q, a.format == DataFormat::Json, &shown)?
         }
         IncludeCommand::Closure(a) => {
             let q = Query::Closure(find(&a.file)?);
-            report::query(&g, q, a.format == OutFormat::Json)?
+            report::query(&g, q, a.format == OutFormat::Json, &shown)?
         }
         IncludeCommand::Graph(a) if a.format == GraphFormat::Dot => {
             report::write_dot(&g, a.under.as_deref(), out)?;
             (true, Vec::new())
         }
-        IncludeCommand::Graph(a) => report::query(&g, Query::Graph(a.under.as_deref()), true)?,
-        IncludeCommand::Cycles(a) => {
-            report::query(&g, Query::Cycles, a.format == DataFormat::Json)?
+        IncludeCommand::Graph(a) => {
+            report::query(&g, Query::Graph(a.under.as_deref()), true, &shown)?
         }
-        IncludeCommand::Probes(a) => probes(&ws, &g, a, settings)?,
+        IncludeCommand::Cycles(a) => {
+            report::query(&g, Query::Cycles, a.format == DataFormat::Json, &shown)?
+        }
+        IncludeCommand::Probes(a) => probes(&ws, &g, a, settings, &shown)?,
         IncludeCommand::Rules(a) => {
-            report::layering_output(&ws.rules(&g)?, &g, a.format == OutFormat::Json)?
+            report::layering_output(&ws.rules(&g)?, &g, a.format == OutFormat::Json, &shown)?
         }
         IncludeCommand::SelfTest(_) => (true, Vec::new()),
     };
@@ -296,6 +300,7 @@ fn probes(
     g: &Graph,
     a: &ProbesArgs,
     settings: &Settings,
+    shown: &diag::Shown,
 ) -> anyhow::Result<(bool, Vec<String>)> {
     let mode = match a.mode {
         Mode::Text => analysis::Mode::Text,
@@ -317,9 +322,10 @@ fn probes(
         compiler,
     };
     let o = ws.probes(g, &req)?;
-    let style = match a.format {
-        OutFormat::Github => ErrorStyle::Github,
-        _ => ErrorStyle::Plain,
+    // Workflow annotations keep workspace paths (GitHub resolves them, not a shell).
+    let (style, shown) = match a.format {
+        OutFormat::Github => (ErrorStyle::Github, &diag::Shown::default()),
+        _ => (ErrorStyle::Plain, shown),
     };
     let unused = a.compiler.as_deref().filter(|_| a.mode == Mode::Text);
     Ok(report::probes_output(
@@ -328,6 +334,7 @@ fn probes(
         style,
         unused,
         a.format == OutFormat::Json,
+        shown,
     )?)
 }
 

@@ -203,7 +203,7 @@ fn run_regions(
     let base = Side::commit_at(&repo, base_rev)?;
     let head = Side::subject_at(&repo, &ctx.root, args.head.as_deref())?;
     let c = regions::compare(Some(&base), &head, &cfg.regions, dialect).map_err(could_not_run)?;
-    regions::report::write(&c, json, out)?;
+    regions::report::write(&c, json, &crate::output::shown(&ctx.root), out)?;
     // every comparable row was verified and printed; rows that could not be are "could not
     // run" (exit 2) unless a region really moved (exit 1)
     if c.could_not_run() {

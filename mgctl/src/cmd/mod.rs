@@ -148,3 +148,22 @@ pub fn gate_self_test(
     }
     Ok(Outcome::from_pass(passed))
 }
+
+/// A gate command's findings as text, one `severity[CODE] path:line: message` line each, the
+/// path shown from the user's directory as `check` shows it; every input-derived part escaped.
+pub fn write_findings(
+    findings: &[check_report::Finding],
+    shown: &diag::Shown,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    for f in findings {
+        let at = f
+            .location
+            .as_ref()
+            .map(|l| format!("{}: ", diag::escape::terminal(&shown.location(l))))
+            .unwrap_or_default();
+        let msg = diag::escape::terminal(&f.message);
+        writeln!(out, "{}[{}] {at}{msg}", f.severity, f.code)?;
+    }
+    Ok(())
+}

@@ -25,6 +25,7 @@ mod lint;
 mod live;
 mod output;
 mod parity;
+mod paths;
 mod retrace;
 mod session;
 mod stats;
