@@ -35,6 +35,9 @@ pub struct Cli {
     pub color: ColorChoice,
     #[arg(long, value_name = "FILE", global = true, help = OUTPUT_HELP)]
     pub output: Option<PathBuf>,
+    /// No progress on stderr (the `[build]` display); the report, warnings and errors still print.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -46,6 +46,8 @@ pub struct CheckCtx {
     pub compiler: include_graph::workspace::CompilerEnv,
     /// `check --no-build`: no gate starts a build either (`[symbols] base` uses its cache only).
     pub no_build: bool,
+    /// `-q/--quiet`: no progress display for the builds the gates start.
+    pub quiet: bool,
 }
 
 impl CheckCtx {

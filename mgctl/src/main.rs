@@ -12,6 +12,7 @@ mod flags;
 mod gate;
 mod gates;
 mod output;
+mod progress;
 mod report;
 mod settings;
 
@@ -69,7 +70,7 @@ fn main() -> ExitCode {
             eprintln!("mgctl: internal error in a worker thread (a bug in mgctl): {info}");
         }
     }));
-    let settings = settings::Settings::resolve(cli.color);
+    let settings = settings::Settings::resolve(cli.color, cli.quiet);
     let stdout = io::stdout();
     // A closed stdout is absorbed below the buffer, so no command sees it as an error and the
     // verdict alone decides the exit code.

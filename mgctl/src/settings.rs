@@ -23,10 +23,12 @@ pub struct Settings {
     pub step_summary: Option<PathBuf>,
     /// `$CXX` and `PATH`, for the include analysis's choice of preprocessor.
     pub compiler: include_graph::workspace::CompilerEnv,
+    /// `-q/--quiet`: no progress display.
+    pub quiet: bool,
 }
 
 impl Settings {
-    pub fn resolve(color: ColorChoice) -> Settings {
+    pub fn resolve(color: ColorChoice, quiet: bool) -> Settings {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = match color {
             ColorChoice::Always => true,
@@ -47,6 +49,7 @@ impl Settings {
                 cxx: std::env::var("CXX").ok(),
                 path: std::env::var_os("PATH"),
             },
+            quiet,
         }
     }
 
@@ -107,6 +110,7 @@ impl Settings {
             include_graph: Default::default(),
             compiler: self.compiler.clone(),
             no_build: false,
+            quiet: self.quiet,
         })
     }
 

@@ -159,7 +159,8 @@ fn prepare_build(
     } else if no_build {
         plan.not_run(&state, "--no-build given")
     } else {
-        plan.run(&ctx.root, &state, &mut |line| eprintln!("mgctl: {line}"))
+        let mut progress = crate::progress::Progress::new(ctx.quiet);
+        plan.run(&ctx.root, &state, &mut |s| progress.step(s))
     }))
 }
 

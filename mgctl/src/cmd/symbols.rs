@@ -312,7 +312,8 @@ fn base_pair(a: &DiffArgs, rev: &str, settings: &Settings) -> anyhow::Result<(Pa
             plan.outputs.join(", ")
         );
     }
-    let mut progress = |l: &str| eprintln!("mgctl: {l}");
+    let mut display = crate::progress::Progress::new(settings.quiet);
+    let mut progress = |s: workspace_build::Step<'_>| display.step(s);
     plan.ensure(&ctx.root, &mut progress)
         .map_err(anyhow::Error::msg)?;
     let base = workspace_build::base::build(&ctx.root, &plan, rev, true, &mut progress)?;

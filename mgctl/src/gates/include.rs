@@ -204,6 +204,7 @@ mod tests {
                 include_graph: Default::default(),
                 compiler: Default::default(),
                 no_build: false,
+                quiet: true,
             }
         };
         let first = IncludeLayeringGate.run(&ctx());

@@ -78,7 +78,8 @@ fn with_base(ctx: &CheckCtx, cfg: &SymbolsConfig) -> Result<SymbolsConfig, (bool
     };
     let plan = workspace_build::plan(build, &|at| ctx.config_location(at))
         .map_err(|e| (false, e.to_string()))?;
-    let progress = &mut |l: &str| eprintln!("mgctl: {l}");
+    let mut display = crate::progress::Progress::new(ctx.quiet);
+    let progress = &mut |s: workspace_build::Step<'_>| display.step(s);
     let base = workspace_build::base::build(&ctx.root, &plan, rev, !ctx.no_build, progress)
         .map_err(|e| (e.not_built(), e.to_string()))?;
     let mut cfg = cfg.clone();

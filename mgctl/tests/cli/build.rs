@@ -608,3 +608,41 @@ fn issue30_symbols_diff_base_builds_the_base_in_a_worktree_and_caches_it() {
     );
     assert_eq!(builds(), 3, "{}", r.dump());
 }
+
+/// Issue 32 item 6: on a terminal the build shows a live spinner with its elapsed time (the
+/// real binary in a tmux pseudo-terminal); when it ends the spinner is cleared and the plain
+/// `done in` line stays. Off a terminal the lines are as before; `-q` shows none of them.
+#[test]
+fn issue32_a_build_shows_a_live_spinner_on_a_terminal_and_quiet_silences_it() {
+    let dir = scratch();
+    workspace(dir.path(), &format!("sleep 3 && {MAKES_BOTH}"));
+    let cmd = format!(
+        "{} check . --only symbols; echo EXIT=$?; sleep 60",
+        crate::util::bin()
+    );
+    let t = crate::watch::Tmux::start_sized(&cmd, dir.path(), None, (220, 20));
+    let spinning = |s: &str| {
+        s.lines()
+            .any(|l| l.contains("mgctl: building") && l.trim_end().ends_with("s]"))
+    };
+    let s = t.wait("the live build line", 20, spinning);
+    assert!(!s.contains("done in"), "{s}");
+    let s = t.wait("the end of the build", 40, |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    assert!(s.contains(": done in "), "{s}");
+    assert!(!spinning(&s), "the spinner was left on screen:\n{s}");
+    // The start line (command and cause) stays in the scrollback, as off a terminal.
+    assert!(s.contains("(2 outputs missing)\nmgctl: building"), "{s}");
+
+    // Quiet, after the subcommand too (a global flag): the report alone.
+    let dir = scratch();
+    workspace(dir.path(), MAKES_BOTH);
+    let r = mgctl_building(&["check", ".", "-q"], dir.path()).expect(0);
+    assert!(!r.stderr.contains("building"), "{}", r.dump());
+    assert!(r.stdout.contains("symbols"), "{}", r.dump());
+    // Not quiet, not a terminal: the plain lines, as scripts and CI logs read them.
+    let dir = scratch();
+    workspace(dir.path(), MAKES_BOTH);
+    let r = mgctl_building(&["check", "."], dir.path()).expect(0);
+    r.assert_stderr_has(": done in ");
+}

@@ -176,7 +176,7 @@ fn adb_once_dumps_logcat_through_a_fake_adb() {
 
 // ---- tmux: the real binary in a real pseudo-terminal ------------------------------------------
 
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
@@ -187,7 +187,7 @@ impl Tmux {
     }
 
     /// The same in a `cols`x`rows` terminal.
-    fn start_sized(
+    pub(crate) fn start_sized(
         command: &str,
         cwd: &Path,
         path_env: Option<&str>,
@@ -232,7 +232,7 @@ impl Tmux {
         t
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "w"])
             .output()
@@ -266,7 +266,7 @@ impl Tmux {
     }
 
     /// Waits until the screen satisfies `pred`; panics with the screen after `secs`.
-    fn wait(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
         let t0 = Instant::now();
         loop {
             let s = self.screen();

@@ -129,7 +129,7 @@ pub fn build(
     plan: &Plan,
     rev: &str,
     may_build: bool,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(crate::Step<'_>),
 ) -> Result<BaseBuild, BaseError> {
     let fail = |message: String| BaseError {
         rev: rev.to_string(),
@@ -174,12 +174,12 @@ pub fn build(
     let dir = cache.join(&tree_id);
     match check_entry(&dir, &tree_id, plan) {
         Ok(()) => {
-            progress(&format!(
+            progress(crate::Step::Note(&format!(
                 "base {rev} (commit {}, tree {}): cached in {}",
                 short(&commit_id),
                 short(&tree_id),
                 dir.display()
-            ));
+            )));
             return Ok(BaseBuild {
                 dir,
                 commit: commit_id,
@@ -193,11 +193,11 @@ pub fn build(
                 message: format!("not built: --no-build given ({why})"),
             })
         }
-        Err(why) => progress(&format!(
+        Err(why) => progress(crate::Step::Note(&format!(
             "base {rev} (commit {}, tree {}): building in a throw-away worktree ({why})",
             short(&commit_id),
             short(&tree_id)
-        )),
+        ))),
     }
     std::fs::create_dir_all(&cache)
         .map_err(|e| fail(format!("cannot create {}: {e}", cache.display())))?;

@@ -31,6 +31,26 @@ diag::codes! {
     }
 }
 
+/// What a build tells its caller while it runs, so a terminal can show a live display and a
+/// log gets plain lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// Long work starts; it runs until the next [`Step::Done`].
+    Start(&'a str),
+    /// The work ended (done or failed), in one line.
+    Done(&'a str),
+    /// A line of context: a cached base, a step of the base worktree, a failing build's output.
+    Note(&'a str),
+}
+
+impl Step<'_> {
+    pub fn text(&self) -> &str {
+        match self {
+            Step::Start(t) | Step::Done(t) | Step::Note(t) => t,
+        }
+    }
+}
+
 /// A `[build]` that cannot be used: names the mgctl.toml position.
 #[derive(Debug, thiserror::Error)]
 #[error("{at}: [build] {message}")]
@@ -235,7 +255,7 @@ impl Plan {
 
     /// Makes the outputs up to date, building when one is missing or stale (for a command that
     /// reads them outside `check`); the reason as one sentence when that fails.
-    pub fn ensure(&self, root: &Path, progress: &mut dyn FnMut(&str)) -> Result<(), String> {
+    pub fn ensure(&self, root: &Path, progress: &mut dyn FnMut(Step<'_>)) -> Result<(), String> {
         let state = self.state(root).map_err(|e| e.to_string())?;
         if state.up_to_date() {
             return Ok(());
@@ -303,17 +323,17 @@ impl Plan {
 
     /// Runs the build in `root` and waits (at most `timeout`); `progress` receives the start and
     /// end lines. A successful build with every output is recorded in `.mgctl-build.json`.
-    pub fn run(&self, root: &Path, state: &State, progress: &mut dyn FnMut(&str)) -> Record {
+    pub fn run(&self, root: &Path, state: &State, progress: &mut dyn FnMut(Step<'_>)) -> Record {
         let name = root.file_name().map_or_else(
             || root.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
         let name = escape(&name);
-        progress(&format!(
+        progress(Step::Start(&format!(
             "building {name}: {} ({})",
             self.display(),
             Self::cause(state)
-        ));
+        )));
         let start = Instant::now();
         // `./build.sh` names a file of the workspace, not of mgctl's cwd (spawn leaves that open).
         let program = Path::new(&self.command[0]);
@@ -386,17 +406,17 @@ impl Plan {
             }
         }
         let secs = ms / 1000.0;
-        progress(&match &rec.failure {
+        progress(Step::Done(&match &rec.failure {
             None if rec.missing_after.is_empty() => format!("building {name}: done in {secs:.1} s"),
             None => format!(
                 "building {name}: done in {secs:.1} s, but it did not make {}",
                 rec.missing_after.join(", ")
             ),
             Some(f) => format!("building {name}: {f} after {secs:.1} s"),
-        });
+        }));
         if rec.failure.is_some() {
             for l in &rec.tail {
-                progress(&format!("  | {l}"));
+                progress(Step::Note(&format!("  | {l}")));
             }
         }
         rec
