@@ -14,7 +14,7 @@ use crate::rules::{check_loaded, compile, Loaded, RuleOutcome};
 
 /// One self-test check.
 #[derive(Debug, Clone)]
-pub struct Check {
+struct Check {
     pub name: &'static str,
     /// true: a negative control that must trip a gate.
     pub expect_trip: bool,
@@ -105,7 +105,7 @@ fn with_text(mut d: Diff, before: u64, after: u64) -> Diff {
 
 /// Run every check; `neutered` names negative controls to feed clean input (proves the
 /// self-test itself can fail).
-pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
+fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
     let (before, after) = canned();
     let d = diff(&before, &after, &opts());
     let l = &d.listing;
@@ -333,35 +333,20 @@ pub fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
     checks
 }
 
-/// The `symbols --self-test` report of [`run`]'s checks: one line per check that misbehaved,
-/// then the verdict line; and whether the self-test passed (every check behaved and at least
-/// one negative control tripped).
-pub fn render(checks: &[Check]) -> (String, bool) {
-    let mut out = String::new();
-    for c in checks.iter().filter(|c| !c.ok) {
-        let what = if c.expect_trip {
-            "negative control did not trip"
-        } else {
-            "check failed"
-        };
-        out.push_str(&format!(
-            "symbol-report: self-test: {}: {what}: {}\n",
-            c.name, c.detail
-        ));
-    }
-    let failed = checks.iter().filter(|c| !c.ok).count();
-    let trips = checks.iter().filter(|c| c.expect_trip && c.ok).count();
-    let negatives = checks.iter().filter(|c| c.expect_trip).count();
-    let passed = failed == 0 && trips > 0;
-    if passed {
-        let positives = checks.len() - negatives;
-        out.push_str(&format!(
-            "symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates): {trips} of {negatives} negative controls tripped, {positives} of {positives} positive checks clean\n"
-        ));
-    } else {
-        out.push_str("symbol-report: self-test: FAILED\n");
-    }
-    (out, passed)
+/// [`run`]'s checks (upstream `symbol_report.py --self-test`: the canned transcripts, the
+/// buckets, every gate flag) as controls, so `symbols --self-test` and `check --self-test` run
+/// and print one list through one report.
+pub fn transcript_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
+    run(neutered)
+        .into_iter()
+        .map(|c| Control {
+            name: c.name.to_string(),
+            expect_trip: c.expect_trip,
+            // A check is `ok` when it behaved: a negative one tripped, a positive one did not.
+            tripped: c.ok == c.expect_trip,
+            detail: c.detail,
+        })
+        .collect()
 }
 
 pub use diag::Control;

@@ -11,7 +11,7 @@ use symbols::check::{self, PairFlags};
 use symbols::gate as sgate;
 use symbols::listing::{self, ListSort};
 use symbols::report::{self, Format, Outputs, ReportInput, SortOrder, Totals};
-use symbols::{elf, selftest, TableChoice};
+use symbols::{elf, TableChoice};
 
 use crate::cmd::Outcome;
 use crate::settings::Settings;
@@ -260,8 +260,8 @@ pub fn run(
         Some(SymbolsCommand::Diff(a)) => run_diff(a, settings, out),
         Some(SymbolsCommand::List(a)) => run_list(a, out),
         Some(SymbolsCommand::Undefined(a)) => run_undefined(a, out),
-        Some(SymbolsCommand::SelfTest(a)) => run_self_test(&a.neuter, out),
-        None if args.self_test => run_self_test(&args.neuter, out),
+        Some(SymbolsCommand::SelfTest(a)) => run_self_test(&a.neuter, settings, out),
+        None if args.self_test => run_self_test(&args.neuter, settings, out),
         None => bail!(
             "give a subcommand (diff, list, undefined) or --self-test (see mgctl symbols --help)"
         ),
@@ -423,9 +423,20 @@ fn run_undefined(a: &UndefinedArgs, out: &mut dyn Write) -> anyhow::Result<Outco
     Ok(Outcome::Pass)
 }
 
-fn run_self_test(neuter: &[String], out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let checks = selftest::run(&|name| neuter.iter().any(|n| n == name));
-    let (text, passed) = selftest::render(&checks);
-    write!(out, "{text}")?;
-    Ok(Outcome::from_pass(passed))
+/// The controls of both symbol gates, as `check --self-test --only symbols,symbol-rules` runs
+/// them (live ones too, in a workspace found at or above the current directory).
+fn run_self_test(
+    neuter: &[String],
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let here = Some(std::path::Path::new("."));
+    super::gate_self_test(
+        &["symbols", "symbol-rules"],
+        here,
+        settings,
+        neuter,
+        false,
+        out,
+    )
 }

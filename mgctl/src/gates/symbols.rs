@@ -57,7 +57,10 @@ impl Gate for SymbolsGate {
     }
 
     fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        crate::gate::self_test(selftest::run_controls(&|c| neutered.contains(GATE, c)))
+        let neutered = |c: &str| neutered.contains(GATE, c);
+        let mut controls = selftest::run_controls(&neutered);
+        controls.extend(selftest::transcript_controls(&neutered));
+        crate::gate::self_test(controls)
     }
 }
 

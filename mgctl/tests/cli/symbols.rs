@@ -297,22 +297,73 @@ fn bad_input_is_exit_2_with_one_line_naming_the_file() {
     }
 }
 
+/// `symbols --self-test` prints through the one self-test report and runs what `check
+/// --self-test` runs for both symbol gates (issue 28 item 2): the gates' controls and upstream
+/// `symbol_report.py --self-test`'s canned checks, one list; a neutered check fails it.
 #[test]
 fn self_test_passes_and_a_neutered_control_fails_it() {
     let dir = scratch();
     let r = mgctl(&["symbols", "--self-test"], dir.path()).expect(0);
-    assert!(
-        r.stdout
-            .starts_with("symbol-report: self-test: OK (2 canned transcripts, 5 buckets, 3 gates"),
-        "{}",
+    let lines = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.starts_with("negative control ") || l.starts_with("positive control "))
+            .map(|l| l.split(':').next().unwrap_or("").to_string())
+            .collect()
+    };
+    let from_command = lines(&r.stdout);
+    for name in [
+        "set-change-fires",
+        "parsed-5-each",
+        "unadmitted-resize",
+        "entry-not-exported",
+    ] {
+        assert!(
+            from_command
+                .iter()
+                .any(|l| l.ends_with(&format!(" {name}"))),
+            "{name} missing:\n{}",
+            r.dump()
+        );
+    }
+    assert_eq!(
+        r.stdout.matches("self-test passed: ").count(),
+        2,
+        "one verdict per gate:\n{}",
         r.dump()
     );
+    let check_json = mgctl(
+        &[
+            "check",
+            ".",
+            "--self-test",
+            "--only",
+            "symbols,symbol-rules",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    let v: serde_json::Value = serde_json::from_str(&check_json.stdout).unwrap();
+    let mut from_check = Vec::new();
+    for g in v["gates"].as_array().unwrap() {
+        for c in g["self_test"]["controls"].as_array().into_iter().flatten() {
+            from_check.push(c["name"].as_str().unwrap().to_string());
+        }
+    }
+    let mut names: Vec<String> = from_command
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().to_string())
+        .collect();
+    names.sort();
+    from_check.sort();
+    assert_eq!(names, from_check, "{}", check_json.dump());
     let r = mgctl(
         &["symbols", "--self-test", "--neuter", "set-change-fires"],
         dir.path(),
     )
     .expect(1);
-    r.assert_stdout_has("symbol-report: self-test: FAILED");
+    r.assert_stdout_has("negative control set-change-fires: NEGATIVE CONTROL DID NOT TRIP");
+    r.assert_stdout_has("SELF-TEST FAILED: 1 of ");
 }
 
 #[test]
