@@ -8,6 +8,7 @@ mod elf_dynamic;
 pub mod error;
 mod fast;
 pub mod model;
+mod sparse;
 
 pub use error::{Error, Result};
 pub use model::{Library, SectionSize, Symbol, Table, TableChoice};
