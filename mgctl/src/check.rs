@@ -270,7 +270,7 @@ pub fn neutered(specs: &[String]) -> Neutered {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::{costliest_first, timed};
-    use crate::gates::cite::CiteGate;
+    use crate::gates::cite;
     use check_report::GateReport;
 
     /// A gate stolen onto the thread of a gate that waits is timed alone, and the waiting gate
@@ -280,9 +280,9 @@ mod tests {
         let report = || GateReport::could_not_run("cite", "X", "x", None);
         let sleep = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
         let mut inner_ms = 0.0;
-        let outer = timed(&CiteGate, || {
+        let outer = timed(&cite::gate(), || {
             sleep(10);
-            inner_ms = timed(&CiteGate, || {
+            inner_ms = timed(&cite::gate(), || {
                 sleep(80);
                 report()
             })
@@ -296,7 +296,7 @@ mod tests {
             outer.wall_ms
         );
         // The next gate on this thread starts from nothing nested.
-        let next = timed(&CiteGate, || {
+        let next = timed(&cite::gate(), || {
             sleep(5);
             report()
         });

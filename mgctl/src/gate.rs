@@ -51,6 +51,13 @@ pub struct CheckCtx {
 }
 
 impl CheckCtx {
+    /// The workspace on disk, as the libraries read it.
+    pub fn disk(&self) -> lints::source::Disk {
+        lints::source::Disk {
+            root: self.root.clone(),
+        }
+    }
+
     /// Workspace-relative display form of a path (forward slashes).
     pub fn rel(&self, path: &Path) -> String {
         let p = path.strip_prefix(&self.root).unwrap_or(path);

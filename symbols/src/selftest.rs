@@ -311,10 +311,15 @@ fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
         ),
     ];
     for (name, must_trip, dd, g, exact) in controls {
-        let input = if must_trip && neutered(name) {
-            with_text(clean.clone(), 1000, 1000)
+        // A neutered control gets the clean pair and no allow entries (a stale one trips alone).
+        let (input, g) = if must_trip && neutered(name) {
+            let g = GateOptions {
+                allow: Vec::new(),
+                ..g
+            };
+            (with_text(clean.clone(), 1000, 1000), g)
         } else {
-            dd
+            (dd, g)
         };
         let out = evaluate(&input, &g);
         let tripped = out.failed();

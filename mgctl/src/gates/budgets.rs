@@ -4,67 +4,48 @@
 
 use stats_viewer::budget::{self, PinQuery, Workspace};
 
-use crate::gate::{CheckCtx, Gate, GateReport, Neutered, SelfTest};
+use super::section::SectionGate;
+use crate::gate::{Gate, GateReport};
 
 const GATE: &str = "budgets";
 
-pub struct BudgetsGate;
-
-impl Gate for BudgetsGate {
-    fn name(&self) -> &'static str {
-        GATE
-    }
-
-    /// Lists HEAD's whole history for the pins.
-    fn cost(&self) -> u32 {
-        6
-    }
-
-    fn description(&self) -> &'static str {
-        "run artifacts: every [[budget]] holds on its inputs and was pinned before its run"
-    }
-
-    fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        ctx.config
-            .budget
-            .is_empty()
-            .then(|| "no [[budget]] in mgctl.toml".to_string())
-    }
-
-    fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let config_rel = ctx.config_path.as_ref().map(|p| ctx.rel(p));
-        let ws = Workspace {
-            root: &ctx.root,
-            config_rel: config_rel.as_deref(),
-            config_text: &ctx.config_text,
-        };
-        let pinner = lints::pin::Pinner::new(&ctx.root);
-        let pin = |q: &PinQuery<'_>| pinner.check(q.config, q.lines, q.inputs);
-        let o = budget::run(&ws, &ctx.config.budget, &pin);
-        let n = ctx.config.budget.len();
-        let (headline, measured, exceeded) = (o.headline(n), o.measurements(), o.exceeded());
-        let findings = o
-            .findings
-            .into_iter()
-            .map(|v| ctx.finding(GATE, v))
-            .collect();
-        let mut r = GateReport::from_findings(GATE, findings, headline)
-            .figure("budgets", n)
-            .figure("measurements", measured)
-            .figure("exceeded", exceeded);
-        r.units = o.names;
-        r.inputs = o.inputs;
-        r
-    }
-
-    fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        crate::gate::self_test(budget::run_controls(&|c| neutered.contains(GATE, c)))
-    }
+pub fn gate() -> impl Gate {
+    SectionGate::new(
+        GATE,
+        "run artifacts: every [[budget]] holds on its inputs and was pinned before its run",
+        "no [[budget]] in mgctl.toml",
+        |c| (!c.budget.is_empty()).then_some(&c.budget),
+        |ctx, budgets| {
+            let config_rel = ctx.config_path.as_ref().map(|p| ctx.rel(p));
+            let ws = Workspace {
+                root: &ctx.root,
+                config_rel: config_rel.as_deref(),
+                config_text: &ctx.config_text,
+            };
+            let pinner = lints::pin::Pinner::new(&ctx.root);
+            let pin = |q: &PinQuery<'_>| pinner.check(q.config, q.lines, q.inputs);
+            let o = budget::run(&ws, budgets, &pin);
+            let n = budgets.len();
+            let (headline, measured, exceeded) = (o.headline(n), o.measurements(), o.exceeded());
+            let findings = o.findings.into_iter().map(|v| ctx.finding(GATE, v));
+            let mut r = GateReport::from_findings(GATE, findings.collect(), headline)
+                .figure("budgets", n)
+                .figure("measurements", measured)
+                .figure("exceeded", exceeded);
+            r.units = o.names;
+            r.inputs = o.inputs;
+            r
+        },
+        budget::run_controls,
+    )
+    // Lists HEAD's whole history for the pins.
+    .cost(6)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::Neutered;
 
     #[test]
     fn a_violation_maps_field_for_field() {
@@ -95,9 +76,9 @@ mod tests {
 
     #[test]
     fn self_test_passes_and_can_fail() {
-        assert!(BudgetsGate.self_test(&Neutered::default()).passed());
+        assert!(gate().self_test(&Neutered::default()).passed());
         let mut n = Neutered::default();
         n.0.insert("budgets/edited-after-data".into());
-        assert!(!BudgetsGate.self_test(&n).passed());
+        assert!(!gate().self_test(&n).passed());
     }
 }

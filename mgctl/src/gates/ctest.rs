@@ -6,43 +6,18 @@
 
 use lints::ctest::check::Disk;
 
-use super::lint_map;
-use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
+use super::section::SectionGate;
+use crate::gate::Gate;
 
 pub const GATE: &str = "ctest";
 
-pub struct CtestGate;
-
-impl Gate for CtestGate {
-    fn name(&self) -> &'static str {
-        GATE
-    }
-
-    fn description(&self) -> &'static str {
-        "ctest JUnit per lane: named entries pass (or fail), nothing matches nothing, skips only shrink against the baseline (G6/G8)"
-    }
-
-    fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        lints::diag::skip_reason(ctx.config.ctest.as_ref())
-    }
-
-    fn run(&self, ctx: &CheckCtx) -> GateReport {
-        lint_map::run(GATE, ctx, ctx.config.ctest.as_ref(), |cfg| {
-            lints::ctest::check(&ctx.root, cfg)
-        })
-    }
-
-    fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        crate::gate::self_test(lints::ctest::controls::run_controls(&|c| {
-            neutered.contains(GATE, c)
-        }))
-    }
-
-    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
-        lint_map::live(ctx.config.ctest.as_ref(), |cfg| {
-            lints::ctest::controls::live_controls(&Disk(ctx.root.clone()), cfg, &|c| {
-                neutered.contains(GATE, c)
-            })
-        })
-    }
+pub fn gate() -> impl Gate {
+    SectionGate::lint(
+        GATE,
+        "ctest JUnit per lane: named entries pass (or fail), nothing matches nothing, skips only shrink against the baseline (G6/G8)",
+        |c| c.ctest.as_ref(),
+        |ctx, cfg| ctx.report(GATE, lints::ctest::check(&ctx.root, cfg)),
+        lints::ctest::controls::run_controls,
+    )
+    .live(|ctx, cfg, n| lints::ctest::controls::live_controls(&Disk(ctx.root.clone()), cfg, n))
 }

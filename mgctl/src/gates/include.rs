@@ -12,7 +12,8 @@ use include_graph::{Graph, Workspace};
 
 use include_graph::cfg::IncludeConfig;
 
-use crate::gate::{CheckCtx, Control, Gate, GateReport, Location, Neutered, SelfTest};
+use super::section::SectionGate;
+use crate::gate::{CheckCtx, Gate, GateReport, Location};
 
 pub const PROBES: &str = controls::PROBES_GATE;
 pub const LAYERING: &str = controls::LAYERING_GATE;
@@ -55,121 +56,74 @@ fn graph(ctx: &CheckCtx, ws: &Workspace) -> Result<Arc<Graph>, String> {
     ctx.include_graph.get_or_init(|| built).clone()
 }
 
-pub struct IncludeProbesGate;
-pub struct IncludeLayeringGate;
-
-impl Gate for IncludeProbesGate {
-    fn name(&self) -> &'static str {
-        PROBES
-    }
-    /// Builds the include graph the layering gate then shares (so that one waits for nothing).
-    fn cost(&self) -> u32 {
-        4
-    }
-
-    fn description(&self) -> &'static str {
-        "named headers must not reach forbidden paths through any include chain (MobileGL's include-closure gate)"
-    }
-    fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.include {
-            None => Some("no [include] section in mgctl.toml".into()),
-            Some(c) if c.probes.is_empty() => Some("[include] has no [[include.probe]]".into()),
-            Some(_) => None,
-        }
-    }
-    fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.include else {
-            return GateReport::skipped(PROBES, "no [include] section in mgctl.toml");
-        };
-        let could_not_run =
-            |e: String| GateReport::could_not_run(PROBES, Code::Inc014.as_str(), e, None);
-        workspace(ctx, cfg)
-            .and_then(|ws| {
-                let g = graph(ctx, &ws)?;
-                let req = ws.config_request(&ctx.compiler);
-                let o = ws.probes(&g, &req).map_err(|e| e.to_string())?;
-                let (diags, summary) = (o.gate_diagnostics(&g), o.summary(&g));
-                Ok(report(
-                    PROBES,
-                    diags,
-                    summary,
-                    o.figures(&g),
-                    o.units(),
-                    ctx,
-                ))
-            })
-            .unwrap_or_else(could_not_run)
-    }
-    fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        crate::gate::self_test(controls::run_probe_controls(&|c| {
-            neutered.contains(PROBES, c)
-        }))
-    }
-    fn live_controls(&self, ctx: &CheckCtx, neutered: &Neutered) -> Vec<Control> {
-        let Some(cfg) = ctx.config.include.as_ref().filter(|c| !c.probes.is_empty()) else {
-            return vec![Control::not_configured()];
-        };
-        include_graph::live::live_probe_controls(&ctx.root, cfg, &|c| neutered.contains(PROBES, c))
-            .into_iter()
-            .collect()
-    }
+pub fn probes() -> impl Gate {
+    SectionGate::new(
+        PROBES,
+        "named headers must not reach forbidden paths through any include chain (MobileGL's include-closure gate)",
+        "no [include] section in mgctl.toml",
+        |c| c.include.as_ref(),
+        |ctx, cfg| {
+            let could_not_run =
+                |e: String| GateReport::could_not_run(PROBES, Code::Inc014.as_str(), e, None);
+            workspace(ctx, cfg)
+                .and_then(|ws| {
+                    let g = graph(ctx, &ws)?;
+                    let req = ws.config_request(&ctx.compiler);
+                    let o = ws.probes(&g, &req).map_err(|e| e.to_string())?;
+                    let (diags, summary) = (o.gate_diagnostics(&g), o.summary(&g));
+                    Ok(report(PROBES, diags, summary, o.figures(&g), o.units(), ctx))
+                })
+                .unwrap_or_else(could_not_run)
+        },
+        controls::run_probe_controls,
+    )
+    .idle(|_, c| {
+        c.probes
+            .is_empty()
+            .then(|| "[include] has no [[include.probe]]".into())
+    })
+    .live(|ctx, cfg, n| include_graph::live::live_probe_controls(&ctx.root, cfg, n))
+    // Builds the include graph the layering gate then shares (so that one waits for nothing).
+    .cost(4)
 }
 
-impl Gate for IncludeLayeringGate {
-    fn name(&self) -> &'static str {
-        LAYERING
-    }
-    fn description(&self) -> &'static str {
-        "checkdeps-style +/-/! include rules per directory, direct or transitive, with witness chains and stale-rule detection"
-    }
-    fn skip_reason(&self, ctx: &CheckCtx) -> Option<String> {
-        match &ctx.config.include {
-            None => Some("no [include] section in mgctl.toml".into()),
-            Some(c) if c.layers.is_empty() => Some("[include] has no [[include.layer]]".into()),
-            Some(_) => None,
-        }
-    }
-    fn run(&self, ctx: &CheckCtx) -> GateReport {
-        let Some(cfg) = &ctx.config.include else {
-            return GateReport::skipped(LAYERING, "no [include] section in mgctl.toml");
-        };
-        let could_not_run =
-            |e: String| GateReport::could_not_run(LAYERING, Code::Inc014.as_str(), e, None);
-        let ws = match workspace(ctx, cfg) {
-            Ok(w) => w,
-            Err(e) => return could_not_run(e),
-        };
-        let groups = match ws.rule_groups() {
-            Ok(g) => g,
-            Err((e, o)) => {
-                return GateReport::could_not_run(
-                    LAYERING,
-                    Code::Inc008.as_str(),
-                    format!("invalid rule: {e}"),
-                    Some(Location::at(o.file, o.line as u32, None)),
-                )
-            }
-        };
-        graph(ctx, &ws)
-            .and_then(|g| {
-                let o = ws.layering(&g, &groups).map_err(|e| e.to_string())?;
-                let (diags, summary) = (o.gate_diagnostics(&g), o.summary());
-                Ok(report(
-                    LAYERING,
-                    diags,
-                    summary,
-                    o.figures(&g),
-                    o.units.clone(),
-                    ctx,
-                ))
-            })
-            .unwrap_or_else(could_not_run)
-    }
-    fn self_test(&self, neutered: &Neutered) -> SelfTest {
-        crate::gate::self_test(controls::run_layering_controls(&|c| {
-            neutered.contains(LAYERING, c)
-        }))
-    }
+pub fn layering() -> impl Gate {
+    SectionGate::new(
+        LAYERING,
+        "checkdeps-style +/-/! include rules per directory, direct or transitive, with witness chains and stale-rule detection",
+        "no [include] section in mgctl.toml",
+        |c| c.include.as_ref(),
+        |ctx, cfg| {
+            let could_not_run =
+                |e: String| GateReport::could_not_run(LAYERING, Code::Inc014.as_str(), e, None);
+            let ws = match workspace(ctx, cfg) {
+                Ok(w) => w,
+                Err(e) => return could_not_run(e),
+            };
+            let groups = match ws.rule_groups() {
+                Ok(g) => g,
+                Err((e, o)) => {
+                    let at = Some(Location::at(o.file, o.line as u32, None));
+                    let why = format!("invalid rule: {e}");
+                    return GateReport::could_not_run(LAYERING, Code::Inc008.as_str(), why, at);
+                }
+            };
+            graph(ctx, &ws)
+                .and_then(|g| {
+                    let o = ws.layering(&g, &groups).map_err(|e| e.to_string())?;
+                    let (diags, summary) = (o.gate_diagnostics(&g), o.summary());
+                    let units = o.units.clone();
+                    Ok(report(LAYERING, diags, summary, o.figures(&g), units, ctx))
+                })
+                .unwrap_or_else(could_not_run)
+        },
+        controls::run_layering_controls,
+    )
+    .idle(|_, c| {
+        c.layers
+            .is_empty()
+            .then(|| "[include] has no [[include.layer]]".into())
+    })
 }
 
 #[cfg(test)]
@@ -207,7 +161,7 @@ mod tests {
                 quiet: true,
             }
         };
-        let first = IncludeLayeringGate.run(&ctx());
+        let first = layering().run(&ctx());
         assert_eq!(
             first.verdict,
             crate::gate::Verdict::Pass,
@@ -218,7 +172,7 @@ mod tests {
             "MobileGL/MG_Backend/Draw.cpp",
             "#include \"MG_State/State.h\"\nint draw();\n",
         );
-        let second = IncludeLayeringGate.run(&ctx());
+        let second = layering().run(&ctx());
         assert_eq!(
             second.verdict,
             crate::gate::Verdict::Fail,

@@ -12,10 +12,10 @@ pub mod fatals;
 pub mod generated;
 pub mod include;
 pub mod layout;
-pub mod lint_map;
 pub mod preproc;
 pub mod regions;
 pub mod retrace;
+mod section;
 pub mod symbols;
 pub mod test_names;
 pub mod test_sets;
@@ -26,27 +26,27 @@ use crate::gate::Gate;
 /// The gates of this build, in display order (reports are sorted by name anyway).
 pub fn all() -> Vec<Box<dyn Gate>> {
     vec![
-        Box::new(tokens::TokensGate),
-        Box::new(symbols::SymbolsGate),
-        Box::new(symbols::SymbolRulesGate),
-        Box::new(dirty_surface::DirtySurfaceGate),
-        Box::new(regions::RegionsGate),
-        Box::new(test_names::TestNamesGate),
-        Box::new(test_sets::TestSetsGate),
-        Box::new(preproc::PreprocGate),
-        Box::new(commits::CommitsGate),
-        Box::new(fatals::FatalsGate),
-        Box::new(fatal_sites::FatalSitesGate),
-        Box::new(cite::CiteGate),
-        Box::new(include::IncludeProbesGate),
-        Box::new(include::IncludeLayeringGate),
-        Box::new(budgets::BudgetsGate),
-        Box::new(counters::CountersGate),
-        Box::new(layout::LayoutGate),
-        Box::new(retrace::RetraceGate),
-        Box::new(ctest::CtestGate),
+        Box::new(tokens::gate()),
+        Box::new(symbols::symbols()),
+        Box::new(symbols::rules()),
+        Box::new(dirty_surface::gate()),
+        Box::new(regions::gate()),
+        Box::new(test_names::gate()),
+        Box::new(test_sets::gate()),
+        Box::new(preproc::gate()),
+        Box::new(commits::gate()),
+        Box::new(fatals::gate()),
+        Box::new(fatal_sites::gate()),
+        Box::new(cite::gate()),
+        Box::new(include::probes()),
+        Box::new(include::layering()),
+        Box::new(budgets::gate()),
+        Box::new(counters::gate()),
+        Box::new(layout::gate()),
+        Box::new(retrace::gate()),
+        Box::new(ctest::gate()),
         Box::new(controls::ControlsGate),
-        Box::new(generated::GeneratedGate),
+        Box::new(generated::gate()),
     ]
 }
 
