@@ -34,7 +34,7 @@ CXXFLAGS=(-std=c++17 -O2 -fPIC -fno-tree-switch-conversion -Wall -Wextra -Werror
           -ffile-prefix-map="$here"/=)
 LDFLAGS=(-shared -Wl,--build-id=none -Wl,-soname,libMobileGL.so -pthread)
 
-mapfile -t SOURCES < <(find MobileGL -name '*.cpp' -not -path 'MobileGL/MG_Test/*' | LC_ALL=C sort)
+mapfile -t SOURCES < <(find MobileGL -name '*.cpp' -not -path 'MobileGL/MG_Test/*' -not -path 'MobileGL/MG_Remote/*' | LC_ALL=C sort)
 
 object_of() {
     echo "$2/obj/$(echo "$1" | tr / _ | sed 's/\.cpp$/.o/')"
@@ -119,4 +119,27 @@ if [[ "$RUN_DEMO" == 1 ]]; then
         echo "$log: $(grep -c 'MGPipe stats: frames=' "$log") MGPipe stats window lines"
     done
 fi
+# build/link/: the split build's per-object output, laid out as CMake's `MobileGL` target writes
+# it (CMakeFiles/MobileGL.dir/<source>.o), with a CMakeCache.txt of the options it was configured
+# with - what upstream scripts/link_ratchet.py and mgctl's link-ratchet gate read. The monolith
+# objects are the pull objects (hard links, byte for byte). MG_Remote, the split's client/server
+# code, is compiled only here: the monolith library defines no MG_Remote symbol (symbol rules).
+mapfile -t REMOTE_SOURCES < <(find MobileGL/MG_Remote -name '*.cpp' -not -path '*/MG_Test/*' | LC_ALL=C sort)
+link_dir=build/link/CMakeFiles/MobileGL.dir
+rm -rf build/link && mkdir -p "$link_dir"
+for src in "${SOURCES[@]}"; do
+    mkdir -p "$link_dir/$(dirname "$src")"
+    ln "$(object_of "$src" build/pull)" "$link_dir/$src.o"
+done
+for src in "${REMOTE_SOURCES[@]}"; do
+    mkdir -p "$link_dir/$(dirname "$src")"
+    "$CXX" "${CXXFLAGS[@]}" -c "$src" -o "$link_dir/$src.o"
+done
+cat > build/link/CMakeCache.txt <<CACHE
+# This is the CMakeCache file (written by driver/build.sh for the split build).
+CMAKE_BUILD_TYPE:STRING=Release
+MOBILEGL_BUILD_DISAGGREGATED:BOOL=ON
+MOBILEGL_BUILD_DISAGGREGATED_INPROC:BOOL=ON
+CACHE
+echo "built build/link ($(( ${#SOURCES[@]} + ${#REMOTE_SOURCES[@]} )) objects, ${#REMOTE_SOURCES[@]} of MG_Remote)"
 echo "build.sh: done in $(( $(date +%s) - start )) s"

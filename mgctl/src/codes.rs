@@ -53,6 +53,7 @@ pub fn all() -> Vec<CodeInfo> {
     gather::<dirty_surface::Code>(&mut out);
     gather::<symbols::codes::SymbolsCode>(&mut out);
     gather::<symbols::codes::SymbolRulesCode>(&mut out);
+    gather::<symbols::ratchet::Code>(&mut out);
     gather::<stats_viewer::g4::Code>(&mut out);
     gather::<stats_viewer::budget::Code>(&mut out);
     gather::<stats_viewer::counters::Code>(&mut out);

@@ -25,6 +25,8 @@ pub struct Config {
     pub tokens: Option<lints::tokens::cfg::TokensConfig>,
     pub symbols: Option<symbols::cfg::SymbolsConfig>,
     pub symbol_rules: Option<symbols::cfg::SymbolRulesConfig>,
+    /// `[link_ratchet]`: the frontend reach of server objects may only shrink.
+    pub link_ratchet: Option<symbols::ratchet::cfg::LinkRatchetConfig>,
     pub regions: Option<lints::regions::cfg::RegionsConfig>,
     pub test_names: Option<lints::test_names::gate::TestNamesConfig>,
     pub test_sets: Option<lints::test_sets::cfg::TestSetsConfig>,
@@ -81,6 +83,8 @@ impl Config {
             tokens: Some(lints::tokens::cfg::mobilegl_profile()),
             symbols: symbols::cfg::mobilegl_profile(),
             symbol_rules: symbols::cfg::mobilegl_rules_profile(),
+            // Needs a disaggregated build's per-object output: a checkout configures it.
+            link_ratchet: None,
             regions: lints::regions::cfg::mobilegl_profile(),
             test_names: lints::test_names::gate::mobilegl_profile(),
             // Lane listings are build outputs: a checkout configures [test_sets].
@@ -308,6 +312,15 @@ fn outside_paths(c: &Config, text: &str, path: &Path) -> Result<(), Error> {
             .iter()
             .map(|s| ("symbols.after", s.after.as_str())),
     );
+    if let Some(l) = &c.link_ratchet {
+        keys.push(("link_ratchet.objects", l.objects.as_str()));
+        keys.push(("link_ratchet.baseline", l.baseline.as_str()));
+        keys.extend(
+            l.cmake_cache
+                .iter()
+                .map(|p| ("link_ratchet.cmake_cache", p.as_str())),
+        );
+    }
     let docs = c.cite.iter().flat_map(|d| &d.docs);
     keys.extend(docs.map(|d| ("cite.docs", d.as_str())));
     let probes = c.include.iter().flat_map(|i| &i.probes);

@@ -20,6 +20,7 @@ pub mod findings;
 pub mod gate;
 pub mod group;
 pub mod listing;
+pub mod ratchet;
 pub mod report;
 pub mod rules;
 pub mod selftest;

@@ -12,6 +12,7 @@ pub mod fatals;
 pub mod generated;
 pub mod include;
 pub mod layout;
+pub mod link_ratchet;
 pub mod preproc;
 pub mod regions;
 pub mod retrace;
@@ -29,6 +30,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(tokens::gate()),
         Box::new(symbols::symbols()),
         Box::new(symbols::rules()),
+        Box::new(link_ratchet::gate()),
         Box::new(dirty_surface::gate()),
         Box::new(regions::gate()),
         Box::new(test_names::gate()),

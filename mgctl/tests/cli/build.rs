@@ -110,7 +110,7 @@ fn issue18_no_build_refuses_and_the_gates_say_so() {
         dir.path(),
     )
     .expect(2);
-    r.assert_stderr_has("(20 by --only/--skip, 1 by --no-build)");
+    r.assert_stderr_has("(21 by --only/--skip, 1 by --no-build)");
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn issue18_a_driver_copy_without_build_runs_every_gate() {
     let (_g, root) = copy_driver();
     assert!(!root.join("build").exists());
     let r = mgctl_building(&["check", ".", "--format", "json"], &root);
-    r.assert_stderr_has("mgctl: building driver: bash build.sh --no-run (3 outputs missing)\n");
+    r.assert_stderr_has("mgctl: building driver: bash build.sh --no-run (4 outputs missing)\n");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     for g in v["gates"].as_array().unwrap() {
         if g["gate"] == "commits" {

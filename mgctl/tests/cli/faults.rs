@@ -1229,7 +1229,7 @@ fn hostile_config() {
         ),
         (
             "cite.docs",
-            234,
+            274,
             "docs = [\"docs/Disaggregated/*.md\"]",
             "docs = [\"../../*.md\"]",
         ),

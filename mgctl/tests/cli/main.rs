@@ -21,6 +21,7 @@ mod html;
 mod include;
 mod layout;
 mod lexer;
+mod link_ratchet;
 mod lint;
 mod live;
 mod output;
