@@ -370,6 +370,48 @@ fn assemble(dir: &Path, name: &str, text: &[u8]) -> Option<PathBuf> {
     ok.then_some(obj)
 }
 
+/// A split build's per-object output for `check --only link-ratchet`: `n` objects assembled by
+/// `as`, a quarter frontend, a quarter shared, half server; each server object needs ten symbols
+/// of its frontend neighbour and ten of its shared one, and the baseline records the reach.
+fn link_tree(root: &Path, n: usize) -> Option<()> {
+    let objects = root.join("obj");
+    let mut baseline = String::new();
+    for i in 0..n {
+        let (dir, base) = match i % 4 {
+            0 => ("MobileGL/MG_Impl", "fe"),
+            1 => ("MobileGL/MG_Util", "sh"),
+            _ => ("MobileGL/MG_Backend", "sv"),
+        };
+        let mut t = String::from(".text\n");
+        for j in 0..100 {
+            let _ = write!(t, ".globl {base}{i}_{j}\n{base}{i}_{j}:\nret\n");
+        }
+        if base == "sv" {
+            let (f, u) = (i - i % 4, i - i % 4 + 1);
+            t.push_str(".data\n");
+            for j in 0..10 {
+                let _ = write!(t, ".quad fe{f}_{j}\n.quad sh{u}_{j}\n");
+                if i % 4 == 2 {
+                    let _ = writeln!(baseline, "fe{f}_{j}");
+                }
+            }
+        }
+        let dest = objects.join(dir);
+        std::fs::create_dir_all(&dest).ok()?;
+        let obj = assemble(&dest, &format!("U{i}.cpp"), t.as_bytes())?;
+        std::fs::remove_file(obj.with_extension("s")).ok()?;
+    }
+    write(&root.join("baseline.txt"), baseline.as_bytes());
+    write(
+        &root.join("mgctl.toml"),
+        b"[link_ratchet]\nobjects = \"obj\"\nbaseline = \"baseline.txt\"\n\n\
+          [[link_ratchet.partition]]\nprefix = \"MobileGL/MG_Backend/\"\nrole = \"server\"\n\n\
+          [[link_ratchet.partition]]\nprefix = \"MobileGL/MG_Impl/\"\nrole = \"frontend\"\n\n\
+          [[link_ratchet.partition]]\nprefix = \"MobileGL/MG_Util/\"\nrole = \"shared\"\n",
+    );
+    Some(())
+}
+
 /// Generates the input for `n` units into `dir` and returns the mgctl command and an optional
 /// reference command on the same input (`None` when the input cannot be generated here).
 type Make = fn(dir: &Path, n: usize) -> Option<(Cmd, Option<Cmd>)>;
@@ -662,6 +704,19 @@ fn cases() -> Vec<Case> {
                 let b = assemble(d, "after", &symbols_asm(n, true))?;
                 Some((
                     Cmd::mgctl(&["symbols", "diff", "--before", &s(&a), "--after", &s(&b)]),
+                    None,
+                ))
+            },
+        },
+        Case {
+            name: "check --only link-ratchet",
+            unit: "objects (ELF .o via as, 100 symbols)",
+            base: 64,
+            make: |d, n| {
+                let root = d.join(format!("link{n}"));
+                link_tree(&root, n)?;
+                Some((
+                    Cmd::mgctl(&["check", &s(&root), "--only", "link-ratchet"]),
                     None,
                 ))
             },

@@ -66,13 +66,7 @@ pub fn run(args: &CtestArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
             "passed": passed,
             "headline": o.headline,
             "inputs": o.inputs,
-            "findings": findings.iter().map(|f| serde_json::json!({
-                "code": f.code,
-                "severity": f.severity.to_string(),
-                "message": f.message,
-                "location": f.location.as_ref().map(|l| l.to_string()),
-                "detail": f.detail,
-            })).collect::<Vec<_>>(),
+            "findings": super::findings_json(&findings),
         });
         writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
         return Ok(Outcome::from_pass(passed));

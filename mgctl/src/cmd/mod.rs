@@ -10,6 +10,7 @@ pub mod ctest;
 pub mod dirty_surface;
 pub mod fatal_sites;
 pub mod include;
+pub mod link_ratchet;
 pub mod lint;
 pub mod session;
 pub mod stats;
@@ -147,6 +148,23 @@ pub fn gate_self_test(
         passed &= diag::write_self_test(gate, controls, json, out)?;
     }
     Ok(Outcome::from_pass(passed))
+}
+
+/// A gate command's findings for its `--format json` document.
+pub fn findings_json(findings: &[check_report::Finding]) -> Vec<serde_json::Value> {
+    findings
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "code": f.code,
+                "severity": f.severity.to_string(),
+                "unit": f.unit,
+                "message": f.message,
+                "location": f.location.as_ref().map(|l| l.to_string()),
+                "detail": f.detail,
+            })
+        })
+        .collect()
 }
 
 /// A gate command's findings as text, one `severity[CODE] path:line: message` line each, the

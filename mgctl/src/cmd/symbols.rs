@@ -25,7 +25,7 @@ builds (`diff`, the replacement of MobileGL's scripts/symbol_report.py with its 
 Markdown and JSON), what a library defines (`list`) or needs from outside (`undefined`). `--self-test` \
 proves every gate flag can go red. The benchmark against the nm/size/c++filt pipeline is \
 `cargo bench -p symbols --bench diff_vs_binutils`.",
-    after_help = "Examples:\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so --sort delta\n  mgctl symbols list driver/build/pull/libMobileGL.so --top 20\n  mgctl symbols undefined driver/build/pull/libMobileGL.so\n  mgctl symbols --self-test"
+    after_help = "Examples:\n  mgctl symbols diff --before driver/build/pull/libMobileGL.so \\\n      --after driver/build/push/libMobileGL.so --sort delta\n  mgctl symbols list driver/build/pull/libMobileGL.so --top 20\n  mgctl symbols undefined driver/build/pull/libMobileGL.so\n  mgctl symbols ratchet -C driver\n  mgctl symbols --self-test"
 )]
 pub struct SymbolsArgs {
     #[arg(long, help = crate::flags::SELF_TEST_HELP)]
@@ -44,6 +44,7 @@ pub enum SymbolsCommand {
     Diff(DiffArgs),
     List(ListArgs),
     Undefined(UndefinedArgs),
+    Ratchet(crate::cmd::link_ratchet::RatchetArgs),
     // The first spelling of --self-test, kept (hidden) for old scripts.
     #[command(hide = true)]
     SelfTest(SelfTestArgs),
@@ -260,10 +261,11 @@ pub fn run(
         Some(SymbolsCommand::Diff(a)) => run_diff(a, settings, out),
         Some(SymbolsCommand::List(a)) => run_list(a, out),
         Some(SymbolsCommand::Undefined(a)) => run_undefined(a, out),
+        Some(SymbolsCommand::Ratchet(a)) => crate::cmd::link_ratchet::run(a, settings, out),
         Some(SymbolsCommand::SelfTest(a)) => run_self_test(&a.neuter, settings, out),
         None if args.self_test => run_self_test(&args.neuter, settings, out),
         None => bail!(
-            "give a subcommand (diff, list, undefined) or --self-test (see mgctl symbols --help)"
+            "give a subcommand (diff, list, undefined, ratchet) or --self-test (see mgctl symbols --help)"
         ),
     }
 }

@@ -259,3 +259,71 @@ fn self_test_trips_every_control_and_a_neutered_one_fails() {
         run.assert_stdout_has(&format!("{c}: negative control did not trip"));
     }
 }
+
+/// One verdict per analysis (issue 28): `mgctl symbols ratchet` and the gate decide from the same
+/// diagnostics on every tree: the same exit and the same codes.
+#[test]
+fn the_command_reaches_the_gates_verdict_and_rerecords_only_a_trusted_measurement() {
+    let trees: [(&str, fn(&Path)); 4] = [
+        ("clean", |_| {}),
+        ("new reach", |r| {
+            apply_violation(r, "link-ratchet-new-reach")
+        }),
+        ("unclassified", |r| {
+            let o = r.join(OBJECTS);
+            std::fs::copy(
+                o.join("MobileGL/MG_Remote/Server/ServerApply.cpp.o"),
+                o.join("MobileGL/Stray.cpp.o"),
+            )
+            .unwrap();
+        }),
+        ("unreadable", |r| {
+            std::fs::write(r.join(OBJECTS).join("MobileGL/MG_Pipe/Bad.cpp.o"), b"junk").unwrap()
+        }),
+    ];
+    for (name, plant) in trees {
+        let (_d, root) = copy_with_objects();
+        plant(&root);
+        let (_, g) = check(&root, if name == "clean" { 0 } else { 1 });
+        let r = mgctl(
+            &["symbols", "ratchet", "-C", ".", "--format", "json"],
+            &root,
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{name}: {e}\n{}", r.dump()));
+        assert_eq!(
+            r.code,
+            if name == "clean" { 0 } else { 1 },
+            "{name}: {}",
+            r.dump()
+        );
+        assert_eq!(codes(&v), codes(&g), "{name}");
+        // Re-recording is refused while the measurement is in doubt, and leaves the file alone.
+        let before = std::fs::read(root.join(BASELINE)).unwrap();
+        let w = mgctl(
+            &["symbols", "ratchet", "-C", ".", "--write-baseline"],
+            &root,
+        );
+        let doubt = codes(&g).iter().any(|c| c != "LNK001");
+        if doubt {
+            assert_eq!(w.code, 2, "{name}: {}", w.dump());
+            w.assert_stderr_has("not writing the baseline while the measurement is in doubt");
+            assert_eq!(
+                std::fs::read(root.join(BASELINE)).unwrap(),
+                before,
+                "{name}"
+            );
+        } else {
+            assert_eq!(w.code, 0, "{name}: {}", w.dump());
+            w.assert_stdout_has("link-ratchet baseline written: 2 symbol(s)");
+            let text = std::fs::read_to_string(root.join(BASELINE)).unwrap();
+            // The kept symbol keeps its note; the new one is added; the gate is green again.
+            assert!(text.contains("glBlendColor  # P13\n"), "{text}");
+            assert!(
+                text.contains("\nglBindBuffer\n") || text.contains("glBindBuffer  #"),
+                "{text}"
+            );
+            check(&root, 0);
+        }
+    }
+}

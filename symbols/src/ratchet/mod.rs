@@ -77,14 +77,31 @@ impl Baseline {
         }
     }
 
-    /// The baseline file's text for `reach` (what `--write-baseline` would record).
-    pub fn render(reach: &BTreeMap<String, Reach>) -> String {
-        let mut s = String::from(
-            "# link-ratchet baseline: frontend symbols a server-only image still needs.\n\
-             # One demangled name a line; it may only shrink (mgctl check, gate link-ratchet).\n",
-        );
+    /// The baseline re-recorded for `reach`: the old file's leading comment block and the whole
+    /// line (with its ` # note`) of every symbol still reached are kept; cleared symbols go; new
+    /// ones are added; one name a line, sorted.
+    pub fn rerecord(old: Option<&str>, reach: &BTreeMap<String, Reach>) -> String {
+        let old = old.unwrap_or("");
+        let mut head: String = old
+            .lines()
+            .take_while(|l| l.trim_start().starts_with('#') || l.trim().is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect();
+        if head.trim().is_empty() {
+            head = "# link-ratchet baseline: frontend symbols a server-only image still needs.\n\
+                    # One demangled name a line; it may only shrink (mgctl check, gate link-ratchet).\n"
+                .to_string();
+        }
+        let kept: BTreeMap<&str, &str> = old
+            .lines()
+            .filter_map(|l| {
+                let name = l.split(" #").next().unwrap_or("").trim();
+                (!name.is_empty() && !name.starts_with('#')).then_some((name, l))
+            })
+            .collect();
+        let mut s = head;
         for name in reach.keys() {
-            s.push_str(name);
+            s.push_str(kept.get(name.as_str()).copied().unwrap_or(name));
             s.push('\n');
         }
         s
@@ -142,22 +159,27 @@ pub fn reach(objects: &[(&Object, Role)]) -> BTreeMap<String, Reach> {
         .chain(of(Role::Shared))
         .flat_map(|o| o.defined.iter().map(String::as_str))
         .collect();
+    // Who defines each frontend name, built once: linear in the objects' symbols.
+    let mut frontend: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for f in of(Role::Frontend) {
+        for name in &f.defined {
+            frontend.entry(name).or_default().insert(&f.rel);
+        }
+    }
     let mut out: BTreeMap<String, Reach> = BTreeMap::new();
     for o in of(Role::Server) {
         for name in &o.undefined {
             if server_or_shared.contains(name.as_str()) {
                 continue;
             }
-            let definers: BTreeSet<String> = of(Role::Frontend)
-                .filter(|f| f.defined.contains(name))
-                .map(|f| f.rel.clone())
-                .collect();
-            if definers.is_empty() {
+            let Some(definers) = frontend.get(name.as_str()) else {
                 continue;
-            }
-            let e = out.entry(name.clone()).or_default();
+            };
+            let e = out.entry(name.clone()).or_insert_with(|| Reach {
+                referrers: BTreeSet::new(),
+                definers: definers.iter().map(|d| d.to_string()).collect(),
+            });
             e.referrers.insert(o.rel.clone());
-            e.definers = definers;
         }
     }
     out
@@ -165,6 +187,17 @@ pub fn reach(objects: &[(&Object, Role)]) -> BTreeMap<String, Reach> {
 
 fn list(set: &BTreeSet<String>) -> String {
     set.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// Every reached symbol with who needs and who defines it (objects no row claims are left out;
+/// the verdict calls them LNK003).
+pub fn reached(cfg: &LinkRatchetConfig, input: &Input) -> BTreeMap<String, Reach> {
+    let classified: Vec<(&Object, Role)> = input
+        .objects
+        .iter()
+        .filter_map(|o| classify(&o.rel, &cfg.partition).map(|(_, row)| (o, row.role)))
+        .collect();
+    reach(&classified)
 }
 
 /// The gate's verdict over what [`gather`] read.
