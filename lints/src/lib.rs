@@ -1,6 +1,7 @@
 //! Source and document lints: forbidden tokens, citations, untouched regions, test names, commits.
 #![warn(unreachable_pub)]
 
+pub mod census;
 pub mod cite;
 pub mod commits;
 pub mod control;

@@ -412,6 +412,31 @@ fn link_tree(root: &Path, n: usize) -> Option<()> {
     Some(())
 }
 
+/// A registry ↔ call-site census for `check --only census`: `n` sources, each counting ten rows
+/// of one `.def` with a bare `Count()` under its own `MGLOG_W` (the block walk runs for every site).
+fn census_tree(root: &Path, n: usize) {
+    let mut def = String::new();
+    for i in 0..n {
+        let mut src = String::from("// generated\n#include \"Tally.h\"\n\n");
+        for j in 0..10 {
+            let _ = writeln!(def, "MGL_ROW(Row{i}x{j})");
+            let _ = write!(
+                src,
+                "bool F{j}(int x) {{\n    if (x == {j}) {{\n        MGLOG_W(\"row {i} {j}: %d\", x); // why\n        Tally::Count(Site::Row{i}x{j});\n        return false;\n    }}\n    return true;\n}}\n\n"
+            );
+        }
+        write(&root.join(format!("src/S{i}.cpp")), src.as_bytes());
+    }
+    write(&root.join("src/Rows.def"), def.as_bytes());
+    write(
+        &root.join("mgctl.toml"),
+        b"[[census]]\nname = \"rows\"\npaths = [\"src/*.cpp\"]\n\
+          registry = { file = \"src/Rows.def\", entry = '(?m)^MGL_ROW\\((\\w+)\\)$' }\n\n\
+          [[census.site]]\npattern = 'Tally::Count\\(Site::(\\w+)\\)'\n\
+          marker = { pattern = 'MGLOG_[WE]\\s*\\(', within = 8 }\n",
+    );
+}
+
 /// Generates the input for `n` units into `dir` and returns the mgctl command and an optional
 /// reference command on the same input (`None` when the input cannot be generated here).
 type Make = fn(dir: &Path, n: usize) -> Option<(Cmd, Option<Cmd>)>;
@@ -706,6 +731,16 @@ fn cases() -> Vec<Case> {
                     Cmd::mgctl(&["symbols", "diff", "--before", &s(&a), "--after", &s(&b)]),
                     None,
                 ))
+            },
+        },
+        Case {
+            name: "check --only census",
+            unit: "sources (10 logged sites each)",
+            base: 250,
+            make: |d, n| {
+                let root = d.join(format!("census{n}"));
+                census_tree(&root, n);
+                Some((Cmd::mgctl(&["check", &s(&root), "--only", "census"]), None))
             },
         },
         Case {

@@ -349,6 +349,7 @@ mod tests {
             "mgctl lint fatal-sites",
             "mgctl lint ctest",
             "mgctl lint controls",
+            "mgctl symbols ratchet",
             // With --base, the workspace whose [build] makes the base revision's library.
             "mgctl symbols diff",
         ];

@@ -52,6 +52,9 @@ pub struct Config {
     /// `[[pin]]`: sha256 pins of files, plain or per revision of a source constant.
     #[serde(default)]
     pub pin: Vec<lints::generated::cfg::PinConfig>,
+    /// `[[census]]`: registries and the call sites that must name their entries.
+    #[serde(default)]
+    pub census: Vec<lints::census::cfg::CensusConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<workspace_build::cfg::BuildConfig>,
 }
@@ -108,6 +111,8 @@ impl Config {
             // gen_pipe.py's outputs and the protocol pins are a checkout's to configure.
             generated: Vec::new(),
             pin: Vec::new(),
+            // Which registries a checkout keeps, and their sites, are its own.
+            census: Vec::new(),
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }
@@ -312,6 +317,8 @@ fn outside_paths(c: &Config, text: &str, path: &Path) -> Result<(), Error> {
             .iter()
             .map(|s| ("symbols.after", s.after.as_str())),
     );
+    let census = c.census.iter().flat_map(|k| k.paths());
+    keys.extend(census.map(|p| ("census.registry.file", p)));
     if let Some(l) = &c.link_ratchet {
         keys.push(("link_ratchet.objects", l.objects.as_str()));
         keys.push(("link_ratchet.baseline", l.baseline.as_str()));

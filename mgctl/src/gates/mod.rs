@@ -1,6 +1,7 @@
 //! Every gate this build offers, each adapting one library's domain result to `GateReport`.
 
 pub mod budgets;
+pub mod census;
 pub mod cite;
 pub mod commits;
 pub mod controls;
@@ -39,6 +40,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(commits::gate()),
         Box::new(fatals::gate()),
         Box::new(fatal_sites::gate()),
+        Box::new(census::gate()),
         Box::new(cite::gate()),
         Box::new(include::probes()),
         Box::new(include::layering()),

@@ -65,7 +65,7 @@ fn clean_tree_passes_and_lists_skipped_gates() {
     let run = mgctl(&["check", "."], dir.path()).expect(0);
     run.assert_stdout_has("tokens");
     run.assert_stdout_has("mgctl check: PASS");
-    run.assert_stdout_has("21 skipped");
+    run.assert_stdout_has("22 skipped");
     // The list itself: every gate but tokens, each saying which section it lacks.
     let run = mgctl(&["check", ".", "--format", "json"], dir.path()).expect(0);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -86,6 +86,7 @@ fn clean_tree_passes_and_lists_skipped_gates() {
         names,
         [
             "budgets",
+            "census",
             "cite",
             "commits",
             "controls",
@@ -438,7 +439,7 @@ fn admitted_notes_are_counted_once_and_a_selection_is_one_line() {
         .filter(|l| l.contains("not selected"))
         .count();
     assert_eq!(rows, 1, "{}", run.stdout);
-    run.assert_stdout_has("gates not selected by --only: budgets, cite,");
+    run.assert_stdout_has("gates not selected by --only: budgets, census, cite,");
     let verbose = mgctl(&["check", ws, "--only", "symbols", "-v"], &root).expect(0);
     let listed = verbose.stdout.matches("note[SYM009]").count();
     assert!(listed > 1, "{}", verbose.stdout);

@@ -58,7 +58,7 @@ fn copy_with_objects() -> (tempfile::TempDir, PathBuf) {
 }
 
 const GREEN: &str =
-    "32 objects (8 server, 22 frontend, 2 shared) / reach 2 (baseline 2) / 0 new, 0 cleared";
+    "33 objects (9 server, 22 frontend, 2 shared) / reach 2 (baseline 2) / 0 new, 0 cleared";
 
 #[test]
 fn the_driver_split_build_holds_its_baseline() {
@@ -84,7 +84,7 @@ fn new_reach_is_red_naming_the_symbol_and_both_objects() {
     );
     assert_eq!(
         g["headline"],
-        "32 objects (8 server, 22 frontend, 2 shared) / reach 2 (baseline 1) / 1 new, 0 cleared"
+        "33 objects (9 server, 22 frontend, 2 shared) / reach 2 (baseline 1) / 1 new, 0 cleared"
     );
 }
 
@@ -264,7 +264,8 @@ fn self_test_trips_every_control_and_a_neutered_one_fails() {
 /// diagnostics on every tree: the same exit and the same codes.
 #[test]
 fn the_command_reaches_the_gates_verdict_and_rerecords_only_a_trusted_measurement() {
-    let trees: [(&str, fn(&Path)); 4] = [
+    type Plant = fn(&Path);
+    let trees: [(&str, Plant); 4] = [
         ("clean", |_| {}),
         ("new reach", |r| {
             apply_violation(r, "link-ratchet-new-reach")

@@ -5,6 +5,7 @@ mod util;
 
 mod budgets;
 mod build;
+mod census;
 mod check;
 mod ci;
 mod cite;
