@@ -281,3 +281,57 @@ fn a_disagg_matrix_reads_its_runs_in_order() {
     );
     assert_eq!(arm(&v, "rd12-spawn+shm-r2")["frames"]["role"], "server");
 }
+
+/// `bench ab --session` (issue 31: a `session` input for `bench ab`): the A/B table over a device
+/// session compares proven arms only, by transport; each arm left out is named with its reason,
+/// and asking for a transport no proven arm has is refused.
+#[test]
+fn bench_ab_reads_a_session_comparing_proven_arms_only() {
+    let dir = fixture();
+    let d = dir.to_str().unwrap();
+    let run = mgctl(&["bench", "ab", d, "--session", "--push", "inproc"], &dir).expect(0);
+    // The same figures `bench session` prints for the inproc arm against the monolith.
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("mc-rd12"))
+        .unwrap_or_else(|| panic!("{}", run.dump()));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        &cells[7..13],
+        ["9.450", "9.200", "-0.250", "9.800", "9.600", "-0.200"],
+        "{row}"
+    );
+    run.assert_stdout_has("arms by transport: pull = monolith, push = inproc");
+    run.assert_stdout_has(&format!("left out: {FELL_BACK} UNPROVEN: no `spawn ARMED"));
+    run.assert_stdout_has(&format!(
+        "left out: {UNPINNED} VOID: pin-after.txt says `NOT PINNED`"
+    ));
+    let j = mgctl(
+        &[
+            "bench",
+            "ab",
+            d,
+            "--session",
+            "--push",
+            "spawn",
+            "--format",
+            "json",
+        ],
+        &dir,
+    )
+    .expect(0);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v["rows"][0]["push"]["p50"], 8.575, "{}", j.dump());
+    assert_eq!(v["arms"]["push"], "spawn");
+    assert_eq!(v["left_out"].as_array().unwrap().len(), 2);
+    // No --push: the proven transports are listed; an arm only a voided folder has is refused.
+    let r = mgctl(&["bench", "ab", d, "--session"], &dir).expect(2);
+    r.assert_stderr_has("give --push TRANSPORT (proven here: monolith, inproc, spawn)");
+    let (_t, copy) = copy();
+    std::fs::remove_dir_all(copy.join(SPAWN)).unwrap();
+    let c = copy.to_str().unwrap();
+    let r = mgctl(&["bench", "ab", c, "--session", "--push", "spawn"], &copy).expect(2);
+    r.assert_stderr_has("no proven `spawn` arm");
+    r.assert_stderr_has(&format!("{FELL_BACK} UNPROVEN"));
+}

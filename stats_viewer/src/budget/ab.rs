@@ -149,6 +149,60 @@ pub fn load(dir: &Path, layout: Layout) -> Result<Vec<AbRun>, String> {
     Ok(runs)
 }
 
+/// A device session (`bench session`'s P6 or matrix layout) as paired runs: each proven arm under
+/// `<case>-<backend>`, named by its transport label (repeats of one transport in several folders
+/// pooled, session order kept), with its client log for the counters cell. The arms left out
+/// come back, each with its standing and first reason: a voided arm is never compared.
+pub fn from_session(
+    input: &crate::devsession::SessionInput,
+    report: &crate::devsession::SessionReport,
+) -> (Vec<AbRun>, Vec<String>) {
+    let mut runs: Vec<AbRun> = Vec::new();
+    let mut left_out = Vec::new();
+    for arm in &input.arms {
+        let Some(r) = report.arms.iter().find(|r| r.label == arm.label) else {
+            continue;
+        };
+        if r.status != crate::devsession::Status::Proven {
+            let why = r.diags.first().map_or("", |d| d.message.as_str());
+            let why = why
+                .strip_prefix(&format!("arm {}: ", r.label))
+                .unwrap_or(why);
+            left_out.push(format!("{} {}: {why}", r.label, r.status.as_str()));
+            continue;
+        }
+        let dir = format!("{}-{}", arm.case, arm.backend);
+        let run = match runs.iter().position(|x| x.dir == dir) {
+            Some(i) => &mut runs[i],
+            None => {
+                runs.push(AbRun {
+                    dir: dir.clone(),
+                    arms: Vec::new(),
+                });
+                let last = runs.len() - 1;
+                &mut runs[last]
+            }
+        };
+        let files = arm.runs.iter().map(|b| b.file.clone());
+        match run.arms.iter_mut().find(|a| a.name == arm.transport_label) {
+            Some(a) => a.group.runs.extend(files),
+            None => run.arms.push(AbArm {
+                name: arm.transport_label.clone(),
+                group: RunGroup {
+                    label: arm.label.clone(),
+                    runs: files.collect(),
+                    tail: None,
+                },
+                log: arm
+                    .client
+                    .as_ref()
+                    .map(|c| (c.shown.clone(), c.log.clone())),
+            }),
+        }
+    }
+    (runs, left_out)
+}
+
 fn cell(arm: Option<&AbArm>) -> Option<ArmCell> {
     let a = arm?;
     let best = a.group.best();
