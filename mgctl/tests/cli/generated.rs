@@ -162,3 +162,68 @@ fn self_test_passes_and_fails_when_a_control_is_neutered() {
         run.assert_stdout_has(&format!("{name}: negative control did not trip"));
     }
 }
+
+/// The gate's verdict, as a JSON document's codes.
+fn codes(root: &Path, rc: i32) -> Vec<String> {
+    let run = mgctl(
+        &["check", ".", "--only", "generated", "--format", "json"],
+        root,
+    )
+    .expect(rc);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let g = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "generated")
+        .unwrap()
+        .clone();
+    g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What upstream does on the same trees (MobileGL-Dev/MobileGL's CI: `scripts/gen_pipe.py` then
+/// `git diff --exit-code`, and the flatc-check job's revision pin over
+/// `scripts/ci/protocol_revision_pins.json`, hashing with CRLF folded to LF), next to mgctl's
+/// codes: green (both exit 0); a committed output edited by hand (`git diff` exits 1); a schema
+/// edit without a revision bump (the pin check fails); and the edge upstream documents, a CRLF
+/// checkout of the pinned schema, which hashes like the LF one (exit 0).
+#[test]
+fn upstream_generator_and_pin_checks_agree_on_four_trees() {
+    type Plant = fn(&Path);
+    let trees: [(&str, i32, Plant, &[&str]); 4] = [
+        ("green", 0, |_| {}, &[]),
+        (
+            "a hand-edited output",
+            1,
+            |r| edit(r, INC, "MGP_FILL_POINT_COUNT 10", "MGP_FILL_POINT_COUNT 11"),
+            &["GEN001"],
+        ),
+        (
+            "a schema edit without a bump",
+            1,
+            |r| apply_violation(r, "generated-schema-edit-without-bump"),
+            &["GEN008"],
+        ),
+        (
+            "a CRLF checkout of the pinned schema",
+            0,
+            |r| {
+                let p = r.join("MobileGL/MG_Remote/Protocol/protocol.fbs");
+                let text = std::fs::read_to_string(&p).unwrap();
+                std::fs::write(&p, text.replace('\n', "\r\n")).unwrap();
+            },
+            &[],
+        ),
+    ];
+    for (name, upstream_exit, plant, want) in trees {
+        let (_g, root) = copy_driver();
+        plant(&root);
+        assert_eq!(codes(&root, upstream_exit), want, "{name}");
+    }
+}

@@ -148,3 +148,53 @@ fn self_test_trips_every_control_and_a_neutered_one_fails() {
         run.assert_stdout_has(&format!("{name}: negative control did not trip"));
     }
 }
+
+/// What upstream `scripts/ci/spawn_lane_parity.py` and `scripts/ci/split_coverage.py`
+/// (MobileGL-Dev/MobileGL) exit with on the same lanes, next to mgctl's codes: green (both 0); a
+/// test missing from the tcp lane (parity exits 1, `integration-tcp: missing=[…]`); a stale
+/// exemption row (coverage exits 1, `… is STALE`); and the edge parity documents, an empty lane,
+/// which is red, never vacuously equal (exit 1).
+#[test]
+fn upstream_lane_scripts_agree_on_four_trees() {
+    type Plant = fn(&Path);
+    let trees: [(&str, i32, Plant, &[&str]); 4] = [
+        ("green", 0, |_| {}, &[]),
+        (
+            "missing from tcp",
+            1,
+            |r| apply_violation(r, "test-sets-missing-from-lane"),
+            &["TSS001"],
+        ),
+        (
+            "stale exemption",
+            1,
+            |r| apply_violation(r, "test-sets-stale-exemption"),
+            &["TSS004"],
+        ),
+        (
+            "an empty spawn lane",
+            1,
+            |r| {
+                std::fs::write(
+                    r.join("MobileGL/MG_Test/lanes/spawn.txt"),
+                    "Test project /b\n\nTotal Tests: 0\n",
+                )
+                .unwrap()
+            },
+            &["TSS002"],
+        ),
+    ];
+    for (name, upstream_exit, plant, want) in trees {
+        let (_d, root) = copy_driver();
+        plant(&root);
+        let (run, g) = check(&root, upstream_exit);
+        let errors: Vec<String> = g["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(errors, want, "{name}: {}", run.dump());
+    }
+}
