@@ -1,9 +1,12 @@
 //! `--self-test` controls of the `budgets` gate, run through [`super::evaluate`] as a real run:
 //! a budget exceeded, a missing arm, absent inputs, a budget edited after its data, a T1 over its
-//! ceiling; and a budget within bounds that must stay clean.
+//! ceiling; a budget on a session arm that was left out; and a budget within bounds that must
+//! stay clean.
 
 use super::inputs::InputFile;
-use super::{evaluate, BudgetConfig, Code, Control, Pin, PinQuery, SeriesSel};
+use super::{
+    evaluate, BudgetConfig, Code, Control, Pin, PinCheck, PinQuery, SeriesSel, SessionRuns,
+};
 use crate::counters::WindowSel;
 
 fn bench(cpu_ms: f64) -> Vec<u8> {
@@ -44,6 +47,7 @@ fn budget(metric: &str, max: f64, arm: Option<&str>, case: Option<&str>) -> Budg
         why: "self-test".into(),
         optional: false,
         produced_by: None,
+        session: None,
     }
 }
 
@@ -147,7 +151,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
             (b, files, edit)
         };
         let pin: &dyn Fn(&PinQuery<'_>) -> Pin = if edit { &edited } else { &pinned };
-        let (_, fs) = evaluate(&b, Some("mgctl.toml"), (1, 8), &files, pin);
+        let (_, fs) = evaluate(&b, Some("mgctl.toml"), (1, 8), &files, None, pin);
         let hit = fs.iter().find(|f| {
             if expect_trip {
                 f.code == code
@@ -162,7 +166,44 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
             hit.map(|f| (f.code.as_str(), f.message.as_str())),
         ));
     }
+    out.push(session_control(neutered, &pinned));
     out
+}
+
+/// A budget over a device session names a transport; an arm the session left out (a spawn arm
+/// that fell back) is no measurement: the budget fails, saying why the arm is out.
+fn session_control(neutered: &dyn Fn(&str) -> bool, pin: PinCheck<'_>) -> Control {
+    let name = "session-voided-arm-trips";
+    let runs = super::frame_runs(&[
+        file("s/mc-DirectGLES/monolith/benchmark-run1.json", bench(10.0)),
+        file("s/mc-DirectGLES/inproc/benchmark-run1.json", bench(10.5)),
+    ])
+    .unwrap_or_default();
+    let session = SessionRuns {
+        dir: "s".into(),
+        runs,
+        left_out: vec!["03-mc-DirectGLES-spawn-r2 UNPROVEN: no `spawn ARMED` line".into()],
+        rels: vec!["s/01/benchmark-run1.json".into()],
+    };
+    let mut b = budget(
+        "p50-delta",
+        5.0,
+        Some(if neutered(name) { "inproc" } else { "spawn" }),
+        None,
+    );
+    b.base = Some("monolith".into());
+    b.inputs.clear();
+    b.session = Some("s".into());
+    let (_, fs) = evaluate(&b, Some("mgctl.toml"), (1, 8), &[], Some(&session), pin);
+    let hit = fs
+        .iter()
+        .find(|f| f.code == Code::Bud003 && f.message.contains("left out of the session"));
+    super::control_from_hit(
+        name,
+        true,
+        Code::Bud003.as_str(),
+        hit.map(|f| (f.code.as_str(), f.message.as_str())),
+    )
 }
 
 #[cfg(test)]
@@ -245,8 +286,8 @@ mod tests {
                 if next() % 4 == 0 {
                     b.run = Some(format!("r{}-DirectGLES", next() % 3));
                 }
-                let got = evaluate(&b, Some("mgctl.toml"), (1, 8), &shared, &pinned);
-                let want = evaluate(&b, Some("mgctl.toml"), (1, 8), &fresh(), &pinned);
+                let got = evaluate(&b, Some("mgctl.toml"), (1, 8), &shared, None, &pinned);
+                let want = evaluate(&b, Some("mgctl.toml"), (1, 8), &fresh(), None, &pinned);
                 assert_eq!(got, want, "round {round}, {metric} {arm}: {inputs:?}");
             }
             for f in &shared {

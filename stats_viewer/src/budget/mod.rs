@@ -100,7 +100,12 @@ pub struct BudgetConfig {
     /// `stats:FIELD`.
     pub metric: String,
     /// Workspace-relative globs of the inputs.
+    #[serde(default)]
     pub inputs: Vec<String>,
+    /// Instead of `inputs`: a device session directory (`bench session`'s P6 or matrix layout),
+    /// workspace-relative. Benchmark metrics only; arms are transports, and only proven arms are
+    /// measured (a budget on an arm the session left out fails, naming why).
+    pub session: Option<String>,
     /// DriverBench case (`mc_vanilla_draw`).
     pub case: Option<String>,
     /// The arm (DriverBench arm name or benchmark arm directory); for deltas the B side (push).
@@ -408,6 +413,41 @@ impl RunArms {
     }
 }
 
+/// A device session read as A/B runs for the budgets: one `RunArms` per `<case>-<backend>`, arms
+/// named by transport (proven arms only), the arms left out with why, and the benchmark files'
+/// workspace-relative paths (what the pin looks up).
+#[derive(Default)]
+pub struct SessionRuns {
+    pub dir: String,
+    pub runs: Vec<RunArms>,
+    pub left_out: Vec<String>,
+    pub rels: Vec<String>,
+}
+
+/// Reads `root/dir` as a device session; the error names what could not be read.
+pub fn session_runs(root: &Path, dir: &str) -> Result<SessionRuns, String> {
+    let input = crate::devsession::load(&root.join(dir)).map_err(|e| e.to_string())?;
+    let report = crate::devsession::analyse(&input, &crate::devsession::Options::default())?;
+    let (runs, left_out) = ab::from_session(&input, &report);
+    let rels = input
+        .arms
+        .iter()
+        .flat_map(|a| a.runs.iter().map(|b| format!("{dir}/{}", b.shown)))
+        .collect();
+    Ok(SessionRuns {
+        dir: dir.to_string(),
+        runs: runs
+            .into_iter()
+            .map(|r| RunArms {
+                label: format!("{dir}/{}", r.dir),
+                arms: r.arms.into_iter().map(|a| (a.name, a.group)).collect(),
+            })
+            .collect(),
+        left_out,
+        rels,
+    })
+}
+
 /// The value of a benchmark metric on one run, or why it has none (code, message).
 pub fn frames_value(
     b: &BudgetConfig,
@@ -504,8 +544,56 @@ fn frame_runs(files: &[InputFile]) -> Result<Vec<RunArms>, (Code, String)> {
 /// Measured values of one budget over its inputs: (label, value) or a finding (code, message, path).
 type Measure = Result<(String, f64), (Code, String, Option<String>)>;
 
-fn measure(b: &BudgetConfig, metric: &Metric, files: &[InputFile]) -> Vec<Measure> {
+fn measure(
+    b: &BudgetConfig,
+    metric: &Metric,
+    files: &[InputFile],
+    session: Option<&SessionRuns>,
+) -> Vec<Measure> {
     let mut out = Vec::new();
+    if let Some(s) = session {
+        let Metric::Frames { stat, delta } = metric else {
+            return vec![Err((
+                Code::Bud005,
+                format!(
+                    "metric {} cannot read a session: `session` serves benchmark metrics (mean, p50, p95, p99 and their deltas) only",
+                    b.metric
+                ),
+                None,
+            ))];
+        };
+        if delta.is_none() && b.arm.is_none() {
+            return vec![Err((
+                Code::Bud005,
+                format!("metric {} needs `arm`", b.metric),
+                None,
+            ))];
+        }
+        let left_out = if s.left_out.is_empty() {
+            String::new()
+        } else {
+            format!("; left out of the session: {}", s.left_out.join("; "))
+        };
+        for run in s
+            .runs
+            .iter()
+            .filter(|r| b.run.as_deref().is_none_or(|x| base_name(&r.label) == x))
+        {
+            out.push(
+                frames_value(b, *stat, *delta, run)
+                    .map(|v| (run.label.clone(), v))
+                    .map_err(|(c, m)| (c, format!("{m}{left_out}"), None)),
+            );
+        }
+        if out.is_empty() {
+            out.push(Err((
+                Code::Bud003,
+                format!("session {} has no proven run to measure{left_out}", s.dir),
+                None,
+            )));
+        }
+        return out;
+    }
     match metric {
         Metric::T1 | Metric::T2 | Metric::T1MinusT2 | Metric::NsPerOp => {
             let Some(case) = b.case.as_deref() else {
@@ -670,6 +758,7 @@ pub fn evaluate(
     config: Option<&str>,
     lines: (usize, usize),
     files: &[InputFile],
+    session: Option<&SessionRuns>,
     pin: PinCheck<'_>,
 ) -> (Verdict, Vec<Finding>) {
     let name = b.name().to_string();
@@ -710,8 +799,18 @@ pub fn evaluate(
             ),
         ));
     }
-    if files.is_empty() {
-        let msg = format!("budget {name}: no input matches inputs = {:?}", b.inputs);
+    if b.session.is_some() == !b.inputs.is_empty() {
+        findings.push(at_budget(
+            Code::Bud005,
+            format!("budget {name}: give either `inputs` or `session` (exactly one)"),
+        ));
+        return (v, findings);
+    }
+    if files.is_empty() && session.is_none() {
+        let msg = match &b.session {
+            Some(dir) => format!("budget {name}: no session directory {dir}"),
+            None => format!("budget {name}: no input matches inputs = {:?}", b.inputs),
+        };
         if b.optional {
             findings.push(at_budget(
                 Code::Bud008,
@@ -725,7 +824,7 @@ pub fn evaluate(
         }
         return (v, findings);
     }
-    for m in measure(b, &metric, files) {
+    for m in measure(b, &metric, files, session) {
         match m {
             Ok((label, value)) => {
                 let over = b.max.is_some_and(|mx| value > mx);
@@ -762,7 +861,10 @@ pub fn evaluate(
             )),
         }
     }
-    let rels: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
+    let rels: Vec<String> = match session {
+        Some(s) => s.rels.clone(),
+        None => files.iter().map(|f| f.rel.clone()).collect(),
+    };
     let p = match config {
         Some(c) => pin(&PinQuery {
             config: c,
@@ -803,6 +905,31 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
     let mut read: Vec<(&[String], Vec<InputFile>)> = Vec::new();
     for b in budgets {
         let lines = budget_lines(ws.config_text, b.name.span().start);
+        if let Some(dir) = b.session.as_deref().filter(|_| b.inputs.is_empty()) {
+            if !ws.root.join(dir).is_dir() {
+                // Absent data: the budget says whether that is acceptable (`optional`).
+                let (v, f) = evaluate(b, ws.config_rel, lines, &[], None, pin);
+                o.verdicts.push(v);
+                o.findings.extend(f);
+                continue;
+            }
+            match session_runs(ws.root, dir) {
+                Ok(s) => {
+                    o.inputs.extend(s.rels.iter().cloned());
+                    let (v, f) = evaluate(b, ws.config_rel, lines, &[], Some(&s), pin);
+                    o.verdicts.push(v);
+                    o.findings.extend(f);
+                }
+                Err(m) => {
+                    let line = ws.config_rel.map(|_| lines.0);
+                    let path = ws.config_rel.map(str::to_string);
+                    let m = format!("budget {}: session {dir}: {m}", b.name());
+                    o.findings
+                        .push(finding(Code::Bud004, b.name(), m, path, line));
+                }
+            }
+            continue;
+        }
         let at = match read.iter().position(|(g, _)| *g == b.inputs.as_slice()) {
             Some(i) => i,
             None => {
@@ -828,7 +955,7 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
         // Borrowed from the cache: the inputs' bytes are read once and never copied.
         let files = &read[at].1;
         o.inputs.extend(files.iter().map(|f| f.rel.clone()));
-        let (v, f) = evaluate(b, ws.config_rel, lines, files, pin);
+        let (v, f) = evaluate(b, ws.config_rel, lines, files, None, pin);
         o.verdicts.push(v);
         o.findings.extend(f);
         if let Some(lib) = &b.produced_by {
