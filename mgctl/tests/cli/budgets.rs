@@ -97,11 +97,17 @@ fn a_budget_committed_after_its_inputs_fails_naming_both_commits() {
 
     // The other order (budgets first, then the runs) is pinned and passes.
     let (_g2, root2) = copy_driver();
-    let runs = root2.join("MobileGL/MG_Test/runs");
     let keep = scratch();
-    std::fs::rename(&runs, keep.path().join("runs")).unwrap();
+    // The runs and the device session the budgets read.
+    for data in ["runs", "sessions"] {
+        let from = root2.join("MobileGL/MG_Test").join(data);
+        std::fs::rename(&from, keep.path().join(data)).unwrap();
+    }
     commit_all(&root2, "[Test] (driver): budgets first");
-    std::fs::rename(keep.path().join("runs"), &runs).unwrap();
+    for data in ["runs", "sessions"] {
+        let to = root2.join("MobileGL/MG_Test").join(data);
+        std::fs::rename(keep.path().join(data), &to).unwrap();
+    }
     commit_all(&root2, "[Test] (driver): then the runs");
     let run = mgctl(&["check", ".", "--only", "budgets"], &root2).expect(0);
     assert!(!run.stdout.contains("BUD00"), "{}", run.dump());
