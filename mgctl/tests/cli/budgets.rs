@@ -328,3 +328,39 @@ fn issue30_run_artifacts_older_than_their_library_are_named() {
         r.dump()
     );
 }
+
+/// A budget over a device session (issue 31): the inproc arm against the monolith, proven arms
+/// only; a bound it breaks names the measured run; a budget on an arm the session left out fails
+/// saying why the arm is out, never measuring the voided folder.
+#[test]
+fn a_session_budget_measures_proven_arms_and_refuses_a_voided_one() {
+    let (_g, root) = copy_driver();
+    let toml = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let tight = text.replace(
+        "arm = \"inproc\"\nbase = \"monolith\"\nmax = 1.0",
+        "arm = \"inproc\"\nbase = \"monolith\"\nmax = -1.0",
+    );
+    assert_ne!(tight, text);
+    std::fs::write(&toml, &tight).unwrap();
+    let run = mgctl(&["check", ".", "--only", "budgets"], &root).expect(1);
+    run.assert_stdout_has(
+        "budget session-inproc-minus-monolith-p50 exceeded: p50-delta = -0.250 ms > max -1 ms on MobileGL/MG_Test/sessions/p6-mixed/mc-rd12-DirectGLES",
+    );
+    // The only proven spawn arm gone: the fallen-back spawn folder is no stand-in.
+    std::fs::write(
+        &toml,
+        text.replace("arm = \"inproc\"\nbase", "arm = \"spawn\"\nbase"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(
+        root.join("MobileGL/MG_Test/sessions/p6-mixed/03-mc-rd12-DirectGLES-spawn-r2"),
+    )
+    .unwrap();
+    let run = mgctl(&["check", ".", "--only", "budgets"], &root).expect(1);
+    run.assert_stdout_has("BUD003");
+    run.assert_stdout_has("arm \"spawn\" is missing in MobileGL/MG_Test/sessions/p6-mixed/mc-rd12-DirectGLES (arms: monolith, inproc)");
+    run.assert_stdout_has(
+        "left out of the session: 04-mc-rd12-DirectGLES-spawn-r2 UNPROVEN: no `spawn ARMED",
+    );
+}
