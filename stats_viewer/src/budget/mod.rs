@@ -799,7 +799,7 @@ pub fn evaluate(
             ),
         ));
     }
-    if b.session.is_some() == !b.inputs.is_empty() {
+    if b.session.is_some() != b.inputs.is_empty() {
         findings.push(at_budget(
             Code::Bud005,
             format!("budget {name}: give either `inputs` or `session` (exactly one)"),
