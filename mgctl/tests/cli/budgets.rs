@@ -364,3 +364,53 @@ fn a_session_budget_measures_proven_arms_and_refuses_a_voided_one() {
         "left out of the session: 04-mc-rd12-DirectGLES-spawn-r2 UNPROVEN: no `spawn ARMED",
     );
 }
+
+/// A counters contract over a device session (issue 31): the spawn arm's server log holds the
+/// frames and the server's waits; read from the client, they are structural zeros (CNT007 at the
+/// client log, never a measured 0); with no proven arm of the transport, nothing was checked.
+#[test]
+fn a_session_counters_contract_reads_the_role_that_counted() {
+    let run = mgctl(
+        &["check", "driver", "--only", "counters", "--format", "json"],
+        &repo_root(),
+    )
+    .expect(0);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let g = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == "counters")
+        .unwrap();
+    assert_eq!(
+        g["headline"],
+        "3 contracts / 3 logs / 10 checks / 0 broken",
+        "{}",
+        run.dump()
+    );
+    let (_g, root) = copy_driver();
+    let toml = root.join("mgctl.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let client = text.replace(
+        "role = \"server\"\narm = \"spawn\"",
+        "role = \"client\"\narm = \"spawn\"",
+    );
+    assert_ne!(client, text);
+    std::fs::write(&toml, &client).unwrap();
+    let run = mgctl(&["check", ".", "--only", "counters"], &root).expect(1);
+    let log =
+        "MobileGL/MG_Test/sessions/p6-mixed/03-mc-rd12-DirectGLES-spawn-r2/mobilegl.client.log";
+    for f in ["frames", "srv", "srvpark"] {
+        run.assert_stdout_has(&format!(
+            "error[CNT007] {log}: contract session-spawn-server-counts: arm 03-mc-rd12-DirectGLES-spawn-r2 (spawn): the client's `{f}` is a structural zero under spawn"
+        ));
+    }
+    std::fs::write(&toml, &text).unwrap();
+    std::fs::remove_dir_all(
+        root.join("MobileGL/MG_Test/sessions/p6-mixed/03-mc-rd12-DirectGLES-spawn-r2"),
+    )
+    .unwrap();
+    let run = mgctl(&["check", ".", "--only", "counters"], &root).expect(1);
+    run.assert_stdout_has("error[CNT002]");
+    run.assert_stdout_has("no proven arm of transport spawn has a server log: nothing was checked");
+}

@@ -24,6 +24,7 @@ diag::codes! {
         Cnt004 = "CNT004": "a log is unreadable or has no window the contract can read",
         Cnt005 = "CNT005": "an `expect` line or steady range does not parse",
         Cnt006 = "CNT006": "a log is older than the library that produced it (`produced_by`): it counts an older build",
+        Cnt007 = "CNT007": "a session contract reads a structural zero: a field another process counts (the client's srv, srvpark, frames, window under spawn)",
     }
 }
 
@@ -41,7 +42,15 @@ pub struct CountersConfig {
 pub struct Contract {
     pub name: String,
     /// Workspace-relative globs of logs.
+    #[serde(default)]
     pub logs: Vec<String>,
+    /// Instead of `logs`: a device session directory (`bench session`'s layouts); the contract
+    /// reads the `role` log of every proven arm (of transport `arm`, when given).
+    pub session: Option<String>,
+    #[serde(default)]
+    pub role: SessionRole,
+    /// A transport (`inproc`, `spawn+shm`, …): only the session's arms of it.
+    pub arm: Option<String>,
     #[serde(default)]
     pub window: WindowSel,
     /// Complete windows of the steady state (`3..`, `3..6`); default 3.. (as `stats summary`).
@@ -53,6 +62,18 @@ pub struct Contract {
     /// The library the logs were made with: a log older than it is named (CNT006, a warning).
     pub produced_by: Option<String>,
 }
+
+/// Which role log of a session arm a contract reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionRole {
+    #[default]
+    Client,
+    Server,
+}
+
+/// Fields the client's log reports as zero under spawn because another process counts them.
+const SPAWN_CLIENT_STRUCTURAL: [&str; 4] = ["srv", "srvpark", "frames", "window"];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -508,6 +529,12 @@ pub fn run(root: &Path, cfg: &CountersConfig) -> Outcome {
         ..Outcome::default()
     };
     for c in &cfg.expect {
+        if let Some(dir) = &c.session {
+            let (f, n) = session_contract(root, c, dir, &mut o.logs);
+            o.findings.extend(f);
+            o.checks += n;
+            continue;
+        }
         let files = match inputs::read_matching(root, &c.logs, &format!("contract {} logs", c.name))
         {
             Ok(f) => f,
@@ -534,6 +561,130 @@ pub fn run(root: &Path, cfg: &CountersConfig) -> Outcome {
     o.logs.sort();
     o.logs.dedup();
     o
+}
+
+/// A contract over a device session: the `role` log of every proven arm (of `arm`, if given).
+/// Under spawn the client's `srv`, `srvpark`, `frames` and `window` are another process's, so a
+/// contract reading them there is an error (CNT007), never a measurement of zero.
+fn session_contract(
+    root: &Path,
+    c: &Contract,
+    dir: &str,
+    seen: &mut Vec<String>,
+) -> (Vec<Finding>, usize) {
+    let fail = |code: Code, m: String| vec![finding(code, &c.name, m)];
+    if !c.logs.is_empty() {
+        return (
+            fail(
+                Code::Cnt005,
+                format!(
+                    "contract {}: give either `logs` or `session` (exactly one)",
+                    c.name
+                ),
+            ),
+            0,
+        );
+    }
+    let input = match crate::devsession::load(&root.join(dir)) {
+        Ok(i) => i,
+        Err(e) => {
+            return (
+                fail(
+                    Code::Cnt004,
+                    format!("contract {}: session {dir}: {e}", c.name),
+                ),
+                0,
+            )
+        }
+    };
+    let report = match crate::devsession::analyse(&input, &crate::devsession::Options::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            return (
+                fail(
+                    Code::Cnt004,
+                    format!("contract {}: session {dir}: {e}", c.name),
+                ),
+                0,
+            )
+        }
+    };
+    let fields: Vec<String> = c
+        .expect
+        .iter()
+        .filter_map(|e| parse_expect(e).ok())
+        .flat_map(|x| {
+            let mut v = vec![x.lhs.clone()];
+            if let Operand::Field(f) = &x.rhs {
+                v.push(f.clone());
+            }
+            v
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut logs = Vec::new();
+    for arm in &input.arms {
+        let proven = report
+            .arms
+            .iter()
+            .any(|r| r.label == arm.label && r.status == crate::devsession::Status::Proven);
+        if !proven || c.arm.as_deref().is_some_and(|t| t != arm.transport_label) {
+            continue;
+        }
+        if c.role == SessionRole::Client && arm.transport == crate::devsession::Transport::Spawn {
+            let at = arm.client.as_ref().map(|l| format!("{dir}/{}", l.shown));
+            for f in fields
+                .iter()
+                .filter(|f| SPAWN_CLIENT_STRUCTURAL.contains(&f.as_str()))
+            {
+                let d = finding(
+                    Code::Cnt007,
+                    &c.name,
+                    format!(
+                        "contract {}: arm {} ({}): the client's `{f}` is a structural zero under spawn (the server process counts it): read role = \"server\"",
+                        c.name, arm.label, arm.transport_label
+                    ),
+                );
+                out.push(match &at {
+                    Some(p) => d.file(p.clone()),
+                    None => d,
+                });
+            }
+        }
+        let log = match c.role {
+            SessionRole::Client => arm.client.as_ref(),
+            SessionRole::Server => arm.server.as_ref(),
+        };
+        if let Some(l) = log {
+            let rel = format!("{dir}/{}", l.shown);
+            seen.push(rel.clone());
+            logs.push((rel, l.log.clone()));
+        }
+    }
+    if !out.is_empty() {
+        return (out, 0);
+    }
+    if logs.is_empty() {
+        let of = c
+            .arm
+            .as_deref()
+            .map(|t| format!(" of transport {t}"))
+            .unwrap_or_default();
+        let role = match c.role {
+            SessionRole::Client => "client",
+            SessionRole::Server => "server",
+        };
+        return (
+            fail(
+                Code::Cnt002,
+                format!("contract {}: session {dir}: no proven arm{of} has a {role} log: nothing was checked", c.name),
+            ),
+            0,
+        );
+    }
+    let (mut f, n) = evaluate(c, &logs);
+    out.append(&mut f);
+    (out, n)
 }
 
 fn evaluate_files(
@@ -595,6 +746,9 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
         expect: expect.iter().map(|s| s.to_string()).collect(),
         why: "self-test".into(),
         produced_by: None,
+        session: None,
+        role: SessionRole::Client,
+        arm: None,
     };
     let cso = [
         "csom <= 4",
@@ -719,6 +873,9 @@ mod tests {
                 expect: vec!["csom < csob".into()],
                 why: "w".into(),
                 produced_by: Some("lib.so".into()),
+                session: None,
+                role: SessionRole::Client,
+                arm: None,
             }],
         };
         let o = run(dir.path(), &cfg);
@@ -765,6 +922,9 @@ mod tests {
             expect: vec!["csom < csob".into()],
             why: "content addressing".into(),
             produced_by: None,
+            session: None,
+            role: SessionRole::Client,
+            arm: None,
         };
         let (f, n) = evaluate(&c, &[("x.log".into(), log.clone())]);
         assert_eq!(n, 1);
