@@ -26,13 +26,20 @@ session change (the app restarted) raises a red banner. With --baseline every va
 the baseline log's window at the same frames= (Δ, Δ %). Sources: a growing file followed like `tail -F` \
 (appends, truncation, rename, rotation), `-` for stdin, --adb [SERIAL] (spawns `adb logcat -v threadtime`) \
 or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
-Without a terminal use --once for a text snapshot.",
-    after_help = "Examples:\n  mgctl stats watch driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 \\\n      --baseline driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch \\\n      --replay driver/MobileGL/MG_Test/runs/*/push/mobilegl.log --speed 10\n  mgctl stats watch --once driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log"
+Without a terminal use --once for a text snapshot. --client LOG --server LOG follows a split run's two role \
+logs side by side, each in its own view (keys act on both; `e` exports both).",
+    after_help = "Examples:\n  mgctl stats watch driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 \\\n      --baseline driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch \\\n      --replay driver/MobileGL/MG_Test/runs/*/push/mobilegl.log --speed 10\n  mgctl stats watch --once driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch --once --width 160 \\\n      --client driver/MobileGL/MG_Test/sessions/p6-mixed/03-*/mobilegl.client.log \\\n      --server driver/MobileGL/MG_Test/sessions/p6-mixed/03-*/mobilegl.server.log"
 )]
 pub struct WatchArgs {
     /// The log to follow (like `tail -F`), or `-` for standard input.
-    #[arg(value_name = "LOG", conflicts_with_all = ["adb", "replay"])]
+    #[arg(value_name = "LOG", conflicts_with_all = ["adb", "replay", "client"])]
     pub log: Option<PathBuf>,
+    /// A split run's client role log: with --server, both followed side by side.
+    #[arg(long, value_name = "LOG", requires = "server", conflicts_with_all = ["adb", "replay", "baseline"])]
+    pub client: Option<PathBuf>,
+    /// A split run's server role log (with --client).
+    #[arg(long, value_name = "LOG", requires = "client")]
+    pub server: Option<PathBuf>,
     /// Spawn `adb [-s SERIAL] logcat -v threadtime` (`adb` from PATH) and watch its output.
     #[arg(long, value_name = "SERIAL", num_args = 0..=1, default_missing_value = "", conflicts_with = "replay")]
     pub adb: Option<String>,
@@ -108,7 +115,68 @@ fn baseline(args: &WatchArgs) -> anyhow::Result<Option<Baseline>> {
     Ok(Some(Baseline::from_log(super::input_name(path), &bytes)?))
 }
 
+/// `--client LOG --server LOG`: the two role logs side by side.
+fn run_pair(
+    args: &WatchArgs,
+    settings: &Settings,
+    (client, server): (&std::path::Path, &std::path::Path),
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    if client.as_os_str() == "-" || server.as_os_str() == "-" {
+        anyhow::bail!("stats watch --client/--server: two files to follow, not `-`");
+    }
+    let sources = [
+        Source::File(client.to_path_buf()),
+        Source::File(server.to_path_buf()),
+    ];
+    let states = [0, 1].map(|i| {
+        let role = if i == 0 { "client" } else { "server" };
+        let mut s = ViewState::new(
+            format!("{role}: {}", sources[i].label()),
+            args.history,
+            None,
+        );
+        s.color = settings.color;
+        s.crash_test = args.crash_test;
+        s.tab = tab(args.view);
+        // Under spawn the client's frames=0 window=0 are another process's count.
+        s.live.structural_frames = i == 0;
+        s
+    });
+    let opts = SourceOptions {
+        line_cap: args.line_cap,
+        ..SourceOptions::default()
+    };
+    let both = [&sources[0], &sources[1]];
+    if args.once && (args.json || args.format == FormatArg::Json) {
+        out.write_all(tui::pair::once_pair_json(both, opts, states)?.as_bytes())?;
+        return Ok(Outcome::Pass);
+    }
+    if args.once {
+        out.write_all(tui::pair::once_pair(both, opts, states, args.width)?.as_bytes())?;
+        return Ok(Outcome::Pass);
+    }
+    if !std::io::stdout().is_terminal() {
+        anyhow::bail!(
+            "stats watch draws on a terminal and stdout is not one; use --once for a text snapshot"
+        );
+    }
+    tui::pair::watch_pair(both, opts, states, &args.export_dir)?;
+    Ok(Outcome::Pass)
+}
+
+fn tab(v: ViewArg) -> Tab {
+    match v {
+        ViewArg::Counters => Tab::Counters,
+        ViewArg::Charts => Tab::Charts,
+        ViewArg::Events => Tab::Events,
+    }
+}
+
 pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if let (Some(c), Some(s)) = (&args.client, &args.server) {
+        return run_pair(args, settings, (c, s), out);
+    }
     let src = source(args)?;
     if src == Source::Stdin && std::io::stdin().is_terminal() {
         anyhow::bail!(
@@ -119,11 +187,7 @@ pub fn run(args: &WatchArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
     let mut state = ViewState::new(src.label(), args.history, base);
     state.color = settings.color;
     state.crash_test = args.crash_test;
-    state.tab = match args.view {
-        ViewArg::Counters => Tab::Counters,
-        ViewArg::Charts => Tab::Charts,
-        ViewArg::Events => Tab::Events,
-    };
+    state.tab = tab(args.view);
     let opts = SourceOptions {
         line_cap: args.line_cap,
         ..SourceOptions::default()

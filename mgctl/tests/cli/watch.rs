@@ -676,3 +676,101 @@ fn termination_signals_restore_the_terminal_and_stop_continue_resumes() {
         "{s}"
     );
 }
+
+/// A split run's two role logs side by side (issue 31): `--once` draws both columns; the spawn
+/// client's `frames=0 window=0` windows are structural and shown, not waited past; JSON has both.
+#[test]
+fn two_role_logs_side_by_side_once_and_json() {
+    let s = repo_root()
+        .join("driver/MobileGL/MG_Test/sessions/p6-mixed/03-mc-rd12-DirectGLES-spawn-r2");
+    let (c, v) = (s.join("mobilegl.client.log"), s.join("mobilegl.server.log"));
+    let (c, v) = (c.to_str().unwrap(), v.to_str().unwrap());
+    let run = mgctl(
+        &[
+            "stats", "watch", "--once", "--width", "160", "--client", c, "--server", v,
+        ],
+        &repo_root(),
+    )
+    .expect(0);
+    let row = |name: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row:\n{}", run.stdout))
+            .to_string()
+    };
+    // Left the client (cli counted here, srv a structural 0), right the server (srv counted).
+    let cli = row("cli ");
+    assert!(cli.split_whitespace().nth(1) == Some("60"), "{cli}");
+    let srv = row("srv ");
+    let cells: Vec<&str> = srv.split_whitespace().collect();
+    assert_eq!((cells[1], cells[4]), ("0", "48"), "{srv}");
+    assert!(
+        run.stdout.contains("session 1 pid - client"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("session 1 pid - server"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("waiting for the first complete"),
+        "{}",
+        run.stdout
+    );
+    let j = mgctl(
+        &[
+            "stats", "watch", "--once", "--format", "json", "--client", c, "--server", v,
+        ],
+        &repo_root(),
+    )
+    .expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert!(
+        doc["client"]["counters"].is_array() && doc["server"]["counters"].is_array(),
+        "{doc:#}"
+    );
+    // Both or neither.
+    let r = mgctl(&["stats", "watch", "--once", "--client", c], &repo_root()).expect(2);
+    assert!(r.stderr.contains("--server"), "{}", r.dump());
+}
+
+/// Live: both logs followed at once in a real terminal; an append to either shows on its side,
+/// `p` pauses both, `q` quits and the terminal is restored.
+#[test]
+fn two_role_logs_followed_side_by_side_in_a_real_terminal() {
+    let dir = scratch();
+    let (client, server) = (dir.path().join("client.log"), dir.path().join("server.log"));
+    std::fs::write(&client, format!("{BANNER}{}", window(1))).unwrap();
+    std::fs::write(&server, format!("{BANNER}{}", window(2))).unwrap();
+    let tmux = Tmux::start_sized(
+        &pane_command("stats watch --client client.log --server server.log"),
+        dir.path(),
+        None,
+        (160, 40),
+    );
+    tmux.wait("both sides", 20, |s| {
+        s.contains("frames=120") && s.contains("frames=240")
+    });
+    append(&server, &window(3));
+    tmux.wait("the server's append on its side", 10, |s| {
+        s.contains("frames=120") && s.contains("frames=360")
+    });
+    append(&client, &window(4));
+    tmux.wait("the client's append", 10, |s| {
+        s.contains("frames=480") && s.contains("frames=360")
+    });
+    tmux.keys(&["p"]);
+    let s = tmux.wait("both paused", 10, |s| {
+        s.matches("PAUSED (+0 windows)").count() == 2
+    });
+    assert!(s.contains("frames=480"), "{s}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait("the shell after quit", 10, |s| s.contains("STTY-DONE"));
+    assert!(
+        s.contains("EXITED:0") && s.contains("icanon") && !s.contains("-icanon"),
+        "the terminal was not restored:\n{s}"
+    );
+}

@@ -12,6 +12,7 @@
 //! kill the process as their default would, SIGTSTP/SIGCONT suspend and resume the view.
 
 pub mod follow;
+pub mod pair;
 pub mod render;
 pub mod rows;
 pub mod source;

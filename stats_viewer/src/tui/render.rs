@@ -24,7 +24,11 @@ pub(crate) use charts::panel_height as charts_height;
 
 /// Draws the whole view into the frame.
 pub fn render(f: &mut Frame<'_>, s: &ViewState) {
-    let area = f.area();
+    render_in(f, f.area(), s);
+}
+
+/// The view drawn into `area` (the whole frame, or one side of the two role logs).
+pub fn render_in(f: &mut Frame<'_>, area: Rect, s: &ViewState) {
     let header = header_lines(s, area.width);
     let live = s.shown();
     let alerts: Vec<Line<'_>> = alert_lines(s, area.width);

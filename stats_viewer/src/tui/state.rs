@@ -227,6 +227,9 @@ pub struct Live {
     pub source_state: Option<SourceNote>,
     /// Complete windows in the ring, kept with it so a frame never counts the history.
     complete_in_ring: usize,
+    /// The client log of a split run: its `frames=0 window=0` windows are structural (the
+    /// server process counts the frames), so they are shown as complete, not waited past.
+    pub structural_frames: bool,
 }
 
 impl Live {
@@ -421,6 +424,7 @@ impl Live {
             self.push_alert(alert);
         }
         self.shown_session = Some(id);
+        let structural = self.structural_frames && w.frames == 0 && w.window == 0;
         let complete = match self.session_mut(id) {
             Some(s) => {
                 s.windows += 1;
@@ -433,7 +437,7 @@ impl Live {
                 {
                     *s.window_values.entry(w.window).or_default() += 1;
                 }
-                let c = s.is_complete(&w);
+                let c = s.is_complete(&w) || structural;
                 if c {
                     s.complete += 1;
                 }
