@@ -335,3 +335,48 @@ fn bench_ab_reads_a_session_comparing_proven_arms_only() {
     r.assert_stderr_has("no proven `spawn` arm");
     r.assert_stderr_has(&format!("{FELL_BACK} UNPROVEN"));
 }
+
+/// The disagg matrix's PipeStats dumps merged and its LinkMetrics rolled up (issue 31): counters
+/// summed across the client and server dumps, the `max-` gauges the larger side (upstream's sum
+/// would report a 131072-byte cap), frames the side that counted them; each LinkMetrics frame id
+/// once, the repeat named. A dump that does not parse is refused naming it.
+#[test]
+fn pipestats_dumps_merge_and_link_metrics_roll_up() {
+    let v = json(&fixture(), 0);
+    let t = &arm(&v, SPAWN)["run_totals"];
+    let p = &t["pipestats"];
+    assert_eq!(p["frames"], 240, "{t:#}");
+    assert_eq!(p["values"]["wire.server-waits"], 48);
+    assert_eq!(p["values"]["wire.client-waits"], 60);
+    assert_eq!(p["values"]["wire.max-record-bytes"], 16384);
+    assert_eq!(p["values"]["wire.max-record-bytes-cap"], 65536);
+    assert_eq!(p["values"]["calls.wire-records"], 720);
+    let l = &t["link_metrics"];
+    assert_eq!(
+        (l["frames"].as_u64(), l["wait_replies"].as_u64()),
+        (Some(3), Some(3)),
+        "{l:#}"
+    );
+    assert_eq!(l["transport_wait_ns"], 8_000_000);
+    assert_eq!(l["duplicate_frames"], 1);
+    assert!(arm(&v, "01-mc-rd12-DirectGLES-monolith-r2")["run_totals"]["pipestats"].is_null());
+    let dir = fixture();
+    let run = mgctl(&["bench", "session", dir.to_str().unwrap()], &dir).expect(0);
+    assert!(
+        run.stdout
+            .contains("srv=48  srvpark=12  cli=60  clipark=18")
+            && run.stdout.contains(
+                "LinkMetrics   frames=3 wait_replies=3 stage_bytes=1792 transport_wait=8.0 ms"
+            ),
+        "{}",
+        run.dump()
+    );
+    let (_t, copy) = copy();
+    std::fs::write(
+        copy.join(SPAWN).join("pipestats.server.json"),
+        "{\"frames\": ",
+    )
+    .unwrap();
+    let r = mgctl(&["bench", "session", copy.to_str().unwrap()], &copy).expect(2);
+    assert!(r.stderr.contains("pipestats.server.json"), "{}", r.dump());
+}

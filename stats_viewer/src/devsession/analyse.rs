@@ -120,6 +120,10 @@ pub struct ArmReport {
     pub best_cpu: Vec<f64>,
     pub best_wall: Vec<f64>,
     pub delta: Option<Delta>,
+    /// The PipeStats dumps merged (client, server, TCP server), when the arm has any.
+    pub totals: Option<super::totals::RunTotals>,
+    /// The `linkmetrics-lines.txt` rollup, when the arm has one.
+    pub link: Option<super::totals::LinkRollup>,
 }
 
 impl ArmReport {
@@ -548,6 +552,11 @@ fn arm(s: &SessionInput, a: &ArmInput) -> ArmReport {
         best_cpu,
         best_wall,
         delta: None,
+        totals: super::totals::RunTotals::merge(&a.dumps),
+        link: a
+            .link_lines
+            .as_ref()
+            .and_then(|(shown, text)| super::totals::LinkRollup::parse(shown, text)),
     }
 }
 

@@ -90,6 +90,10 @@ pub struct ArmInput {
     pub runs: Vec<Bench>,
     /// `benchmark.json`, the file the runner's result directory leaves behind.
     pub result: Option<Bench>,
+    /// The PipeStats JSON dumps present (client, server, the TCP server's), as shown.
+    pub dumps: Vec<(String, crate::dump::Dump)>,
+    /// `linkmetrics-lines.txt`: shown name and text.
+    pub link_lines: Option<(String, String)>,
 }
 
 /// A whole session directory.
@@ -288,6 +292,8 @@ fn load_p6(dir: &Path, summary_path: &Path) -> Result<SessionInput, Error> {
             server: None,
             runs: Vec::new(),
             result: None,
+            dumps: Vec::new(),
+            link_lines: None,
         });
     }
     arms.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.label.cmp(&b.label)));
@@ -345,6 +351,8 @@ fn load_disagg(dir: &Path, summary_path: &Path) -> Result<SessionInput, Error> {
             server: None,
             runs: Vec::new(),
             result: None,
+            dumps: Vec::new(),
+            link_lines: None,
         });
     }
     Ok(SessionInput {
@@ -446,6 +454,26 @@ fn fill_arm(root: &Path, a: &mut ArmInput) -> Result<(), Error> {
     let result = d.join("benchmark.json");
     if result.is_file() {
         a.result = Some(bench(root, &result)?);
+    }
+    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    for name in [
+        "pipestats.client.json",
+        "pipestats.server.json",
+        "tcp-server-pipestats.json",
+    ] {
+        let p = d.join(name);
+        if p.is_file() {
+            // A dump that does not parse is an error naming it, never a silently smaller total.
+            a.dumps
+                .push((shown(&p), crate::dump::Dump::parse(&p, &read(&p)?)?));
+        }
+    }
+    let lm = d.join("linkmetrics-lines.txt");
+    if lm.is_file() {
+        a.link_lines = Some((
+            shown(&lm),
+            String::from_utf8_lossy(&read(&lm)?).into_owned(),
+        ));
     }
     Ok(())
 }

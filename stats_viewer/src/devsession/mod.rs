@@ -12,6 +12,7 @@ mod proof;
 pub mod report;
 #[cfg(test)]
 mod tests;
+pub mod totals;
 
 pub use analyse::{
     analyse, ArmReport, Delta, Options, Rate, Repeat, SessionReport, Sourced, Spread, Status,

@@ -168,6 +168,7 @@ pub fn human(r: &SessionReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "    {:<10} {}", name, t(&sourced_text(v)))?;
         }
     }
+    totals_text(r, out)?;
     writeln!(out, "method: {METHOD}")?;
     if !r.diags.is_empty() {
         writeln!(out, "\nFindings:")?;
@@ -196,6 +197,92 @@ fn stats_json(s: &Option<SeriesStats>) -> Json {
 
 fn sourced_json(s: &Option<Sourced>) -> Json {
     s.as_ref().map_or(Json::Null, |s| json!(s))
+}
+
+/// The merged dump keys shown, each with its short name (make_report.py's columns).
+const TOTALS: [(&str, &str); 13] = [
+    ("srv", "wire.server-waits"),
+    ("srvpark", "wire.server-parks"),
+    ("cli", "wire.client-waits"),
+    ("clipark", "wire.client-parks"),
+    ("stage seg B", "bytes.stage-segment-bytes"),
+    ("stage buf B", "bytes.stage-buffer"),
+    ("stage tex B", "bytes.stage-texture"),
+    ("pmap push B", "bytes.persistent-map-push"),
+    ("wire-records", "calls.wire-records"),
+    ("draws", "calls.draws"),
+    ("maxrec", "wire.max-record-bytes"),
+    ("maxcap", "wire.max-record-bytes-cap"),
+    ("ringwraps", "wire.ring-wraps"),
+];
+
+/// Run totals of the proven arms that have PipeStats dumps or a LinkMetrics file.
+fn totals_text(r: &SessionReport, out: &mut dyn Write) -> io::Result<()> {
+    let t = |s: &str| diag::escape::terminal(s).into_owned();
+    let with: Vec<&ArmReport> = r
+        .proven()
+        .filter(|a| a.totals.is_some() || a.link.is_some())
+        .collect();
+    if with.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nRun totals (PipeStats dumps merged: counters summed, max- gauges the larger side, frames the counting side; LinkMetrics kind=frame lines, each frame once):"
+    )?;
+    for a in with {
+        writeln!(out, "  {} [{}]", t(&a.label), t(&a.transport_label))?;
+        if let Some(x) = &a.totals {
+            writeln!(
+                out,
+                "    {:<13} {}  (from {})",
+                "frames",
+                x.frames,
+                t(&x.sources.join(" + "))
+            )?;
+            let cells: Vec<String> = TOTALS
+                .iter()
+                .map(|(short, key)| format!("{short}={}", x.get(key)))
+                .collect();
+            writeln!(out, "    {}", cells.join("  "))?;
+        }
+        if let Some(l) = &a.link {
+            writeln!(
+                out,
+                "    LinkMetrics   frames={} wait_replies={} stage_bytes={} transport_wait={:.1} ms  ({}{})",
+                l.frames,
+                l.wait_replies,
+                l.stage_bytes,
+                l.transport_wait_ns as f64 / 1e6,
+                t(&l.shown),
+                if l.duplicates + l.unreadable > 0 {
+                    format!("; {} repeated frame id(s), {} without an id, not summed", l.duplicates, l.unreadable)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn totals_json(a: &ArmReport) -> Json {
+    json!({
+        "pipestats": a.totals.as_ref().map(|x| json!({
+            "frames": x.frames,
+            "sources": x.sources,
+            "values": x.values,
+        })),
+        "link_metrics": a.link.as_ref().map(|l| json!({
+            "file": l.shown,
+            "frames": l.frames,
+            "wait_replies": l.wait_replies,
+            "stage_bytes": l.stage_bytes,
+            "transport_wait_ns": l.transport_wait_ns,
+            "duplicate_frames": l.duplicates,
+            "unreadable_lines": l.unreadable,
+        })),
+    })
 }
 
 fn arm_json(r: &SessionReport, a: &ArmReport) -> Json {
@@ -237,6 +324,7 @@ fn arm_json(r: &SessionReport, a: &ArmReport) -> Json {
         "waits": waits,
         "gauges": gauges,
         "rates": rates,
+        "run_totals": totals_json(a),
         "repeats": a.repeats.iter().map(|p| json!({
             "file": p.shown,
             "mean_frame_ms": p.mean_ms,

@@ -75,6 +75,8 @@ fn arm(order: usize, transport: Transport, client: Option<&str>, server: Option<
         server: server.map(|t| role("mobilegl.server.log", t)),
         runs: vec![bench("B", START + 10)],
         result: None,
+        dumps: Vec::new(),
+        link_lines: None,
     }
 }
 
