@@ -7,6 +7,7 @@ pub mod controls;
 pub mod counters;
 pub mod ctest;
 pub mod dirty_surface;
+pub mod evidence;
 pub mod fatal_sites;
 pub mod fatals;
 pub mod generated;
@@ -49,6 +50,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(ctest::gate()),
         Box::new(controls::ControlsGate),
         Box::new(generated::gate()),
+        Box::new(evidence::gate()),
     ]
 }
 
