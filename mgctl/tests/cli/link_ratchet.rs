@@ -264,7 +264,8 @@ fn self_test_trips_every_control_and_a_neutered_one_fails() {
 /// diagnostics on every tree: the same exit and the same codes.
 #[test]
 fn the_command_reaches_the_gates_verdict_and_rerecords_only_a_trusted_measurement() {
-    let trees: [(&str, fn(&Path)); 4] = [
+    type Plant = fn(&Path);
+    let trees: [(&str, Plant); 4] = [
         ("clean", |_| {}),
         ("new reach", |r| {
             apply_violation(r, "link-ratchet-new-reach")
