@@ -34,7 +34,7 @@ diag::codes! {
 
 /// The bytes of one log line that are kept and matched; the rest of a longer line is skipped
 /// (EVD011), so memory stays bounded however a log is shaped.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 /// Forbidden lines reported per rule and log; the rest are counted in the last one.
 const SHOWN_HITS: usize = 5;
 /// Characters of a log line quoted in a finding.
@@ -44,7 +44,7 @@ const SLACK: Duration = Duration::from_secs(2);
 
 /// Which role logs a rule reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// One role's log (an index into [`Set::roles`]).
     Role(usize),
     /// Every role's log, each on its own.
@@ -55,7 +55,7 @@ pub enum Scope {
 
 /// What a rule asks of the lines it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Require,
     Forbid,
     Count { min: Option<u64>, max: Option<u64> },
@@ -73,12 +73,10 @@ impl Kind {
 
 /// A validated rule.
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     pub kind: Kind,
     pub scope: Scope,
     pub re: Regex,
-    /// Byte offset of its pattern in mgctl.toml.
-    pub at: usize,
 }
 
 impl Rule {
@@ -92,7 +90,7 @@ impl Rule {
 
 /// One role of a set: its name, its log's path template and where the template is configured.
 #[derive(Debug, Clone)]
-pub struct Role {
+pub(crate) struct Role {
     pub name: String,
     pub template: String,
     pub at: usize,
@@ -100,17 +98,15 @@ pub struct Role {
 
 impl Role {
     /// The log of entry `test`.
-    pub fn path(&self, test: &str) -> String {
+    pub(crate) fn path(&self, test: &str) -> String {
         self.template.replace("{test}", test)
     }
 }
 
 /// A validated `[[evidence]]`.
 #[derive(Debug, Clone)]
-pub struct Set {
+pub(crate) struct Set {
     pub name: String,
-    /// Byte offset of its `name` in mgctl.toml.
-    pub at: usize,
     pub junit: String,
     pub junit_at: usize,
     pub tests: Regex,
@@ -128,7 +124,7 @@ fn compile(pattern: &str) -> Result<Regex, String> {
 }
 
 /// Validates one `[[evidence]]`; Err is its EVD008 at the offending line.
-pub fn validate_one(c: &EvidenceConfig) -> Result<Set, Box<Diag<Code>>> {
+pub(crate) fn validate_one(c: &EvidenceConfig) -> Result<Set, Box<Diag<Code>>> {
     let name = c.name.get_ref().clone();
     let bad = |at: usize, m: String| {
         Box::new(
@@ -230,7 +226,6 @@ pub fn validate_one(c: &EvidenceConfig) -> Result<Set, Box<Diag<Code>>> {
             kind,
             scope: scope(role)?,
             re,
-            at,
         });
     }
     if rules.is_empty() {
@@ -241,7 +236,6 @@ pub fn validate_one(c: &EvidenceConfig) -> Result<Set, Box<Diag<Code>>> {
     }
     Ok(Set {
         name,
-        at: c.name.span().start,
         junit: c.junit.get_ref().clone(),
         junit_at: c.junit.span().start,
         tests,
@@ -254,7 +248,7 @@ pub fn validate_one(c: &EvidenceConfig) -> Result<Set, Box<Diag<Code>>> {
 }
 
 /// Validates every `[[evidence]]`; a bad set is an EVD008 and the others stay usable.
-pub fn validate(cfgs: &[EvidenceConfig]) -> (Vec<Set>, Vec<Diag<Code>>) {
+pub(crate) fn validate(cfgs: &[EvidenceConfig]) -> (Vec<Set>, Vec<Diag<Code>>) {
     let mut out = Vec::new();
     let mut diags = Vec::new();
     let mut seen = BTreeSet::new();
@@ -279,7 +273,7 @@ pub fn validate(cfgs: &[EvidenceConfig]) -> (Vec<Set>, Vec<Diag<Code>>) {
 
 /// What one rule found in one log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Hits {
+pub(crate) struct Hits {
     pub count: u64,
     /// The first [`SHOWN_HITS`] matching lines: line number and the line, escaped and shortened.
     pub shown: Vec<(u32, String)>,
@@ -288,7 +282,7 @@ pub struct Hits {
 /// What a scan of one log found: per rule of its set (by index; a rule that does not apply to
 /// the log's role stays empty), and the shape of its bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LogScan {
+pub(crate) struct LogScan {
     pub lines: u64,
     pub bytes: u64,
     pub hits: Vec<Hits>,
@@ -367,7 +361,7 @@ fn decode(bytes: &[u8], cut: bool) -> (Cow<'_, str>, u64, Option<usize>) {
 
 /// Scans one log line by line (memory bounded by [`MAX_LINE`]) for the rules of `set` that
 /// apply to role `role`.
-pub fn scan(set: &Set, role: usize, r: &mut dyn BufRead) -> std::io::Result<LogScan> {
+pub(crate) fn scan(set: &Set, role: usize, r: &mut dyn BufRead) -> std::io::Result<LogScan> {
     let mut out = LogScan {
         hits: vec![Hits::default(); set.rules.len()],
         ..LogScan::default()
@@ -415,14 +409,14 @@ pub fn scan(set: &Set, role: usize, r: &mut dyn BufRead) -> std::io::Result<LogS
 
 /// One role log of an entry as the judgement sees it: its role, its path, and its scan (None
 /// when it could not be read, which is reported on its own).
-pub struct Seen<'a> {
+pub(crate) struct Seen<'a> {
     pub role: usize,
     pub path: &'a str,
     pub scan: Option<&'a LogScan>,
 }
 
 /// The findings of one entry's role logs against every rule of `set`. Pure.
-pub fn judge_test(set: &Set, test: &str, logs: &[Seen<'_>]) -> Vec<Diag<Code>> {
+pub(crate) fn judge_test(set: &Set, test: &str, logs: &[Seen<'_>]) -> Vec<Diag<Code>> {
     let mut out = Vec::new();
     let why = set
         .why
@@ -589,7 +583,7 @@ impl Files for Disk {
 }
 
 /// Files held in memory, each with an optional time; `base` answers for the rest.
-pub struct Memory<'a> {
+pub(crate) struct Memory<'a> {
     pub files: BTreeMap<String, (Vec<u8>, Option<SystemTime>)>,
     pub base: Option<&'a dyn Files>,
 }
@@ -631,7 +625,7 @@ fn read_all(files: &dyn Files, rel: &str) -> Result<Option<Vec<u8>>, String> {
 
 /// The entries of a set's JUnit that `tests` selects: those that ran, and those skipped; and
 /// when the run began (None when not asked for, or not measurable).
-pub struct Selection {
+pub(crate) struct Selection {
     pub ran: Vec<String>,
     pub skipped: Vec<String>,
     pub started: Result<Option<SystemTime>, String>,
@@ -640,7 +634,7 @@ pub struct Selection {
 }
 
 /// Reads a set's JUnit and selects its entries; Err is its EVD009 or EVD007.
-pub fn select(files: &dyn Files, set: &Set) -> Result<Selection, Box<Diag<Code>>> {
+pub(crate) fn select(files: &dyn Files, set: &Set) -> Result<Selection, Box<Diag<Code>>> {
     let fail = |code: Code, m: String| {
         Box::new(
             Diag::error(code, format!("[[evidence]] `{}`: {m}", set.name))
