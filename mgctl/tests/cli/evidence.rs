@@ -322,3 +322,18 @@ fn upstream_runtime_mode_proof_agrees_on_three_trees() {
         );
     }
 }
+
+#[test]
+fn a_line_past_the_cap_is_checked_on_its_first_mib_and_said_so() {
+    let (_d, root) = copy_driver();
+    let rel = log("DirectGLES.demo_frames_300", "client");
+    let mut text = std::fs::read_to_string(root.join(&rel)).unwrap();
+    // 1.5 MiB of one line, and a forbidden word past the first MiB: not seen, and the cut is said.
+    text.push_str(&"x".repeat(3 << 19));
+    text.push_str(" Fatal{Late}\n");
+    std::fs::write(root.join(&rel), text).unwrap();
+    let (run, g) = check(&root, 0);
+    assert_eq!(codes(&g), ["EVD011"], "{}", run.dump());
+    assert_eq!(g["findings"][0]["severity"], "warning");
+    assert_eq!(g["findings"][0]["location"]["line"], 7);
+}
