@@ -8,6 +8,7 @@ pub mod control;
 pub mod cpp;
 pub mod ctest;
 pub mod diag;
+pub mod evidence;
 pub mod excerpt;
 pub mod fatal_sites;
 pub mod generated;

@@ -437,6 +437,42 @@ fn census_tree(root: &Path, n: usize) {
     );
 }
 
+/// A lane for `check --only evidence`: a JUnit of `n` entries, each with a client and a server
+/// log of 50 lines, and one `[[evidence]]` set with a require, a forbid and a count over them.
+fn evidence_tree(root: &Path, n: usize) {
+    let mut junit = format!("<testsuite name=\"bench\" tests=\"{n}\" time=\"{n}\">\n");
+    let mut client = String::new();
+    let mut server = String::new();
+    for i in 0..50 {
+        let _ = writeln!(
+            client,
+            "[09:41:07] [Linux MobileGL/INFO]: Config: IPC run-ahead=1 strict=1 role-split-state=1 line {i}"
+        );
+        let _ = writeln!(
+            server,
+            "[09:41:08] [Linux MobileGL/INFO]: MGPipe stats: frames={i} window=60 draws=2680"
+        );
+    }
+    for i in 0..n {
+        let _ = writeln!(
+            junit,
+            "  <testcase name=\"A.t{i}\" status=\"run\" time=\"1\"/>"
+        );
+        write(&root.join(format!("logs/A.t{i}/c.log")), client.as_bytes());
+        write(&root.join(format!("logs/A.t{i}/s.log")), server.as_bytes());
+    }
+    junit.push_str("</testsuite>\n");
+    write(&root.join("lane.xml"), junit.as_bytes());
+    write(
+        &root.join("mgctl.toml"),
+        b"[[evidence]]\nname = \"bench\"\njunit = \"lane.xml\"\ntests = '^A\\.'\n\
+          logs = { client = \"logs/{test}/c.log\", server = \"logs/{test}/s.log\" }\n\
+          require = [ { role = \"client\", pattern = '\\bstrict=1\\b' } ]\n\
+          forbid = [ { role = \"both\", pattern = 'Fatal\\{' } ]\n\
+          count = [ { role = \"server\", pattern = 'MGPipe stats: frames=', min = 1 } ]\n",
+    );
+}
+
 /// Generates the input for `n` units into `dir` and returns the mgctl command and an optional
 /// reference command on the same input (`None` when the input cannot be generated here).
 type Make = fn(dir: &Path, n: usize) -> Option<(Cmd, Option<Cmd>)>;
@@ -752,6 +788,19 @@ fn cases() -> Vec<Case> {
                 link_tree(&root, n)?;
                 Some((
                     Cmd::mgctl(&["check", &s(&root), "--only", "link-ratchet"]),
+                    None,
+                ))
+            },
+        },
+        Case {
+            name: "check --only evidence",
+            unit: "ctest entries (2 role logs of 50 lines)",
+            base: 200,
+            make: |d, n| {
+                let root = d.join(format!("evd{n}"));
+                evidence_tree(&root, n);
+                Some((
+                    Cmd::mgctl(&["check", &s(&root), "--only", "evidence"]),
                     None,
                 ))
             },

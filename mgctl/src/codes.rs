@@ -50,6 +50,7 @@ pub fn all() -> Vec<CodeInfo> {
     gather::<lints::control::Code>(&mut out);
     gather::<lints::generated::Code>(&mut out);
     gather::<lints::census::Code>(&mut out);
+    gather::<lints::evidence::Code>(&mut out);
     gather::<include_graph::codes::Code>(&mut out);
     gather::<dirty_surface::Code>(&mut out);
     gather::<symbols::codes::SymbolsCode>(&mut out);

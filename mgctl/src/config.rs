@@ -55,6 +55,9 @@ pub struct Config {
     /// `[[census]]`: registries and the call sites that must name their entries.
     #[serde(default)]
     pub census: Vec<lints::census::cfg::CensusConfig>,
+    /// `[[evidence]]`: per-test role logs and the lines they must and must not hold.
+    #[serde(default)]
+    pub evidence: Vec<lints::evidence::cfg::EvidenceConfig>,
     /// How the artifacts the gates read are made (issue 18 item 8).
     pub build: Option<workspace_build::cfg::BuildConfig>,
 }
@@ -113,6 +116,8 @@ impl Config {
             pin: Vec::new(),
             // Which registries a checkout keeps, and their sites, are its own.
             census: Vec::new(),
+            // Role logs exist only after a lane ran, where its CI puts them: a checkout configures them.
+            evidence: Vec::new(),
             // A MobileGL checkout builds with its own cmake setup; mgctl never starts that itself.
             build: None,
         }
@@ -328,6 +333,8 @@ fn outside_paths(c: &Config, text: &str, path: &Path) -> Result<(), Error> {
                 .map(|p| ("link_ratchet.cmake_cache", p.as_str())),
         );
     }
+    let evidence = c.evidence.iter().flat_map(lints::evidence::cfg::paths);
+    keys.extend(evidence);
     let docs = c.cite.iter().flat_map(|d| &d.docs);
     keys.extend(docs.map(|d| ("cite.docs", d.as_str())));
     let probes = c.include.iter().flat_map(|i| &i.probes);

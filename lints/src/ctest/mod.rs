@@ -55,6 +55,10 @@ pub struct Case {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Junit {
     pub cases: Vec<Case>,
+    /// How long the run took, in milliseconds: the root element's `time`, else the sum of its
+    /// suites' or, failing those, its cases' `time` (None when the file records none). The
+    /// `evidence` gate dates the run's start from it.
+    pub elapsed_ms: Option<u64>,
 }
 
 impl Junit {
@@ -118,7 +122,10 @@ pub fn parse_junit(bytes: &[u8], path: &str) -> Result<Junit, JunitError> {
         });
     }
     let line_of = |n: roxmltree::Node<'_, '_>| doc.text_pos_at(n.range().start).row;
-    let mut out = Junit::default();
+    let mut out = Junit {
+        elapsed_ms: elapsed_ms(root),
+        ..Junit::default()
+    };
     for suite in root.descendants().filter(|n| n.has_tag_name("testsuite")) {
         let found = suite
             .children()
@@ -201,6 +208,29 @@ pub fn parse_junit(bytes: &[u8], path: &str) -> Result<Junit, JunitError> {
     Ok(out)
 }
 
+/// A `time` attribute (seconds, fractional) in milliseconds; None when absent or not a
+/// non-negative number.
+fn time_ms(n: roxmltree::Node<'_, '_>) -> Option<u64> {
+    let s: f64 = n.attribute("time")?.trim().parse().ok()?;
+    (s.is_finite() && s >= 0.0).then(|| (s * 1000.0).round() as u64)
+}
+
+/// The run's duration: the root's `time`, else the sum over its suites, else over its cases.
+fn elapsed_ms(root: roxmltree::Node<'_, '_>) -> Option<u64> {
+    if let Some(t) = time_ms(root) {
+        return Some(t);
+    }
+    let sum = |tag: &str| {
+        let times: Vec<u64> = root
+            .descendants()
+            .filter(|n| n.has_tag_name(tag) && *n != root)
+            .filter_map(time_ms)
+            .collect();
+        (!times.is_empty()).then(|| times.iter().fold(0u64, |a, t| a.saturating_add(*t)))
+    };
+    sum("testsuite").or_else(|| sum("testcase"))
+}
+
 /// The first `path.ext:LINE` a failure's text names (googletest's `File.cpp:42: Failure`,
 /// CMake's `CMake Error at run_trace_case.cmake:174`).
 fn source_of(text: &str) -> Option<(String, u32)> {
@@ -258,6 +288,10 @@ Expected equality</system-out>
             Some(("MG_Test/Pipe/RenderStateSpansTest.cpp".into(), 88))
         );
         assert_eq!(j.cases[1].line, 4);
+        assert_eq!(j.elapsed_ms, Some(3000));
+        let cases_only = r#"<testsuite><testcase name="a" time="0.25"/><testcase name="b" time="1.5"/></testsuite>"#;
+        let j = parse_junit(cases_only.as_bytes(), "c.xml").unwrap();
+        assert_eq!(j.elapsed_ms, Some(1750));
     }
 
     #[test]

@@ -28,7 +28,7 @@ the baseline log's window at the same frames= (Δ, Δ %). Sources: a growing fil
 or --replay LOG [--speed X]. Keys: q quit, p pause, ←/→ history, tab views, / filter, e export JSON, ? help. \
 Without a terminal use --once for a text snapshot. --client LOG --server LOG follows a split run's two role \
 logs side by side, each in its own view (keys act on both; `e` exports both).",
-    after_help = "Examples:\n  mgctl stats watch driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 \\\n      --baseline driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch \\\n      --replay driver/MobileGL/MG_Test/runs/*/push/mobilegl.log --speed 10\n  mgctl stats watch --once driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch --once --width 160 \\\n      --client driver/MobileGL/MG_Test/sessions/p6-mixed/03-*/mobilegl.client.log \\\n      --server driver/MobileGL/MG_Test/sessions/p6-mixed/03-*/mobilegl.server.log"
+    after_help = "Examples:\n  mgctl stats watch driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  adb logcat -v threadtime | mgctl stats watch -\n  mgctl stats watch --adb emulator-5554 \\\n      --baseline driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch \\\n      --replay driver/MobileGL/MG_Test/runs/*/push/mobilegl.log --speed 10\n  mgctl stats watch --once driver/MobileGL/MG_Test/runs/*/pull/mobilegl.log\n  mgctl stats watch --once --width 160 \\\n      --client driver/MobileGL/MG_Test/sessions/*/03-*/mobilegl.client.log \\\n      --server driver/MobileGL/MG_Test/sessions/*/03-*/mobilegl.server.log"
 )]
 pub struct WatchArgs {
     /// The log to follow (like `tail -F`), or `-` for standard input.

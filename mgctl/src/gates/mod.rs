@@ -8,6 +8,7 @@ pub mod controls;
 pub mod counters;
 pub mod ctest;
 pub mod dirty_surface;
+pub mod evidence;
 pub mod fatal_sites;
 pub mod fatals;
 pub mod generated;
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Box<dyn Gate>> {
         Box::new(ctest::gate()),
         Box::new(controls::ControlsGate),
         Box::new(generated::gate()),
+        Box::new(evidence::gate()),
     ]
 }
 

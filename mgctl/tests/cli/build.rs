@@ -110,7 +110,7 @@ fn issue18_no_build_refuses_and_the_gates_say_so() {
         dir.path(),
     )
     .expect(2);
-    r.assert_stderr_has("(22 by --only/--skip, 1 by --no-build)");
+    r.assert_stderr_has("(23 by --only/--skip, 1 by --no-build)");
 }
 
 #[test]

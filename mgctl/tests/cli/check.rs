@@ -65,7 +65,7 @@ fn clean_tree_passes_and_lists_skipped_gates() {
     let run = mgctl(&["check", "."], dir.path()).expect(0);
     run.assert_stdout_has("tokens");
     run.assert_stdout_has("mgctl check: PASS");
-    run.assert_stdout_has("22 skipped");
+    run.assert_stdout_has("23 skipped");
     // The list itself: every gate but tokens, each saying which section it lacks.
     let run = mgctl(&["check", ".", "--format", "json"], dir.path()).expect(0);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -93,6 +93,7 @@ fn clean_tree_passes_and_lists_skipped_gates() {
             "counters",
             "ctest",
             "dirty-surface",
+            "evidence",
             "fatal-sites",
             "fatals",
             "generated",

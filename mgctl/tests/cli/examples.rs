@@ -95,11 +95,18 @@ fn playground() -> Playground {
     }
     fs::write(root.join(".gitignore"), ".tools/\n.home/\n").unwrap();
     git(&root, &["init", "-q"]);
-    // As in this repository's history, the budgets are committed before the runs they bound
-    // (the budgets gate's pin).
+    // As in this repository's history, the budgets are committed before the runs and the
+    // session they bound (the budgets gate's pin).
     git(
         &root,
-        &["add", "-A", "--", ".", ":!driver/MobileGL/MG_Test/runs"],
+        &[
+            "add",
+            "-A",
+            "--",
+            ".",
+            ":!driver/MobileGL/MG_Test/runs",
+            ":!driver/MobileGL/MG_Test/sessions",
+        ],
     );
     git(
         &root,

@@ -12,6 +12,7 @@ mod cite;
 mod controls;
 mod ctest;
 mod dirty_surface;
+mod evidence;
 mod examples;
 mod fatal_sites;
 mod faults;
