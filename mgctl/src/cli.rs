@@ -353,7 +353,6 @@ mod tests {
             // With --base, the workspace whose [build] makes the base revision's library.
             "mgctl symbols diff",
             // The workspace whose [link_ratchet] it measures (and whose baseline it re-records).
-            "mgctl symbols ratchet",
         ];
         // Leaves whose output is not a report, or is only one form.
         let no_format = ["mgctl completions", "mgctl man"];

@@ -6,7 +6,7 @@
 //! `runtime_mode_proof.py` logs half, `junit_tally.py`'s TCP proof per entry and
 //! `magma_runahead_checks.py`'s zero `VUID`/`SYNC-HAZARD` lines, as configuration.
 //!
-//! parse/model: [`cfg`], `check::validate`, the JUnit through [`crate::ctest::parse_junit`];
+//! parse/model: [`cfg`], `rules::validate`, the JUnit through [`crate::ctest::parse_junit`];
 //! analysis: `check::scan` (one log, streamed line by line, memory bounded) and
 //! `check::judge_test`, pure; I/O: [`check::check`], the one entry point of the gate, over
 //! [`check::Files`] (the disk, or texts in memory for the controls).
@@ -14,5 +14,6 @@
 pub mod cfg;
 pub mod check;
 pub mod controls;
+mod rules;
 
 pub use check::{check, Code};
