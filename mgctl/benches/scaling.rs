@@ -473,6 +473,49 @@ fn evidence_tree(root: &Path, n: usize) {
     );
 }
 
+/// Three lanes of `n` tests for `check --only test-sets`: split, spawn and tcp listings (`ctest -N`
+/// shape) equal after the arm segment comes off, and the monolith listing covered by split.
+fn lanes_tree(root: &Path, n: usize) {
+    let listing = |arm: &str| {
+        let mut t = String::from("Test project /b\n");
+        for i in 0..n {
+            let _ = writeln!(t, "  Test #{}: DirectGLES.{arm}Case{i}.run", i + 1);
+        }
+        let _ = writeln!(t, "\nTotal Tests: {n}");
+        t
+    };
+    write(&root.join("lanes/monolith.txt"), listing("").as_bytes());
+    for arm in ["Split", "Spawn", "Tcp"] {
+        write(&root.join(format!("lanes/{arm}.txt")), listing(&format!("{arm}.")).as_bytes());
+    }
+    let mut toml = String::from("[[test_sets.lane]]\nname = \"monolith\"\nlisting = \"lanes/monolith.txt\"\n\n");
+    for arm in ["Split", "Spawn", "Tcp"] {
+        let _ = write!(
+            toml,
+            "[[test_sets.lane]]\nname = \"{}\"\nlisting = \"lanes/{arm}.txt\"\nnormalize = [{{ regex = '^(Direct\\w+)\\.{arm}\\.', replace = '$1.' }}]\n\n",
+            arm.to_lowercase()
+        );
+    }
+    toml.push_str("[[test_sets.equal]]\nlanes = [\"split\", \"spawn\", \"tcp\"]\n\n[[test_sets.subset]]\nof = \"monolith\"\nwithin = [\"split\"]\n");
+    write(&root.join("mgctl.toml"), toml.as_bytes());
+}
+
+/// A generator and its committed output for `check --only generated`: `n` source files copied
+/// into the throw-away workspace, and `cp` writing one output of `n` lines that matches.
+fn generated_tree(root: &Path, n: usize) {
+    let mut out = String::new();
+    for i in 0..n {
+        let _ = writeln!(out, "ROW({i}, Field{i})");
+        write(&root.join(format!("src/F{i}.h")), format!("int f{i};\n").as_bytes());
+    }
+    write(&root.join("gen/rows.in"), out.as_bytes());
+    write(&root.join("gen/rows.inc"), out.as_bytes());
+    write(
+        &root.join("mgctl.toml"),
+        b"[[generated]]\nname = \"rows\"\ncommand = [\"cp\", \"gen/rows.in\", \"gen/rows.inc\"]\noutputs = [\"gen/rows.inc\"]\n",
+    );
+}
+
 /// Generates the input for `n` units into `dir` and returns the mgctl command and an optional
 /// reference command on the same input (`None` when the input cannot be generated here).
 type Make = fn(dir: &Path, n: usize) -> Option<(Cmd, Option<Cmd>)>;
@@ -767,6 +810,26 @@ fn cases() -> Vec<Case> {
                     Cmd::mgctl(&["symbols", "diff", "--before", &s(&a), "--after", &s(&b)]),
                     None,
                 ))
+            },
+        },
+        Case {
+            name: "check --only test-sets",
+            unit: "tests per lane (4 lanes)",
+            base: 2_000,
+            make: |d, n| {
+                let root = d.join(format!("lanes{n}"));
+                lanes_tree(&root, n);
+                Some((Cmd::mgctl(&["check", &s(&root), "--only", "test-sets"]), None))
+            },
+        },
+        Case {
+            name: "check --only generated",
+            unit: "workspace files (copied) and output rows",
+            base: 250,
+            make: |d, n| {
+                let root = d.join(format!("gen{n}"));
+                generated_tree(&root, n);
+                Some((Cmd::mgctl(&["check", &s(&root), "--only", "generated"]), None))
             },
         },
         Case {

@@ -10,37 +10,11 @@ const SITES: &str = "MobileGL/MG_Remote/Server/ServerDeclines.cpp";
 const KEY: &str = "MobileGL/MG_Backend/DirectVulkan/PipelineCache.h";
 
 fn check(root: &Path, rc: i32) -> (Run, serde_json::Value) {
-    let run = mgctl(
-        &[
-            "check",
-            root.to_str().unwrap(),
-            "--only",
-            "census",
-            "--format",
-            "json",
-        ],
-        root,
-    )
-    .expect(rc);
-    let v: serde_json::Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
-    let g = v["gates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["gate"] == "census")
-        .cloned()
-        .unwrap_or_else(|| panic!("no census gate\n{}", run.dump()));
-    (run, g)
+    gate_report(root, "census", rc)
 }
 
 fn codes(g: &serde_json::Value) -> Vec<String> {
-    g["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
+    finding_codes(g)
 }
 
 fn edit(root: &Path, rel: &str, from: &str, to: &str) {

@@ -13,37 +13,11 @@ const LOGS: &str = "MobileGL/MG_Test/ctest/logs";
 const GREEN: &str = "2 sets / 4 tests / 8 role logs, 56 lines / 9 rules, 0 broken";
 
 fn check(root: &Path, rc: i32) -> (Run, serde_json::Value) {
-    let run = mgctl(
-        &[
-            "check",
-            root.to_str().unwrap(),
-            "--only",
-            "evidence",
-            "--format",
-            "json",
-        ],
-        root,
-    )
-    .expect(rc);
-    let v: serde_json::Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
-    let g = v["gates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["gate"] == "evidence")
-        .cloned()
-        .unwrap_or_else(|| panic!("no evidence gate\n{}", run.dump()));
-    (run, g)
+    gate_report(root, "evidence", rc)
 }
 
 fn codes(g: &serde_json::Value) -> Vec<String> {
-    g["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
+    finding_codes(g)
 }
 
 fn log(test: &str, role: &str) -> String {

@@ -11,37 +11,11 @@ const OBJECTS: &str = "build/link/CMakeFiles/MobileGL.dir";
 const BASELINE: &str = "scripts/data/link_ratchet_baseline.txt";
 
 fn check(root: &Path, rc: i32) -> (Run, serde_json::Value) {
-    let run = mgctl(
-        &[
-            "check",
-            root.to_str().unwrap(),
-            "--only",
-            "link-ratchet",
-            "--format",
-            "json",
-        ],
-        root,
-    )
-    .expect(rc);
-    let v: serde_json::Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
-    let g = v["gates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["gate"] == "link-ratchet")
-        .cloned()
-        .unwrap_or_else(|| panic!("no link-ratchet gate\n{}", run.dump()));
-    (run, g)
+    gate_report(root, "link-ratchet", rc)
 }
 
 fn codes(g: &serde_json::Value) -> Vec<String> {
-    g["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
+    finding_codes(g)
 }
 
 /// A copy of `driver/` with the split build's objects (copy_driver leaves `build/` out).

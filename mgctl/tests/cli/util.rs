@@ -176,3 +176,40 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `mgctl check ROOT --only GATE --format json`, expecting exit `rc`: the run and that gate's
+/// report from the JSON document.
+pub fn gate_report(root: &Path, gate: &str, rc: i32) -> (Run, serde_json::Value) {
+    let run = mgctl(
+        &[
+            "check",
+            root.to_str().unwrap(),
+            "--only",
+            gate,
+            "--format",
+            "json",
+        ],
+        root,
+    )
+    .expect(rc);
+    let v: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
+    let g = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gate"] == gate)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {gate} gate\n{}", run.dump()));
+    (run, g)
+}
+
+/// The codes of a gate report's findings (any document with a `findings` array), in order.
+pub fn finding_codes(g: &serde_json::Value) -> Vec<String> {
+    g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
