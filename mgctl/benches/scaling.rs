@@ -486,9 +486,14 @@ fn lanes_tree(root: &Path, n: usize) {
     };
     write(&root.join("lanes/monolith.txt"), listing("").as_bytes());
     for arm in ["Split", "Spawn", "Tcp"] {
-        write(&root.join(format!("lanes/{arm}.txt")), listing(&format!("{arm}.")).as_bytes());
+        write(
+            &root.join(format!("lanes/{arm}.txt")),
+            listing(&format!("{arm}.")).as_bytes(),
+        );
     }
-    let mut toml = String::from("[[test_sets.lane]]\nname = \"monolith\"\nlisting = \"lanes/monolith.txt\"\n\n");
+    let mut toml = String::from(
+        "[[test_sets.lane]]\nname = \"monolith\"\nlisting = \"lanes/monolith.txt\"\n\n",
+    );
     for arm in ["Split", "Spawn", "Tcp"] {
         let _ = write!(
             toml,
@@ -506,7 +511,10 @@ fn generated_tree(root: &Path, n: usize) {
     let mut out = String::new();
     for i in 0..n {
         let _ = writeln!(out, "ROW({i}, Field{i})");
-        write(&root.join(format!("src/F{i}.h")), format!("int f{i};\n").as_bytes());
+        write(
+            &root.join(format!("src/F{i}.h")),
+            format!("int f{i};\n").as_bytes(),
+        );
     }
     write(&root.join("gen/rows.in"), out.as_bytes());
     write(&root.join("gen/rows.inc"), out.as_bytes());
@@ -819,7 +827,10 @@ fn cases() -> Vec<Case> {
             make: |d, n| {
                 let root = d.join(format!("lanes{n}"));
                 lanes_tree(&root, n);
-                Some((Cmd::mgctl(&["check", &s(&root), "--only", "test-sets"]), None))
+                Some((
+                    Cmd::mgctl(&["check", &s(&root), "--only", "test-sets"]),
+                    None,
+                ))
             },
         },
         Case {
@@ -829,7 +840,10 @@ fn cases() -> Vec<Case> {
             make: |d, n| {
                 let root = d.join(format!("gen{n}"));
                 generated_tree(&root, n);
-                Some((Cmd::mgctl(&["check", &s(&root), "--only", "generated"]), None))
+                Some((
+                    Cmd::mgctl(&["check", &s(&root), "--only", "generated"]),
+                    None,
+                ))
             },
         },
         Case {

@@ -302,3 +302,31 @@ fn the_command_reaches_the_gates_verdict_and_rerecords_only_a_trusted_measuremen
         }
     }
 }
+
+/// An object whose unit was preprocessed away has no symbol table at all (LLVM 14 ships six):
+/// like `nm`, the ratchet reads it as defining and needing nothing, never as unreadable.
+#[test]
+fn an_object_without_a_symbol_table_defines_nothing() {
+    let (d, root) = copy_with_objects();
+    let src = d.path().join("empty.cpp");
+    std::fs::write(&src, "// everything here is #if'd out\n").unwrap();
+    let obj = root.join(OBJECTS).join("MobileGL/MG_Pipe/Empty.cpp.o");
+    let ok = |c: &mut std::process::Command| c.status().is_ok_and(|s| s.success());
+    assert!(
+        ok(std::process::Command::new("g++")
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&obj))
+            && ok(std::process::Command::new("strip")
+                .arg("--strip-all")
+                .arg(&obj)),
+        "g++ and strip (binutils) are needed: apt-get install g++ binutils"
+    );
+    let (run, g) = check(&root, 0);
+    assert_eq!(codes(&g), Vec::<String>::new(), "{}", run.dump());
+    assert_eq!(
+        g["headline"],
+        "34 objects (10 server, 22 frontend, 2 shared) / reach 2 (baseline 2) / 0 new, 0 cleared"
+    );
+}

@@ -32,7 +32,18 @@ pub(super) fn parse_cache(text: &str) -> BTreeMap<String, String> {
 }
 
 fn read_object(path: &Path, rel: String) -> crate::Result<Object> {
-    let lib = crate::elf::read_library(path, TableChoice::Symtab)?;
+    let lib = match crate::elf::read_library(path, TableChoice::Symtab) {
+        Ok(l) => l,
+        // A relocatable object without a symbol table defines and needs nothing (its unit was
+        // preprocessed away; LLVM ships several): `nm` prints nothing for it, and so does this.
+        Err(crate::Error::NoSymbols { .. }) => {
+            return Ok(Object {
+                rel,
+                ..Object::default()
+            })
+        }
+        Err(e) => return Err(e),
+    };
     let names = |syms: &[crate::Symbol], keep: &dyn Fn(&crate::Symbol) -> bool| {
         syms.iter()
             .filter(|s| keep(s))
