@@ -51,6 +51,15 @@ fn utf8(rel: &str, bytes: Vec<u8>) -> Result<Vec<u8>, Box<Diag<Code>>> {
     ))
 }
 
+/// Whether `rel`, with its links resolved, is outside the workspace (as the walk never follows).
+fn leaves(root: &Path, rel: &str) -> bool {
+    match (root.canonicalize(), root.join(rel).canonicalize()) {
+        (Ok(r), Ok(p)) => !p.starts_with(r),
+        // Missing: the read that follows names it.
+        _ => false,
+    }
+}
+
 /// The part of a glob before its first special character.
 fn literal_lead(glob: &str) -> &str {
     &glob[..glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len())]
@@ -66,6 +75,20 @@ fn gather(
     let exclude = globset(c, &c.exclude).map_err(|d| diags.push(*d)).ok()?;
     let registry = match &c.registry {
         None => None,
+        Some(r) if leaves(root, &r.file) => {
+            diags.push(
+                Diag::error(
+                    Code::Cen010,
+                    format!(
+                        "census `{}`: registry {}: a link leading out of the workspace: not followed",
+                        c.name.get_ref(),
+                        r.file
+                    ),
+                )
+                .file(r.file.clone()),
+            );
+            return None;
+        }
         Some(r) => match diag::walk::read(&root.join(&r.file)) {
             Ok(b) => match utf8(&r.file, b) {
                 Ok(t) => Some(t),

@@ -213,3 +213,16 @@ fn self_test_trips_every_control_and_a_neutered_one_fails() {
         run.assert_stdout_has(&format!("{c}: negative control did not trip"));
     }
 }
+
+/// A registry reached through a link out of the workspace is not read (the walk never follows
+/// such a link either): the census fails naming it, rather than judging a file from elsewhere.
+#[test]
+fn a_registry_linked_from_outside_the_workspace_is_not_followed() {
+    let (d, root) = copy_driver();
+    let outside = d.path().join("WireDeclines.def");
+    std::fs::rename(root.join(DEF), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join(DEF)).unwrap();
+    let (run, g) = check(&root, 1);
+    assert_eq!(codes(&g), ["CEN010"], "{}", run.dump());
+    run.assert_stdout_has("a link leading out of the workspace: not followed");
+}
