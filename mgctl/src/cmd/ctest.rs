@@ -61,13 +61,7 @@ pub fn run(args: &CtestArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
         .map(|d| ctx.finding(crate::gates::ctest::GATE, d))
         .collect();
     if args.format == crate::flags::DataFormat::Json {
-        let doc = serde_json::json!({
-            "schema": 1,
-            "passed": passed,
-            "headline": o.headline,
-            "inputs": o.inputs,
-            "findings": super::findings_json(&findings),
-        });
+        let doc = super::gate_doc(passed, &o.headline, &o.inputs, &findings);
         writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
         return Ok(Outcome::from_pass(passed));
     }

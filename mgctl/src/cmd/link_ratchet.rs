@@ -84,18 +84,17 @@ pub fn run(
     let passed = o.passed();
     let findings: Vec<_> = o.diags.into_iter().map(|d| ctx.finding(GATE, d)).collect();
     if args.format == crate::flags::DataFormat::Json {
-        let doc = serde_json::json!({
-            "schema": 1,
-            "passed": passed,
-            "headline": o.headline,
-            "inputs": o.inputs,
-            "reach": reach.iter().map(|(name, r)| serde_json::json!({
-                "symbol": name,
-                "referrers": r.referrers,
-                "definers": r.definers,
-            })).collect::<Vec<_>>(),
-            "findings": super::findings_json(&findings),
-        });
+        let mut doc = super::gate_doc(passed, &o.headline, &o.inputs, &findings);
+        doc["reach"] = reach
+            .iter()
+            .map(|(name, r)| {
+                serde_json::json!({
+                    "symbol": name,
+                    "referrers": r.referrers,
+                    "definers": r.definers,
+                })
+            })
+            .collect();
         writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
         return Ok(Outcome::from_pass(passed));
     }

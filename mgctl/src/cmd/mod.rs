@@ -150,6 +150,23 @@ pub fn gate_self_test(
     Ok(Outcome::from_pass(passed))
 }
 
+/// A gate command's `--format json` document: the verdict, headline, inputs and findings (a
+/// command adds its own keys to it).
+pub fn gate_doc(
+    passed: bool,
+    headline: &str,
+    inputs: &[String],
+    findings: &[check_report::Finding],
+) -> serde_json::Value {
+    serde_json::json!({
+        "schema": 1,
+        "passed": passed,
+        "headline": headline,
+        "inputs": inputs,
+        "findings": findings_json(findings),
+    })
+}
+
 /// A gate command's findings for its `--format json` document.
 pub fn findings_json(findings: &[check_report::Finding]) -> Vec<serde_json::Value> {
     findings

@@ -106,19 +106,7 @@ fn bad_bytes_in_a_source_are_counted_and_the_other_gates_still_run() {
     // The file is not read, so its sites are missing too: each named, none silently.
     assert!(codes(&g).contains(&"CEN010".to_string()), "{}", run.dump());
     run.assert_stdout_has("not UTF-8: 2 bad byte(s), the first at offset");
-    let all = mgctl(
-        &["check", root.to_str().unwrap(), "--format", "json"],
-        &root,
-    )
-    .expect(1);
-    let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
-    let failed: Vec<&str> = v["gates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["verdict"] == "fail")
-        .map(|g| g["gate"].as_str().unwrap())
-        .collect();
+    let (all, failed) = failed_gates(&root, 1);
     assert_eq!(failed, ["census"], "{}", all.dump());
 }
 

@@ -117,19 +117,7 @@ fn an_unreadable_object_fails_the_gate_naming_it_and_the_others_still_run() {
         format!("{OBJECTS}/MobileGL/MG_Pipe/Truncated.cpp.o")
     );
     // Inside a whole check, the other gates still run and decide.
-    let all = mgctl(
-        &["check", root.to_str().unwrap(), "--format", "json"],
-        &root,
-    )
-    .expect(1);
-    let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
-    let failed: Vec<&str> = v["gates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["verdict"] == "fail")
-        .map(|g| g["gate"].as_str().unwrap())
-        .collect();
+    let (all, failed) = failed_gates(&root, 1);
     assert_eq!(failed, ["link-ratchet"], "{}", all.dump());
 }
 

@@ -213,3 +213,18 @@ pub fn finding_codes(g: &serde_json::Value) -> Vec<String> {
         .map(|f| f["code"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// A whole `mgctl check ROOT` (expecting exit `rc`): the gates that failed, in report order.
+pub fn failed_gates(root: &Path, rc: i32) -> (Run, Vec<String>) {
+    let run = mgctl(&["check", root.to_str().unwrap(), "--format", "json"], root).expect(rc);
+    let v: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.dump()));
+    let failed = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["verdict"] == "fail")
+        .map(|g| g["gate"].as_str().unwrap().to_string())
+        .collect();
+    (run, failed)
+}
