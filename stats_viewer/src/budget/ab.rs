@@ -168,7 +168,12 @@ pub fn from_session(
             let why = why
                 .strip_prefix(&format!("arm {}: ", r.label))
                 .unwrap_or(why);
-            left_out.push(format!("{} {}: {why}", r.label, r.status.as_str()));
+            left_out.push(format!(
+                "{} {}: {}",
+                diag::escape::line(&r.label),
+                r.status.as_str(),
+                diag::escape::line(why)
+            ));
             continue;
         }
         let dir = format!("{}-{}", arm.case, arm.backend);

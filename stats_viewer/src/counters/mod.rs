@@ -642,7 +642,9 @@ fn session_contract(
                     &c.name,
                     format!(
                         "contract {}: arm {} ({}): the client's `{f}` is a structural zero under spawn (the server process counts it): read role = \"server\"",
-                        c.name, arm.label, arm.transport_label
+                        c.name,
+                        diag::escape::line(&arm.label),
+                        diag::escape::line(&arm.transport_label)
                     ),
                 );
                 out.push(match &at {

@@ -185,8 +185,12 @@ pub fn reach(objects: &[(&Object, Role)]) -> BTreeMap<String, Reach> {
     out
 }
 
+/// Object paths come from file names: each is escaped for a one-line message.
 fn list(set: &BTreeSet<String>) -> String {
-    set.iter().cloned().collect::<Vec<_>>().join(", ")
+    set.iter()
+        .map(|s| diag::escape::line(s))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Every reached symbol with who needs and who defines it (objects no row claims are left out;

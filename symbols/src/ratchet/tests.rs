@@ -110,3 +110,12 @@ fn every_control_behaves_and_each_negative_one_can_be_neutered() {
         assert!(!c.tripped, "{n} still trips when neutered: {c:?}");
     }
 }
+
+/// Object paths are file names: a control character in one reaches no reader raw.
+#[test]
+fn object_names_in_a_finding_are_escaped() {
+    let set: BTreeSet<String> = ["a/\u{1b}[31mRed.cpp.o".to_string(), "b/Ok.cpp.o".into()].into();
+    let shown = list(&set);
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+    assert!(shown.contains("\\x1b[31mRed.cpp.o"), "{shown}");
+}
