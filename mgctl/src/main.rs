@@ -7,7 +7,6 @@ mod check;
 mod cli;
 mod cmd;
 mod codes;
-mod config;
 mod flags;
 mod gate;
 mod gates;

@@ -6,11 +6,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
-
-use crate::config::{self, Config};
 use crate::flags::ColorChoice;
 use crate::gate::CheckCtx;
+use workspace_config::Config;
 
 pub struct Settings {
     /// Colour for human output on stdout.
@@ -53,22 +51,9 @@ impl Settings {
         }
     }
 
-    /// The workspace `mgctl check` means when started at `start`: the nearest directory at or
-    /// above it that holds an `mgctl.toml` or is a MobileGL checkout (as cargo and git look
-    /// upwards); `start` itself when there is none, so the error names what was typed.
+    /// The workspace `mgctl check` means when started at `start` (`workspace_config::discover`).
     pub fn discover(&self, start: &Path) -> PathBuf {
-        let Ok(canon) = start.canonicalize() else {
-            return start.to_path_buf();
-        };
-        canon
-            .ancestors()
-            .find(|dir| {
-                dir.join(config::FILE_NAME).is_file()
-                    || config::MOBILEGL_MARKERS
-                        .iter()
-                        .any(|m| dir.join(m).is_dir())
-            })
-            .map_or_else(|| start.to_path_buf(), Path::to_path_buf)
+        workspace_config::discover(start)
     }
 
     /// The repository top level paths in CI output are relative to: `$GITHUB_WORKSPACE` when
@@ -90,28 +75,11 @@ impl Settings {
 
     /// Loads the workspace at `root`: its `mgctl.toml`, or the built-in MobileGL profile.
     pub fn workspace(&self, root: &Path) -> anyhow::Result<CheckCtx> {
-        let meta = std::fs::metadata(root)
-            .with_context(|| format!("{}: cannot open workspace", root.display()))?;
-        if !meta.is_dir() {
-            anyhow::bail!(
-                "{}: not a directory (mgctl check takes a workspace directory)",
-                root.display()
-            );
-        }
-        let root = root
-            .canonicalize()
-            .with_context(|| format!("{}: cannot resolve path", root.display()))?;
-        let (config, config_path, config_text) = config::load(&root)?;
-        Ok(CheckCtx {
+        Ok(workspace_config::open(
             root,
-            config: Arc::new(config),
-            config_path,
-            config_text,
-            include_graph: Default::default(),
-            compiler: self.compiler.clone(),
-            no_build: false,
-            quiet: self.quiet,
-        })
+            self.compiler.clone(),
+            self.quiet,
+        )?)
     }
 
     /// The config of the workspace at `root`, for analyser commands that read their defaults from it.

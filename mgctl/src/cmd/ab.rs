@@ -65,7 +65,7 @@ pub fn run(a: &AbArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", p.display()))?;
-            crate::config::parse(&text, p)?.budget
+            workspace_config::config::parse(&text, p)?.budget
         }
         None => Vec::new(),
     };

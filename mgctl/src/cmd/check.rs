@@ -51,7 +51,7 @@ pub fn run(
             ),
             // A workspace whose mgctl.toml cannot be read is an error, not a quiet fall back to
             // the canned controls; only a directory that is no workspace at all runs them alone.
-            Err(e) if args.root().join(crate::config::FILE_NAME).is_file() => return Err(e),
+            Err(e) if args.root().join(workspace_config::FILE_NAME).is_file() => return Err(e),
             Err(_) => (
                 Mode::SelfTest,
                 String::from("(canned controls)"),

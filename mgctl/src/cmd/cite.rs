@@ -106,7 +106,7 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
             root.display()
         );
     }
-    let cfg = if root.join(crate::config::FILE_NAME).is_file() {
+    let cfg = if root.join(workspace_config::FILE_NAME).is_file() {
         settings.config(root)?.cite.clone()
     } else {
         None
@@ -118,7 +118,7 @@ fn check_cmd(args: &CiteArgs, settings: &Settings, out: &mut dyn Write) -> anyho
         slack: args.slack,
         strict: args.strict.then_some(true),
     }
-    .resolve(root, crate::config::FILE_NAME, cfg.as_ref())?;
+    .resolve(root, workspace_config::FILE_NAME, cfg.as_ref())?;
     let mut report = request.check(root)?;
     if args.fix {
         let run = fix::fix_docs(&report, &request.docs)?;

@@ -270,11 +270,7 @@ fn workspace(args: &IncludeArgs, settings: &Settings) -> anyhow::Result<Workspac
             root.display()
         );
     }
-    let has_config = root.join(crate::config::FILE_NAME).is_file()
-        || crate::config::MOBILEGL_MARKERS
-            .iter()
-            .any(|m| root.join(m).is_dir());
-    let (root, cfg, config_path, config_text) = if has_config {
+    let (root, cfg, config_path, config_text) = if workspace_config::is_workspace(root) {
         let ctx = settings.workspace(root)?;
         let cfg = ctx.config.include.clone().unwrap_or_default();
         let cp = ctx.config_path.as_ref().map(|p| ctx.rel(p));

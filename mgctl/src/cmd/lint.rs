@@ -257,7 +257,7 @@ fn run_test_names(
 
 /// [commits] of the workspace's mgctl.toml when there is one, else the default rules.
 fn commit_config(settings: &Settings, root: &Path) -> anyhow::Result<(StyleRules, Option<String>)> {
-    if !root.join(crate::config::FILE_NAME).is_file() {
+    if !root.join(workspace_config::FILE_NAME).is_file() {
         return Ok(commits::gate::rules_and_range(None));
     }
     let ctx = settings.workspace(root)?;

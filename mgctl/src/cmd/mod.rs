@@ -99,7 +99,7 @@ pub fn gate_self_test(
         None => None,
         Some(root) => match settings.workspace(&root) {
             Ok(ctx) => Some(ctx),
-            Err(e) if root.join(crate::config::FILE_NAME).is_file() => return Err(e),
+            Err(e) if root.join(workspace_config::FILE_NAME).is_file() => return Err(e),
             Err(_) => None,
         },
     };

@@ -149,7 +149,7 @@ mod tests {
         write("MobileGL/MG_State/State.h", "#pragma once\nint state;\n");
         write("MobileGL/MG_Backend/Draw.cpp", "int draw();\n");
         let ctx = || {
-            let (config, config_path, config_text) = crate::config::load(&root).unwrap();
+            let (config, config_path, config_text) = workspace_config::config::load(&root).unwrap();
             CheckCtx {
                 root: root.clone(),
                 config: Arc::new(config),

@@ -2,8 +2,8 @@
 //! so), decided by its library, with the library's canned and live controls. Most gates are one
 //! of these, written as data; a gate that needs more implements `Gate` itself.
 
-use crate::config::Config;
 use crate::gate::{CheckCtx, Control, Gate, GateReport, Neutered, SelfTest};
+use workspace_config::Config;
 
 /// A library's canned controls: which of them to neuter, by name.
 type Controls = fn(&dyn Fn(&str) -> bool) -> Vec<Control>;

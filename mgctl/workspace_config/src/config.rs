@@ -145,7 +145,7 @@ pub enum Error {
 
 /// What to suggest when `root` is no workspace: the workspaces one level down (`mgctl check
 /// driver` from the repository root), else how to make one.
-pub fn no_workspace_hint(root: &Path) -> String {
+fn no_workspace_hint(root: &Path) -> String {
     let mut below: Vec<String> = std::fs::read_dir(root)
         .into_iter()
         .flatten()
@@ -207,7 +207,7 @@ fn one_line(message: &str) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    crate::output::escape(&parts.join("; "))
+    check_report::text::escape(&parts.join("; "))
 }
 
 /// 1-based line and column (in characters) of a byte offset. A line ends at LF, CRLF or a
@@ -230,7 +230,7 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Finds and loads the configuration of the workspace at `root` (already canonical).
-pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
+pub fn load(root: &Path) -> Result<(Config, Option<PathBuf>, String), Error> {
     let path = root.join(FILE_NAME);
     if path.is_file() {
         // A config is a few KB: one past CONFIG_MAX_BYTES is refused before it is parsed (issue
@@ -271,8 +271,7 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
                     line,
                     column,
                     message,
-                }
-                .into());
+                });
             }
             diag::walk::set_max_file_size(*max.get_ref());
         }
@@ -285,8 +284,7 @@ pub fn load(root: &Path) -> anyhow::Result<(Config, Option<PathBuf>, String)> {
     Err(Error::NoWorkspace {
         root: root.display().to_string(),
         hint: no_workspace_hint(root),
-    }
-    .into())
+    })
 }
 
 /// A path key whose value leads outside the workspace (absolute, or `..` past the root) is an
@@ -361,7 +359,7 @@ fn outside_paths(c: &Config, text: &str, path: &Path) -> Result<(), Error> {
             column: 1,
             message: format!(
                 "{key} `{}` must be a path inside the workspace (relative, no `..` above it)",
-                crate::output::escape(&value)
+                check_report::text::escape(&value)
             ),
         });
     }
