@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::gate::{CheckCtx, Control, Finding, Gate, GateReport, Neutered, SelfTest, Verdict};
+use gates::gate::{CheckCtx, Control, Finding, Gate, GateReport, Neutered, SelfTest, Verdict};
 
 pub struct Selection {
     pub only: Vec<String>,
@@ -270,8 +270,8 @@ pub fn neutered(specs: &[String]) -> Neutered {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::{costliest_first, timed};
-    use crate::gates::cite;
     use check_report::GateReport;
+    use gates::cite;
 
     /// A gate stolen onto the thread of a gate that waits is timed alone, and the waiting gate
     /// without it.

@@ -6,12 +6,8 @@
 mod check;
 mod cli;
 mod cmd;
-mod codes;
 mod flags;
-mod gate;
-mod gates;
 mod output;
-mod progress;
 mod report;
 mod settings;
 

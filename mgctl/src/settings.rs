@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::flags::ColorChoice;
-use crate::gate::CheckCtx;
+use gates::gate::CheckCtx;
 use workspace_config::Config;
 
 pub struct Settings {

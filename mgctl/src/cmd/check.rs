@@ -8,11 +8,10 @@ use anyhow::Context;
 use crate::check::{self, Selection};
 use crate::cmd::Outcome;
 use crate::flags::{CheckArgs, Format};
-use crate::gate::Verdict;
-use crate::gates;
 use crate::output;
 use crate::report::{self, CheckRun, Mode, View};
 use crate::settings::Settings;
+use gates::gate::Verdict;
 
 pub fn run(
     args: &CheckArgs,
@@ -135,8 +134,8 @@ pub fn run(
 /// Runs the workspace's `[build]` when a declared output is missing or stale and a selected gate
 /// reads one (progress on stderr; stdout carries only the report), unless `--no-build` refuses.
 fn prepare_build(
-    ctx: &crate::gate::CheckCtx,
-    all: &[Box<dyn crate::gate::Gate>],
+    ctx: &gates::gate::CheckCtx,
+    all: &[Box<dyn gates::gate::Gate>],
     sel: &Selection,
     no_build: bool,
 ) -> anyhow::Result<Option<workspace_build::Record>> {
@@ -159,7 +158,7 @@ fn prepare_build(
     } else if no_build {
         plan.not_run(&state, "--no-build given")
     } else {
-        let mut progress = crate::progress::Progress::new(ctx.quiet);
+        let mut progress = workspace_build::progress::Progress::new(ctx.quiet);
         plan.run(&ctx.root, &state, &mut |s| progress.step(s))
     }))
 }

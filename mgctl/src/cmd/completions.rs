@@ -17,7 +17,7 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     // Parsing keeps its own check of gate names (with the list of offered gates in the error);
     // for completion, --only/--skip offer the gate names instead of file names.
-    let names: Vec<&'static str> = crate::gates::all().iter().map(|g| g.name()).collect();
+    let names: Vec<&'static str> = gates::all().iter().map(|g| g.name()).collect();
     let mut cmd = cli.mut_subcommand("check", |c| {
         c.mut_arg("only", |a| {
             a.value_parser(PossibleValuesParser::new(names.clone()))

@@ -60,7 +60,7 @@ pub fn run(
     let findings: Vec<_> = o
         .diags
         .into_iter()
-        .map(|d| ctx.finding(crate::gates::controls::GATE, d))
+        .map(|d| ctx.finding(gates::controls::GATE, d))
         .collect();
     if args.format == crate::flags::DataFormat::Json {
         let doc = serde_json::json!({

@@ -58,7 +58,7 @@ pub fn run(args: &CtestArgs, settings: &Settings, out: &mut dyn Write) -> anyhow
     let findings: Vec<_> = o
         .diags
         .into_iter()
-        .map(|d| ctx.finding(crate::gates::ctest::GATE, d))
+        .map(|d| ctx.finding(gates::ctest::GATE, d))
         .collect();
     if args.format == crate::flags::DataFormat::Json {
         let doc = super::gate_doc(passed, &o.headline, &o.inputs, &findings);

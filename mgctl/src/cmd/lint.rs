@@ -12,7 +12,6 @@ use lints::test_names::{self, report::Mode};
 
 use super::Outcome;
 use crate::flags::DataFormat;
-use crate::gates;
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]

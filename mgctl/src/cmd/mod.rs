@@ -92,7 +92,7 @@ pub fn gate_self_test(
     json: bool,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<Outcome> {
-    let all = crate::gates::all();
+    let all = gates::all();
     // As `check --self-test`: a workspace whose mgctl.toml cannot be read is an error, not a
     // quiet fall back to the canned controls; only a directory that is no workspace runs them alone.
     let ctx = match workspace.map(|w| settings.discover(w)) {

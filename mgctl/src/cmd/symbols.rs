@@ -314,7 +314,7 @@ fn base_pair(a: &DiffArgs, rev: &str, settings: &Settings) -> anyhow::Result<(Pa
             plan.outputs.join(", ")
         );
     }
-    let mut display = crate::progress::Progress::new(settings.quiet);
+    let mut display = workspace_build::progress::Progress::new(settings.quiet);
     let mut progress = |s: workspace_build::Step<'_>| display.step(s);
     plan.ensure(&ctx.root, &mut progress)
         .map_err(anyhow::Error::msg)?;

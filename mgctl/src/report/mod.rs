@@ -17,6 +17,6 @@ pub const VERSION: &str = concat!(
 pub fn write(format: Format, run: &CheckRun, out: &mut dyn Write, color: bool) -> io::Result<()> {
     match format {
         Format::Html => out.write_all(html_report::check_page(run).as_bytes()),
-        f => check_report::write(f, run, out, color, &crate::codes::summary),
+        f => check_report::write(f, run, out, color, &gates::codes::summary),
     }
 }

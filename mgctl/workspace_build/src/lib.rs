@@ -7,6 +7,7 @@
 
 pub mod base;
 pub mod cfg;
+pub mod progress;
 pub mod stale;
 
 use std::path::Path;

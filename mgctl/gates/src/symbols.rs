@@ -7,8 +7,8 @@ use symbols::selftest;
 
 use symbols::cfg::{SymbolRulesConfig, SymbolsConfig};
 
-use super::section::SectionGate;
 use crate::gate::{CheckCtx, Finding, Gate, GateReport};
+use crate::section::SectionGate;
 
 const GATE: &str = "symbols";
 const RULES_GATE: &str = "symbol-rules";
@@ -68,7 +68,7 @@ fn with_base(ctx: &CheckCtx, cfg: &SymbolsConfig) -> Result<SymbolsConfig, (bool
     };
     let plan = workspace_build::plan(build, &|at| ctx.config_location(at))
         .map_err(|e| (false, e.to_string()))?;
-    let mut display = crate::progress::Progress::new(ctx.quiet);
+    let mut display = workspace_build::progress::Progress::new(ctx.quiet);
     let progress = &mut |s: workspace_build::Step<'_>| display.step(s);
     let base = workspace_build::base::build(&ctx.root, &plan, rev, !ctx.no_build, progress)
         .map_err(|e| (e.not_built(), e.to_string()))?;

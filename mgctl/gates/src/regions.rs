@@ -5,8 +5,8 @@
 
 use lints::regions::check as regions;
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 pub const GATE: &str = "regions";
 

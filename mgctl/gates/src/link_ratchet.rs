@@ -1,8 +1,8 @@
 //! Gate `link-ratchet` (issue 33, mechanism 3): the frontend symbols server objects still need
 //! may only shrink. The analysis, its config and its controls live in `symbols::ratchet`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "link-ratchet";
 

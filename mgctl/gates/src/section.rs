@@ -10,7 +10,7 @@ type Controls = fn(&dyn Fn(&str) -> bool) -> Vec<Control>;
 /// A library's live controls over the configured workspace.
 type Live<C> = fn(&CheckCtx, &C, &dyn Fn(&str) -> bool) -> Vec<Control>;
 
-pub struct SectionGate<C: 'static> {
+pub(crate) struct SectionGate<C: 'static> {
     name: &'static str,
     about: &'static str,
     /// Why the gate is skipped when the section is absent ("no [x] section in mgctl.toml").
@@ -27,7 +27,7 @@ pub struct SectionGate<C: 'static> {
 }
 
 impl<C> SectionGate<C> {
-    pub fn new(
+    pub(crate) fn new(
         name: &'static str,
         about: &'static str,
         absent: &str,
@@ -49,30 +49,30 @@ impl<C> SectionGate<C> {
         }
     }
 
-    pub fn live(self, live: Live<C>) -> Self {
+    pub(crate) fn live(self, live: Live<C>) -> Self {
         SectionGate {
             live: Some(live),
             ..self
         }
     }
 
-    pub fn idle(self, idle: fn(&CheckCtx, &C) -> Option<String>) -> Self {
+    pub(crate) fn idle(self, idle: fn(&CheckCtx, &C) -> Option<String>) -> Self {
         SectionGate { idle, ..self }
     }
 
-    pub fn artifacts(self, artifacts: fn(&C) -> Vec<String>) -> Self {
+    pub(crate) fn artifacts(self, artifacts: fn(&C) -> Vec<String>) -> Self {
         SectionGate { artifacts, ..self }
     }
 
     /// See [`Gate::cost`].
-    pub fn cost(self, cost: u32) -> Self {
+    pub(crate) fn cost(self, cost: u32) -> Self {
         SectionGate { cost, ..self }
     }
 }
 
 impl<C: lints::diag::Section> SectionGate<C> {
     /// A lint's gate: the section names itself, and says when it checks nothing.
-    pub fn lint(
+    pub(crate) fn lint(
         name: &'static str,
         about: &'static str,
         section: fn(&Config) -> Option<&C>,

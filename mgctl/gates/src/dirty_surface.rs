@@ -4,8 +4,8 @@
 use dirty_surface::surface::Mode;
 use dirty_surface::{audit, selftest, Code};
 
-use super::section::SectionGate;
 use crate::gate::{Gate, GateReport, Location};
+use crate::section::SectionGate;
 
 const GATE: &str = "dirty-surface";
 

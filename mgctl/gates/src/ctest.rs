@@ -6,8 +6,8 @@
 
 use lints::ctest::check::Disk;
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 pub const GATE: &str = "ctest";
 

@@ -6,8 +6,8 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use crate::Step;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use workspace_build::Step;
 
 /// The elapsed time stays at the right edge: the message is cut to the terminal's width first.
 const TEMPLATE: &str = "{spinner} {wide_msg} [{elapsed}]";

@@ -2,8 +2,8 @@
 //! copy, writes exactly the committed outputs, and each `[[pin]]` holds. The analysis, its config
 //! and its controls live in `lints::generated`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "generated";
 

@@ -5,8 +5,8 @@
 
 use stats_viewer::retrace;
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "retrace";
 

@@ -1,8 +1,8 @@
 //! Gate `tokens`: forbidden-token rules (MobileGL's purity gate C and stdio gate); the analysis,
 //! its config and its controls live in `lints::tokens`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "tokens";
 

@@ -1,8 +1,8 @@
 //! Gate `commits`: MobileGL's commit style over a configured range (`mgctl lint commits RANGE`
 //! checks any range by hand). The analysis, config and controls live in `lints::commits::gate`.
 
-use super::section::SectionGate;
 use crate::gate::{Gate, GateReport};
+use crate::section::SectionGate;
 
 pub const GATE: &str = "commits";
 

@@ -2,8 +2,8 @@
 //! fresh role logs that hold every required line, no forbidden one, and counts within range. The
 //! analysis, its config and its controls live in `lints::evidence`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "evidence";
 

@@ -3,8 +3,8 @@
 
 use lints::fatal_sites;
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 pub const GATE: &str = "fatal-sites";
 

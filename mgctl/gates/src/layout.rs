@@ -5,8 +5,8 @@
 
 use lints::layout::check::{Base, GitBase};
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "layout";
 

@@ -2,8 +2,8 @@
 //! `retired_switches.py`, generalised) over the workspace's tracked C/C++ files. The analysis,
 //! config and controls live in `lints::preproc::gate`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 pub const GATE: &str = "preproc";
 

@@ -4,8 +4,8 @@
 
 use stats_viewer::budget::{self, PinQuery, Workspace};
 
-use super::section::SectionGate;
 use crate::gate::{Gate, GateReport};
+use crate::section::SectionGate;
 
 const GATE: &str = "budgets";
 

@@ -2,8 +2,8 @@
 //! lanes — equal groups (split = spawn = tcp) and subsets with an exemption table (monolith ⊆
 //! split ∪ exempt). The analysis, config and controls live in `lints::test_sets`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 pub const GATE: &str = "test-sets";
 

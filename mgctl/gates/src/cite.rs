@@ -1,8 +1,8 @@
 //! Gate `cite`: every `path:line` citation in the design docs still points at the code it names.
 //! The analysis, its config and its controls live in `lints::cite`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "cite";
 

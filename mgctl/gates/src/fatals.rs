@@ -4,8 +4,8 @@
 
 use stats_viewer::g4;
 
-use super::section::SectionGate;
 use crate::gate::{Gate, GateReport};
+use crate::section::SectionGate;
 
 const GATE: &str = "fatals";
 

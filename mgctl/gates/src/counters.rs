@@ -3,8 +3,8 @@
 
 use stats_viewer::counters;
 
-use super::section::SectionGate;
 use crate::gate::{Gate, GateReport};
+use crate::section::SectionGate;
 
 const GATE: &str = "counters";
 

@@ -12,8 +12,8 @@ use include_graph::{Graph, Workspace};
 
 use include_graph::cfg::IncludeConfig;
 
-use super::section::SectionGate;
 use crate::gate::{CheckCtx, Gate, GateReport, Location};
+use crate::section::SectionGate;
 
 pub const PROBES: &str = controls::PROBES_GATE;
 pub const LAYERING: &str = controls::LAYERING_GATE;

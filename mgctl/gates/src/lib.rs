@@ -1,8 +1,14 @@
-//! Every gate this build offers, each adapting one library's domain result to `GateReport`.
+//! Every gate of `mgctl check`: what a gate is (`gate`), each gate adapting one library's
+//! analysis and controls to a `GateReport` (one module each, most of them a `SectionGate`), and
+//! the registry of every code they can emit (`codes`). Running them (selection, parallelism, a
+//! panicking gate as `INTERNAL`) is the binary's `check`.
+
+#![warn(unreachable_pub)]
 
 pub mod budgets;
 pub mod census;
 pub mod cite;
+pub mod codes;
 pub mod commits;
 pub mod controls;
 pub mod counters;
@@ -11,6 +17,7 @@ pub mod dirty_surface;
 pub mod evidence;
 pub mod fatal_sites;
 pub mod fatals;
+pub mod gate;
 pub mod generated;
 pub mod include;
 pub mod layout;

@@ -2,8 +2,8 @@
 //! keep every name of the checked-in baseline (ratchet) and equal each `same_as` list. The
 //! analysis, config and controls live in `lints::test_names::gate`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 pub const GATE: &str = "test-names";
 

@@ -1,8 +1,8 @@
 //! Gate `census` (issue 33, mechanism 1): each `[[census]]` registry's entries and the call sites
 //! naming them agree. The analysis, its config and its controls live in `lints::census`.
 
-use super::section::SectionGate;
 use crate::gate::Gate;
+use crate::section::SectionGate;
 
 const GATE: &str = "census";
 
