@@ -1,7 +1,7 @@
 //! What a gate is and what it may read. The vocabulary it reports in (findings, verdicts,
 //! controls, the per-gate report) is `check_report`'s model, re-exported here.
 //!
-//! Libraries return their own domain results; `gates/<gate>.rs` maps them into [`Finding`]s and a
+//! Libraries return their own domain results; `<gate>.rs` of this crate maps them into [`Finding`]s and a
 //! [`GateReport`]. `check` aggregates reports without knowing which gate produced them.
 
 pub use check_report::{Control, Finding, GateReport, Location, SelfTest, Verdict};
@@ -25,7 +25,7 @@ impl Neutered {
     }
 }
 
-/// A gate of `mgctl check`. Implementations live in `gates/<name>.rs` and are listed in
+/// A gate of `mgctl check`. Implementations live in `<name>.rs` of this crate and are listed in
 /// `gates::all()`. A gate never prints and never panics; bad input becomes an error finding.
 pub trait Gate: Sync + Send {
     /// Stable gate name used by `--only`/`--skip` and in every output format.
