@@ -24,6 +24,11 @@ elif [[ $# -gt 0 ]]; then
     echo "usage: $0 [--no-run]" >&2
     exit 2
 fi
+# Said once, with the package, rather than as one "command not found" per object.
+if ! command -v "$CXX" >/dev/null 2>&1; then
+    echo "build.sh: the C++ compiler \`$CXX\` is not on PATH (Debian/Ubuntu: apt-get install g++; or set CXX)" >&2
+    exit 127
+fi
 
 # Identical for both libraries; the push build only adds the define. No
 # debug info and no build-id keep the objects and the .so deterministic, and
