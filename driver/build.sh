@@ -12,10 +12,10 @@
 #   build/mobilegl.verify-corrupt.log  push run with a corrupted section: Fatal{PipeVerifyDiffer} lines
 # Usage: driver/build.sh [--no-run]      (JOBS=N to change parallelism; CXX to pick g++)
 set -euo pipefail
-
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
-CXX="${CXX:-g++}"
+CXX="${CXX:-g++}"  # a missing compiler is said once, with its package (not once per object):
+command -v "$CXX" >/dev/null 2>&1 || { echo "build.sh: the C++ compiler \`$CXX\` is not on PATH (Debian/Ubuntu: apt-get install g++; or set CXX)" >&2; exit 127; }
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 RUN_DEMO=1
 if [[ "${1:-}" == "--no-run" ]]; then
@@ -23,11 +23,6 @@ if [[ "${1:-}" == "--no-run" ]]; then
 elif [[ $# -gt 0 ]]; then
     echo "usage: $0 [--no-run]" >&2
     exit 2
-fi
-# Said once, with the package, rather than as one "command not found" per object.
-if ! command -v "$CXX" >/dev/null 2>&1; then
-    echo "build.sh: the C++ compiler \`$CXX\` is not on PATH (Debian/Ubuntu: apt-get install g++; or set CXX)" >&2
-    exit 127
 fi
 
 # Identical for both libraries; the push build only adds the define. No
