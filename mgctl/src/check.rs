@@ -258,6 +258,50 @@ fn sort_findings(findings: &mut [Finding]) {
 }
 
 /// Overall result of a set of reports: true when no gate failed.
+/// Runs the workspace's `[build]` when a declared output is missing or stale and what runs next
+/// reads one (`reads`: progress on stderr; stdout carries only the report), unless `no_build`
+/// refuses. `check` and every gate command that reads outputs (`symbols ratchet`, `lint controls`)
+/// call it, so a command never reads green what its gate would rebuild or refuse.
+pub fn prepare_build(
+    ctx: &CheckCtx,
+    reads: &dyn Fn(&[String]) -> bool,
+    no_build: bool,
+) -> anyhow::Result<Option<workspace_build::Record>> {
+    let Some(cfg) = &ctx.config.build else {
+        return Ok(None);
+    };
+    let plan = workspace_build::plan(cfg, &|at| ctx.config_location(at))?;
+    if !reads(&plan.outputs) {
+        let state = workspace_build::State::unjudged(plan.missing(&ctx.root));
+        return Ok(Some(
+            plan.not_run(&state, "no selected gate reads an output"),
+        ));
+    }
+    let state = plan.state(&ctx.root)?;
+    Ok(Some(if state.up_to_date() {
+        plan.not_run(&state, "up to date")
+    } else if no_build {
+        plan.not_run(&state, "--no-build given")
+    } else {
+        let mut progress = workspace_build::progress::Progress::new(ctx.quiet);
+        plan.run(&ctx.root, &state, &mut |s| progress.step(s))
+    }))
+}
+
+/// What `check` would report for `gate` reading `artifacts` instead of running it, because of
+/// the build: its outputs refused as stale, missing under `no_build`, or not made by a failed
+/// build. None when what it reads is fresh (or no output).
+pub fn build_override(
+    ctx: &CheckCtx,
+    gate: &'static str,
+    artifacts: &[String],
+    no_build: bool,
+) -> anyhow::Result<Option<GateReport>> {
+    let reads = |outputs: &[String]| artifacts.iter().any(|a| outputs.contains(a));
+    let build = prepare_build(ctx, &reads, no_build)?;
+    Ok(build.and_then(|b| b.gate_override(gate, artifacts)))
+}
+
 pub fn passed(reports: &[GateReport]) -> bool {
     reports.iter().all(|r| r.verdict != Verdict::Fail)
 }

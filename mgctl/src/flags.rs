@@ -12,6 +12,8 @@ pub const WORKSPACE_HELP: &str =
 pub const FORMAT_HELP: &str = "Report format on stdout (or in --output)";
 /// `--output FILE` (global: every command that prints a report).
 pub const OUTPUT_HELP: &str = "Write the report to FILE instead of stdout, atomically (a FIFO or device is written in place; nothing is written when the command cannot run). With `check`, the human table still goes to stdout";
+/// `--no-build` of the gate commands that read `[build]` outputs.
+pub const NO_BUILD_HELP: &str = "Never run the [build] command: missing or stale outputs are refused, as `check --no-build` refuses them (by default a stale build is brought up to date first, as `check` does)";
 /// `--self-test`.
 pub const SELF_TEST_HELP: &str = "Run the negative controls (each must trip) and the positive controls (each must stay clean) instead of the analysis";
 

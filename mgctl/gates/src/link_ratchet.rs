@@ -17,5 +17,5 @@ pub fn gate() -> impl Gate {
         symbols::ratchet::controls::run_controls,
     )
     .live(|ctx, c, n| symbols::ratchet::controls::live_controls(&ctx.root, c, n))
-    .artifacts(|c| c.cmake_cache.iter().cloned().collect())
+    .artifacts(symbols::ratchet::cfg::LinkRatchetConfig::artifacts)
 }

@@ -65,7 +65,12 @@ pub fn run(
             || "built-in MobileGL profile".to_string(),
             |p| p.display().to_string(),
         );
-        build = prepare_build(&ctx, &all, &sel, args.no_build)?;
+        let reads = |outputs: &[String]| {
+            all.iter().any(|g| {
+                sel.selects(g.name()) && g.artifacts(&ctx).iter().any(|a| outputs.contains(a))
+            })
+        };
+        build = check::prepare_build(&ctx, &reads, args.no_build)?;
         let reports = check::run_gates_with(&ctx, &all, &sel, &|g| {
             build
                 .as_ref()
@@ -129,38 +134,6 @@ pub fn run(
         );
     }
     Ok(Outcome::from_pass(run.passed))
-}
-
-/// Runs the workspace's `[build]` when a declared output is missing or stale and a selected gate
-/// reads one (progress on stderr; stdout carries only the report), unless `--no-build` refuses.
-fn prepare_build(
-    ctx: &gates::gate::CheckCtx,
-    all: &[Box<dyn gates::gate::Gate>],
-    sel: &Selection,
-    no_build: bool,
-) -> anyhow::Result<Option<workspace_build::Record>> {
-    let Some(cfg) = &ctx.config.build else {
-        return Ok(None);
-    };
-    let plan = workspace_build::plan(cfg, &|at| ctx.config_location(at))?;
-    let wanted = all.iter().any(|g| {
-        sel.selects(g.name()) && g.artifacts(ctx).iter().any(|a| plan.outputs.contains(a))
-    });
-    if !wanted {
-        let state = workspace_build::State::unjudged(plan.missing(&ctx.root));
-        return Ok(Some(
-            plan.not_run(&state, "no selected gate reads an output"),
-        ));
-    }
-    let state = plan.state(&ctx.root)?;
-    Ok(Some(if state.up_to_date() {
-        plan.not_run(&state, "up to date")
-    } else if no_build {
-        plan.not_run(&state, "--no-build given")
-    } else {
-        let mut progress = workspace_build::progress::Progress::new(ctx.quiet);
-        plan.run(&ctx.root, &state, &mut |s| progress.step(s))
-    }))
 }
 
 /// The workspace's path from the repository top level, with a trailing `/` (empty at the top).

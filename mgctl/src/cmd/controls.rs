@@ -27,6 +27,8 @@ pub struct ControlsArgs {
     /// Run only the [[control]] with this name.
     #[arg(long, value_name = "NAME")]
     pub only: Option<String>,
+    #[arg(long, help = crate::flags::NO_BUILD_HELP)]
+    pub no_build: bool,
     // The controls: a rotted patch, a test that stays green, a red for another reason, …
     #[arg(long, conflicts_with = "only", help = crate::flags::SELF_TEST_HELP)]
     pub self_test: bool,
@@ -48,6 +50,16 @@ pub fn run(
             "{}: no [[control]] in mgctl.toml (see docs/controls.md)",
             ctx.root.display()
         );
+    }
+    let json = args.format == crate::flags::DataFormat::Json;
+    // What the controls to run read (all of them, or the one `--only` names).
+    let reads: Vec<String> = (ctx.config.control.iter())
+        .filter(|c| args.only.as_deref().is_none_or(|n| c.name.get_ref() == n))
+        .flat_map(|c| c.artifacts())
+        .collect();
+    let gate = gates::controls::GATE;
+    if let Some(done) = super::build_first(&ctx, gate, &reads, (args.no_build, json), out)? {
+        return Ok(done);
     }
     let o = lints::control::check(&ctx.root, &ctx.config.control, args.only.as_deref());
     let passed = o.passed();

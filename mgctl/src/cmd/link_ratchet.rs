@@ -23,9 +23,10 @@ defined - SHARED defined) intersect FRONTEND defined, demangled, strong referenc
 baseline does not list is red (LNK001); one no longer reached is a note (re-record in the same commit). An \
 object no row claims, an empty role, a row claiming nothing, a required CMakeCache option that does not hold \
 or an unreadable object is red: the measurement cannot be trusted. `--write-baseline` records today's reach \
-(keeping the notes of kept symbols), refusing while the measurement is in doubt. Exit status: 0 clean, 1 any \
+(keeping the notes of kept symbols), refusing while the measurement is in doubt. The objects are `[build]` \
+outputs: stale ones are rebuilt first, as `check` does (`--no-build` refuses them instead). Exit status: 0 clean, 1 any \
 error, 2 bad input or a refused --write-baseline.",
-    after_help = "Examples:\n  mgctl symbols ratchet -C driver\n  mgctl symbols ratchet -C driver --format json\n  mgctl symbols ratchet -C driver --write-baseline"
+    after_help = "Examples:\n  mgctl symbols ratchet -C driver\n  mgctl symbols ratchet -C driver --format json\n  mgctl symbols ratchet -C driver --no-build\n  mgctl symbols ratchet -C driver --write-baseline"
 )]
 pub struct RatchetArgs {
     #[arg(short = 'C', long = "workspace", value_name = "DIR", default_value = ".", help = crate::flags::WORKSPACE_HELP)]
@@ -33,6 +34,8 @@ pub struct RatchetArgs {
     /// Record today's reach in [link_ratchet] baseline (notes of kept symbols kept), then exit 0.
     #[arg(long)]
     pub write_baseline: bool,
+    #[arg(long, help = crate::flags::NO_BUILD_HELP)]
+    pub no_build: bool,
     #[arg(long, value_enum, default_value_t = crate::flags::DataFormat::Human, help = crate::flags::FORMAT_HELP)]
     pub format: crate::flags::DataFormat,
 }
@@ -49,6 +52,11 @@ pub fn run(
             ctx.root.display()
         );
     };
+    let json = args.format == crate::flags::DataFormat::Json;
+    let reads = cfg.artifacts();
+    if let Some(done) = super::build_first(&ctx, GATE, &reads, (args.no_build, json), out)? {
+        return Ok(done);
+    }
     let input = ratchet::gather(&ctx.root, &cfg);
     let reach = ratchet::reached(&cfg, &input);
     let o = ratchet::analyse(&cfg, &input);

@@ -150,6 +150,33 @@ pub fn gate_self_test(
     Ok(Outcome::from_pass(passed))
 }
 
+/// A gate command whose gate reads `[build]` outputs brings them up to date first, as `check`
+/// does (or, with `--no-build`, refuses stale ones). When the build stands in for the gate (its
+/// outputs refused or not made), that report is the command's: printed, and it decides the exit.
+pub fn build_first(
+    ctx: &gates::gate::CheckCtx,
+    gate: &'static str,
+    artifacts: &[String],
+    (no_build, json): (bool, bool),
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<Option<Outcome>> {
+    let Some(r) = crate::check::build_override(ctx, gate, artifacts, no_build)? else {
+        return Ok(None);
+    };
+    let passed = match &r.verdict {
+        gates::gate::Verdict::Skipped { reason } => anyhow::bail!("{gate}: {reason}"),
+        v => *v == gates::gate::Verdict::Pass,
+    };
+    if json {
+        let doc = gate_doc(passed, &r.headline, &r.inputs, &r.findings);
+        writeln!(out, "{}", lints::diag::pretty_json(&doc)?)?;
+    } else {
+        writeln!(out, "{gate}: {}", diag::escape::terminal(&r.headline))?;
+        write_findings(&r.findings, &crate::output::shown(&ctx.root), out)?;
+    }
+    Ok(Some(Outcome::from_pass(passed)))
+}
+
 /// A gate command's `--format json` document: the verdict, headline, inputs and findings (a
 /// command adds its own keys to it).
 pub fn gate_doc(

@@ -69,12 +69,22 @@ pub fn mgctl<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path) -> Run {
 
 /// The command `mgctl` runs: a clean environment (no MGCTL_*, no GitHub Actions variables, so a
 /// test run inside CI does not write CI's step summary) with a fixed, wide `COLUMNS=160` (tables
-/// do not wrap headlines that tests look for), plus `env`. `check` gets `--no-build`: a copy of
-/// `driver/` must not start the driver build (slow); tests of `[build]` use [`mgctl_building`].
+/// do not wrap headlines that tests look for), plus `env`. `check` and the gate commands that read
+/// `[build]` outputs (`symbols ratchet`, `lint controls`) get `--no-build`: a copy of `driver/`
+/// must not start the driver build (slow); tests of `[build]` use [`mgctl_building`].
 pub fn command<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &Path, env: &[(&str, &str)]) -> Command {
     let mut args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-    if args.first().is_some_and(|a| *a == "check") {
-        args.insert(1, std::ffi::OsStr::new("--no-build"));
+    let builds = |a: &[&std::ffi::OsStr]| match a {
+        [c, ..] if *c == "check" => Some(1),
+        [g, c, ..]
+            if (*g == "symbols" && *c == "ratchet") || (*g == "lint" && *c == "controls") =>
+        {
+            Some(2)
+        }
+        _ => None,
+    };
+    if let Some(at) = builds(&args) {
+        args.insert(at, std::ffi::OsStr::new("--no-build"));
     }
     command_as_typed(&args, cwd, env)
 }

@@ -59,3 +59,11 @@ pub struct LinkRatchetConfig {
     #[serde(default)]
     pub partition: Vec<PartitionRow>,
 }
+
+impl LinkRatchetConfig {
+    /// The files it reads that a `[build]` may make: the CMakeCache beside the objects (the
+    /// objects themselves are below a directory, judged through it).
+    pub fn artifacts(&self) -> Vec<String> {
+        self.cmake_cache.iter().cloned().collect()
+    }
+}
