@@ -320,3 +320,74 @@ fn a_self_test_over_an_unreadable_config_is_an_error() {
     let r = mgctl(&["lint", "regions", "--self-test"], d.path()).expect(2);
     r.assert_stderr_has("mgctl.toml:1:");
 }
+
+/// The commands that read `[build]` outputs against their gates, on a copy that holds the build:
+/// clean, one planted violation each, and a source edited after the build (a stale build, which
+/// both refuse under the harness's `--no-build`, the split `symbols ratchet` once read green).
+#[test]
+fn build_reading_commands_reach_their_gates_verdict() {
+    let pairs: [(&str, &[&str]); 2] = [
+        ("link-ratchet", &["symbols", "ratchet"]),
+        ("controls", &["lint", "controls"]),
+    ];
+    let stale: fn(&Path) = |r| {
+        let p = r.join("MobileGL/MG_Remote/Server/ServerApply.cpp");
+        let text = std::fs::read(&p).unwrap();
+        std::fs::write(&p, text).unwrap();
+    };
+    let none: fn(&Path) = |_| {};
+    let mut failures = Vec::new();
+    let mut red = Vec::new();
+    for (name, planted, then) in [
+        ("clean", None, none),
+        (
+            "link-ratchet-new-reach",
+            Some("link-ratchet-new-reach"),
+            none,
+        ),
+        ("controls-rotted-patch", Some("controls-rotted-patch"), none),
+        ("stale-build", None, stale),
+    ] {
+        let (_guard, root) = copy_driver();
+        let built = driver().join("build");
+        assert!(
+            built.join("link/CMakeCache.txt").is_file(),
+            "run `bash driver/build.sh` first"
+        );
+        copy_dir(&built, &root.join("build"));
+        if let Some(p) = planted {
+            apply_violation(&root, p);
+        }
+        then(&root);
+        for (gate, command) in pairs {
+            let (gate_passed, gate_codes) = gate_verdict(&root, gate);
+            if !gate_passed {
+                red.push(format!("{name} / {gate}"));
+            }
+            let r = mgctl(command, &root);
+            let said = named_codes(&format!("{}{}", r.stdout, r.stderr));
+            if gate_passed != (r.code == 0) || (!gate_passed && !gate_codes.is_subset(&said)) {
+                failures.push(format!(
+                    "{name} / {gate}: gate {} with {gate_codes:?}, `mgctl {}` exits {} naming {said:?}: {}",
+                    if gate_passed { "passes" } else { "fails" },
+                    command.join(" "),
+                    r.code,
+                    r.dump()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Clean is green for both; each planted violation turns its own gate red; an edited source
+    // (the rotted patch's header too) leaves the build stale, which both gates refuse.
+    assert_eq!(
+        red,
+        [
+            "link-ratchet-new-reach / link-ratchet",
+            "controls-rotted-patch / link-ratchet",
+            "controls-rotted-patch / controls",
+            "stale-build / link-ratchet",
+            "stale-build / controls",
+        ]
+    );
+}
