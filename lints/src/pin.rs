@@ -13,7 +13,7 @@
 //! guards. A shallow clone always takes the blame, which knows its oldest commit.
 //!
 //! Lives here rather than in stats_viewer because this crate already owns git2 and the
-//! workspace-prefix translation ([`GitWorkspace`]); stats_viewer decides the verdict from [`Pin`].
+//! workspace-prefix translation ([`GitWorkspace`]); stats_viewer decides the verdict from [`BudgetPin`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ use git2::{BlameOptions, Oid, Sort};
 
 use crate::gitread::GitWorkspace;
 /// The answer is the budget's own type: stats_viewer decides the verdict from it.
-pub use stats_viewer::budget::Pin;
+pub use stats_viewer::budget::BudgetPin;
 
 fn describe(ws: &GitWorkspace, id: Oid) -> String {
     let short = id.to_string()[..10].to_string();
@@ -50,8 +50,8 @@ fn is_shallow_root(ws: &GitWorkspace, id: Oid) -> bool {
             .is_ok_and(|c| c.parent_count() == 0)
 }
 
-fn shallow(desc: &str) -> Pin {
-    Pin::NotChecked(format!(
+fn shallow(desc: &str) -> BudgetPin {
+    BudgetPin::NotChecked(format!(
         "this is a shallow clone and {desc} is its oldest commit, which stands for the history cut \
          away, so whether the budget precedes its data cannot be told (git fetch --unshallow)"
     ))
@@ -198,7 +198,7 @@ type Blob = Option<Vec<u8>>;
 pub struct Pinner {
     root: std::path::PathBuf,
     /// The repository, or the answer every budget gets without one.
-    ws: Result<GitWorkspace, Pin>,
+    ws: Result<GitWorkspace, BudgetPin>,
     first: RefCell<HashMap<String, Option<Oid>>>,
     /// HEAD's history, oldest first, listed once per run: sorting it parses every commit, and
     /// each budget whose inputs are new would otherwise list it again.
@@ -309,7 +309,7 @@ impl Pinner {
         config: &str,
         lines: (usize, usize),
         inputs_id: Oid,
-    ) -> Option<Pin> {
+    ) -> Option<BudgetPin> {
         let repo = ws.repo();
         // A shallow clone dates lines to its oldest commit, and the blame says what that means.
         if repo.is_shallow() {
@@ -325,7 +325,7 @@ impl Pinner {
             };
             let old: Vec<&[u8]> = old.split(|&b| b == b'\n').collect();
             if old.windows(want.len()).any(|w| w == want.as_slice()) {
-                return Some(Pin::Pinned {
+                return Some(BudgetPin::Pinned {
                     budget: format!("its text, already in {}", describe(ws, parent)),
                     inputs: describe(ws, inputs_id),
                 });
@@ -365,7 +365,7 @@ impl Pinner {
 
     /// Checks the pin of the budget at 1-based `lines` of `config` (workspace-relative), whose
     /// inputs are `inputs` (workspace-relative).
-    pub fn check(&self, config: &str, lines: (usize, usize), inputs: &[String]) -> Pin {
+    pub fn check(&self, config: &str, lines: (usize, usize), inputs: &[String]) -> BudgetPin {
         let ws = match &self.ws {
             Ok(w) => w,
             Err(p) => return p.clone(),
@@ -373,7 +373,7 @@ impl Pinner {
         let inputs_id = match self.inputs_first(ws, inputs) {
             Ok(Some(id)) => id,
             Ok(None) => {
-                return Pin::NotChecked(format!(
+                return BudgetPin::NotChecked(format!(
                 "none of its inputs is committed ({}{}), so there is no commit to be older than",
                 inputs.first().map_or("", String::as_str),
                 if inputs.len() > 1 {
@@ -383,7 +383,7 @@ impl Pinner {
                 }
             ))
             }
-            Err(e) => return Pin::Unreadable(format!("listing history: {}", e.message())),
+            Err(e) => return BudgetPin::Unreadable(format!("listing history: {}", e.message())),
         };
         let inputs_desc = describe(ws, inputs_id);
         if is_shallow_root(ws, inputs_id) {
@@ -395,12 +395,12 @@ impl Pinner {
         let ids = match self.line_commits(ws, config) {
             Ok(Some(ids)) => ids,
             Ok(None) => {
-                return Pin::EditedAfter {
+                return BudgetPin::EditedAfter {
                     budget: format!("uncommitted {config}"),
                     inputs: inputs_desc,
                 }
             }
-            Err(e) => return Pin::Unreadable(e),
+            Err(e) => return BudgetPin::Unreadable(e),
         };
         let mut newest: Option<Oid> = None;
         for line in lines.0..=lines.1 {
@@ -408,7 +408,7 @@ impl Pinner {
                 continue;
             };
             if id.is_zero() {
-                return Pin::EditedAfter {
+                return BudgetPin::EditedAfter {
                     budget: format!("an uncommitted change to {config}:{line}"),
                     inputs: inputs_desc,
                 };
@@ -422,7 +422,7 @@ impl Pinner {
                     .graph_descendant_of(inputs_id, id)
                     .unwrap_or(false);
             if !pinned {
-                return Pin::EditedAfter {
+                return BudgetPin::EditedAfter {
                     budget: describe(ws, id),
                     inputs: inputs_desc,
                 };
@@ -432,11 +432,13 @@ impl Pinner {
             }
         }
         match newest {
-            Some(id) => Pin::Pinned {
+            Some(id) => BudgetPin::Pinned {
                 budget: describe(ws, id),
                 inputs: inputs_desc,
             },
-            None => Pin::NotChecked(format!("{config}:{}-{}: no such lines", lines.0, lines.1)),
+            None => {
+                BudgetPin::NotChecked(format!("{config}:{}-{}: no such lines", lines.0, lines.1))
+            }
         }
     }
 }
@@ -444,28 +446,28 @@ impl Pinner {
 /// The repository holding `root` for pin questions: outside git, or in a partial clone whose
 /// history libgit2 cannot complete, every budget is NotChecked (saying why); a repository that
 /// exists but cannot be opened is Unreadable.
-fn open(root: &Path) -> Result<GitWorkspace, Pin> {
+fn open(root: &Path) -> Result<GitWorkspace, BudgetPin> {
     use crate::gitread::GitError;
     match GitWorkspace::discover(root) {
         Ok(ws) => match ws.partial_clone() {
-            Some(filter) => Err(Pin::NotChecked(format!(
+            Some(filter) => Err(BudgetPin::NotChecked(format!(
                 "this is a partial clone ({filter}): its history is fetched lazily, which mgctl \
                  does not do, so no commit order can be read; check the pins in a full clone"
             ))),
             // An unborn HEAD (a fresh `git init`) has no history to be older than.
-            None if ws.repo().head().is_err() => Err(Pin::NotChecked(format!(
+            None if ws.repo().head().is_err() => Err(BudgetPin::NotChecked(format!(
                 "the repository {} has no commits yet",
                 ws.workdir().display()
             ))),
             None => Ok(ws),
         },
-        Err(e @ GitError::NotARepo { .. }) => Err(Pin::NotChecked(e.to_string())),
-        Err(e) => Err(Pin::Unreadable(e.to_string())),
+        Err(e @ GitError::NotARepo { .. }) => Err(BudgetPin::NotChecked(e.to_string())),
+        Err(e) => Err(BudgetPin::Unreadable(e.to_string())),
     }
 }
 
 /// [`Pinner::check`] for one budget.
-pub fn check(root: &Path, config: &str, lines: (usize, usize), inputs: &[String]) -> Pin {
+pub fn check(root: &Path, config: &str, lines: (usize, usize), inputs: &[String]) -> BudgetPin {
     Pinner::new(root).check(config, lines, inputs)
 }
 
@@ -487,7 +489,7 @@ mod tests {
         let root = dir.path().join("ws");
         let inputs = vec!["runs/a.json".to_string()];
         let p = check(&root, "mgctl.toml", (3, 5), &inputs);
-        assert!(matches!(p, Pin::Pinned { .. }), "{p:?}");
+        assert!(matches!(p, BudgetPin::Pinned { .. }), "{p:?}");
 
         let id = fixture::commit_files(
             dir.path(),
@@ -496,7 +498,7 @@ mod tests {
         )
         .unwrap();
         match check(&root, "mgctl.toml", (3, 5), &inputs) {
-            Pin::EditedAfter { budget, inputs } => {
+            BudgetPin::EditedAfter { budget, inputs } => {
                 assert!(budget.contains(&id[..10]), "{budget}");
                 assert!(inputs.contains("data"), "{inputs}");
             }
@@ -505,17 +507,17 @@ mod tests {
         // Lines outside the budget's table do not matter.
         assert!(matches!(
             check(&root, "mgctl.toml", (1, 1), &inputs),
-            Pin::Pinned { .. }
+            BudgetPin::Pinned { .. }
         ));
         // An uncommitted edit is newer than everything.
         std::fs::write(root.join("mgctl.toml"), TOML.replace("max = 1", "max = 3")).unwrap();
         assert!(matches!(
             check(&root, "mgctl.toml", (1, 1), &inputs),
-            Pin::Pinned { .. }
+            BudgetPin::Pinned { .. }
         ));
         assert!(matches!(
             check(&root, "mgctl.toml", (3, 5), &inputs),
-            Pin::EditedAfter { .. }
+            BudgetPin::EditedAfter { .. }
         ));
     }
 
@@ -530,7 +532,7 @@ mod tests {
         .unwrap();
         let inputs = vec!["runs/a.json".to_string()];
         let p = check(dir.path(), "mgctl.toml", (3, 5), &inputs);
-        assert!(matches!(p, Pin::Pinned { .. }), "{p:?}");
+        assert!(matches!(p, BudgetPin::Pinned { .. }), "{p:?}");
         // Text that never stood before the data still names the commit that wrote it.
         let id = fixture::commit_files(
             dir.path(),
@@ -539,7 +541,9 @@ mod tests {
         )
         .unwrap();
         match check(dir.path(), "mgctl.toml", (5, 5), &inputs) {
-            Pin::EditedAfter { budget, .. } => assert!(budget.contains(&id[..10]), "{budget}"),
+            BudgetPin::EditedAfter { budget, .. } => {
+                assert!(budget.contains(&id[..10]), "{budget}")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -568,7 +572,7 @@ mod tests {
         drop_object(dir.path(), &parent);
         let inputs = vec!["runs/a.json".to_string()];
         let p = check(dir.path(), "mgctl.toml", (3, 5), &inputs);
-        assert!(matches!(p, Pin::Unreadable(_)), "{p:?}");
+        assert!(matches!(p, BudgetPin::Unreadable(_)), "{p:?}");
     }
 
     /// Issue 29: a partial clone (`--filter=blob:none`) answers no pin question from the objects
@@ -589,7 +593,7 @@ mod tests {
             .unwrap();
         let inputs = vec!["runs/a.json".to_string()];
         match check(dir.path(), "mgctl.toml", (3, 5), &inputs) {
-            Pin::NotChecked(why) => {
+            BudgetPin::NotChecked(why) => {
                 assert!(
                     why.contains("partial clone (filter blob:none from remote origin)"),
                     "{why}"
@@ -609,13 +613,13 @@ mod tests {
         let inputs = vec!["runs/a.json".to_string()];
         assert!(matches!(
             check(dir.path(), "mgctl.toml", (3, 5), &inputs),
-            Pin::EditedAfter { .. }
+            BudgetPin::EditedAfter { .. }
         ));
         let plain = tempfile::tempdir().unwrap();
         std::fs::write(plain.path().join("mgctl.toml"), TOML).unwrap();
         assert!(matches!(
             check(plain.path(), "mgctl.toml", (3, 5), &inputs),
-            Pin::NotChecked(_)
+            BudgetPin::NotChecked(_)
         ));
     }
 
@@ -732,19 +736,23 @@ mod tests {
         .unwrap();
         let a = (vec!["runs/a.json".to_string()], (3, 5));
         let b = (vec!["runs/b.log".to_string()], (7, 9));
-        let fresh: Vec<Pin> = [&a, &b]
+        let fresh: Vec<BudgetPin> = [&a, &b]
             .iter()
             .map(|(i, l)| check(dir.path(), "mgctl.toml", *l, i))
             .collect();
         assert!(
-            matches!(fresh[0], Pin::EditedAfter { .. }),
+            matches!(fresh[0], BudgetPin::EditedAfter { .. }),
             "{:?}",
             fresh[0]
         );
-        assert!(matches!(fresh[1], Pin::Pinned { .. }), "{:?}", fresh[1]);
+        assert!(
+            matches!(fresh[1], BudgetPin::Pinned { .. }),
+            "{:?}",
+            fresh[1]
+        );
         for order in [[&a, &b], [&b, &a]] {
             let p = Pinner::new(dir.path());
-            let mut got: Vec<Pin> = order
+            let mut got: Vec<BudgetPin> = order
                 .iter()
                 .map(|(i, l)| p.check("mgctl.toml", *l, i))
                 .collect();

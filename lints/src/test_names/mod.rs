@@ -54,7 +54,7 @@ pub enum Error {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Format {
+pub enum ListFormat {
     /// `ctest -N` (or a `ctest` run transcript).
     CtestTranscript,
     /// `ctest --show-only=json-v1`.
@@ -63,12 +63,12 @@ pub enum Format {
     PlainList,
 }
 
-impl Format {
+impl ListFormat {
     pub fn as_str(self) -> &'static str {
         match self {
-            Format::CtestTranscript => "ctest transcript",
-            Format::CtestJson => "ctest json-v1",
-            Format::PlainList => "plain list",
+            ListFormat::CtestTranscript => "ctest transcript",
+            ListFormat::CtestJson => "ctest json-v1",
+            ListFormat::PlainList => "plain list",
         }
     }
 }
@@ -77,7 +77,7 @@ impl Format {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestList {
     pub path: PathBuf,
-    pub format: Format,
+    pub format: ListFormat,
     pub names: BTreeSet<String>,
     /// ctest LABELS per test (json-v1 only).
     pub labels: BTreeMap<String, Vec<String>>,
@@ -209,7 +209,7 @@ fn parse_transcript(text: &str, path: &Path) -> Result<TestList, Error> {
     }
     Ok(TestList {
         path: path.to_path_buf(),
-        format: Format::CtestTranscript,
+        format: ListFormat::CtestTranscript,
         names,
         labels: BTreeMap::new(),
     })
@@ -237,7 +237,7 @@ fn parse_plain(text: &str, path: &Path) -> Result<TestList, Error> {
     }
     Ok(TestList {
         path: path.to_path_buf(),
-        format: Format::PlainList,
+        format: ListFormat::PlainList,
         names,
         labels: BTreeMap::new(),
     })
@@ -290,7 +290,7 @@ fn parse_json(text: &str, path: &Path) -> Result<TestList, Error> {
     }
     Ok(TestList {
         path: path.to_path_buf(),
-        format: Format::CtestJson,
+        format: ListFormat::CtestJson,
         names,
         labels,
     })
@@ -352,7 +352,7 @@ mod tests {
     #[test]
     fn ctest_n_transcript() {
         let t = p("Test project /b\n  Test  #1: DirectGLES.Clear\n  Test #2: DirectVulkan.Clear\n\nTotal Tests: 2\n").unwrap();
-        assert_eq!(t.format, Format::CtestTranscript);
+        assert_eq!(t.format, ListFormat::CtestTranscript);
         assert_eq!(
             t.names.iter().collect::<Vec<_>>(),
             ["DirectGLES.Clear", "DirectVulkan.Clear"]
@@ -383,7 +383,7 @@ mod tests {
     #[test]
     fn json_v1() {
         let t = p(r#"{"kind":"ctestInfo","version":{"major":1,"minor":0},"tests":[{"name":"A.b","properties":[{"name":"LABELS","value":["gles"]}]},{"name":"c"}]}"#).unwrap();
-        assert_eq!(t.format, Format::CtestJson);
+        assert_eq!(t.format, ListFormat::CtestJson);
         assert_eq!(t.names.len(), 2);
         assert_eq!(t.labels["A.b"], vec!["gles".to_string()]);
         assert!(p("{\"kind\":\"other\"}")
@@ -399,7 +399,7 @@ mod tests {
     #[test]
     fn plain_list_and_bad_input() {
         let t = p("# names\nA.x\n\nB.y\n").unwrap();
-        assert_eq!(t.format, Format::PlainList);
+        assert_eq!(t.format, ListFormat::PlainList);
         assert!(matches!(p("a\na\n"), Err(Error::Duplicate { line: 2, .. })));
         assert!(matches!(p("\n# none\n"), Err(Error::Empty { .. })));
         assert!(matches!(

@@ -68,17 +68,6 @@ impl From<TableArg> for TableChoice {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    /// Text for people (colour on a terminal).
-    #[value(alias = "text")]
-    Human,
-    /// Versioned JSON (`"schema": 1`), documented in docs/.
-    Json,
-    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
-    Markdown,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortArg {
     /// largest absolute delta first (upstream)
     Abs,
@@ -162,8 +151,8 @@ pub struct DiffArgs {
     #[arg(long, value_name = "FILE")]
     pub emit_allow: Option<PathBuf>,
     // `human` is upstream's `symbol-report:` lines followed by the Markdown report.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Human, help = crate::flags::FORMAT_HELP)]
-    pub format: DiffFormat,
+    #[arg(long, value_enum, default_value_t = Format::Human, help = crate::flags::FORMAT_HELP)]
+    pub format: Format,
     /// Listing order inside each bucket.
     #[arg(long, value_enum, default_value_t = SortArg::Abs)]
     pub sort: SortArg,
@@ -347,11 +336,7 @@ fn run_diff(a: &DiffArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::R
     })?;
     let run = check::run_pair(&req)?;
     let an = &run.analysis;
-    let format = match a.format {
-        DiffFormat::Human => Format::Human,
-        DiffFormat::Markdown => Format::Markdown,
-        DiffFormat::Json => Format::Json,
-    };
+    let format = a.format;
     let (md_file, json_file) = (a.markdown.is_some(), a.json.is_some());
     let outputs = Outputs::new(format, md_file, json_file, a.html.is_some());
     let totals = Totals::new(&an.diff, group_depth, outputs.rollup());
@@ -363,7 +348,7 @@ fn run_diff(a: &DiffArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::R
     let input = ReportInput::new(an, &req, &totals, sort, a.top, a.markdown_budget);
     let rendered = report::render(&input, &outputs)?;
     report::print(&input, &outputs, &rendered, out)?;
-    let announce = a.format == DiffFormat::Human;
+    let announce = a.format == Format::Human;
     if let Some(p) = &a.markdown {
         let (md, context) = (
             rendered.markdown.as_bytes(),

@@ -5,7 +5,7 @@
 
 use super::inputs::InputFile;
 use super::{
-    evaluate, BudgetConfig, Code, Control, Pin, PinCheck, PinQuery, SeriesSel, SessionRuns,
+    evaluate, BudgetConfig, BudgetPin, Code, Control, PinCheck, PinQuery, SeriesSel, SessionRuns,
 };
 use crate::counters::WindowSel;
 
@@ -55,11 +55,11 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let pull = || file("runs/c-DirectGLES/pull/benchmark.json", bench(10.0));
     let push = || file("runs/c-DirectGLES/push/benchmark.json", bench(11.0));
     let both = || vec![pull(), push()];
-    let pinned = |_: &PinQuery<'_>| Pin::Pinned {
+    let pinned = |_: &PinQuery<'_>| BudgetPin::Pinned {
         budget: "aaaaaaa".into(),
         inputs: "bbbbbbb".into(),
     };
-    let edited = |_: &PinQuery<'_>| Pin::EditedAfter {
+    let edited = |_: &PinQuery<'_>| BudgetPin::EditedAfter {
         budget: "bbbbbbb".into(),
         inputs: "aaaaaaa".into(),
     };
@@ -150,7 +150,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
         } else {
             (b, files, edit)
         };
-        let pin: &dyn Fn(&PinQuery<'_>) -> Pin = if edit { &edited } else { &pinned };
+        let pin: &dyn Fn(&PinQuery<'_>) -> BudgetPin = if edit { &edited } else { &pinned };
         let (_, fs) = evaluate(&b, Some("mgctl.toml"), (1, 8), &files, None, pin);
         let hit = fs.iter().find(|f| {
             if expect_trip {
@@ -238,7 +238,7 @@ mod tests {
             "p95-delta-pct",
             "p99-delta-pct",
         ];
-        let pinned = |_: &PinQuery<'_>| Pin::Pinned {
+        let pinned = |_: &PinQuery<'_>| BudgetPin::Pinned {
             budget: "a".into(),
             inputs: "b".into(),
         };

@@ -229,7 +229,7 @@ impl Metric {
 
 /// What git says about one budget (read by `lints::pin`, which owns git; the verdict is decided here).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pin {
+pub enum BudgetPin {
     /// Every line's last change is an ancestor of the inputs' first-added commit.
     Pinned { budget: String, inputs: String },
     /// A line changed in, or after, the inputs' first-added commit (or is uncommitted).
@@ -249,7 +249,7 @@ pub struct PinQuery<'a> {
     pub inputs: &'a [String],
 }
 
-pub type PinCheck<'a> = &'a dyn Fn(&PinQuery<'_>) -> Pin;
+pub type PinCheck<'a> = &'a dyn Fn(&PinQuery<'_>) -> BudgetPin;
 
 /// One finding of a budget (its unit is the budget's name; it points into mgctl.toml or an input).
 pub type Finding = Violation<Code>;
@@ -294,7 +294,7 @@ pub struct Verdict {
     pub max: Option<f64>,
     pub min: Option<f64>,
     pub measured: Vec<Measured>,
-    pub pin: Option<Pin>,
+    pub pin: Option<BudgetPin>,
 }
 
 /// Everything one run of the budgets found.
@@ -734,22 +734,22 @@ pub fn evaluate(
             lines,
             inputs: &rels,
         }),
-        None => Pin::NotChecked("the built-in profile has no mgctl.toml lines to pin".into()),
+        None => BudgetPin::NotChecked("the built-in profile has no mgctl.toml lines to pin".into()),
     };
     let where_ = config.map_or_else(String::new, |c| format!(" ({c}:{}-{})", lines.0, lines.1));
     match &p {
-        Pin::Pinned { .. } => {}
-        Pin::EditedAfter { budget, inputs } => findings.push(at_budget(
+        BudgetPin::Pinned { .. } => {}
+        BudgetPin::EditedAfter { budget, inputs } => findings.push(at_budget(
             Code::Bud006,
             format!(
                 "budget {name} was edited after its data: its lines{where_} last changed in {budget}, which is not older than {inputs}, the commit that first added its inputs; a bound set after the run passes trivially (pin it before the run, then commit the data)"
             ),
         )),
-        Pin::NotChecked(why_not) => findings.push(at_budget(
+        BudgetPin::NotChecked(why_not) => findings.push(at_budget(
             Code::Bud007,
             format!("budget {name}: the pin could not be checked: {why_not}"),
         )),
-        Pin::Unreadable(why) => findings.push(at_budget(
+        BudgetPin::Unreadable(why) => findings.push(at_budget(
             Code::Bud009,
             format!("budget {name}: the repository cannot be read, so the pin cannot be checked: {why}"),
         )),

@@ -87,13 +87,18 @@ impl<'a> ReportInput<'a> {
     }
 }
 
-/// The report `symbols diff` prints.
+/// The report `symbols diff` prints: `symbols diff --format`'s values (with the `clap` feature).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
-    /// Upstream's `symbol-report:` lines, then the Markdown.
+    /// Text for people (colour on a terminal).
+    // Upstream's `symbol-report:` lines, then the Markdown.
+    #[cfg_attr(feature = "clap", value(alias = "text"))]
     Human,
-    Markdown,
+    /// Versioned JSON (`"schema": 1`), documented in docs/.
     Json,
+    /// Markdown, for a pull-request comment or MEASUREMENTS.md.
+    Markdown,
 }
 
 /// What one `symbols diff` run prints (`format`) and which reports it also writes to files.
