@@ -12,16 +12,6 @@ use crate::model::{
 };
 use crate::rules::{check_loaded, compile, Loaded, RuleOutcome};
 
-/// One self-test check.
-#[derive(Debug, Clone)]
-struct Check {
-    pub name: &'static str,
-    /// true: a negative control that must trip a gate.
-    pub expect_trip: bool,
-    pub ok: bool,
-    pub detail: String,
-}
-
 fn row(name: &str, size: u64) -> SymRow {
     SymRow {
         mangled: name.into(),
@@ -105,16 +95,17 @@ fn with_text(mut d: Diff, before: u64, after: u64) -> Diff {
 
 /// Run every check; `neutered` names negative controls to feed clean input (proves the
 /// self-test itself can fail).
-fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
+fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let (before, after) = canned();
     let d = diff(&before, &after, &opts());
     let l = &d.listing;
     let mut checks = Vec::new();
+    // A positive check "trips" when what it expects does not hold.
     let mut expect = |name: &'static str, ok: bool, detail: String| {
-        checks.push(Check {
-            name,
+        checks.push(Control {
+            name: name.into(),
             expect_trip: false,
-            ok,
+            tripped: !ok,
             detail,
         })
     };
@@ -324,10 +315,12 @@ fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
         let out = evaluate(&input, &g);
         let tripped = out.failed();
         let count_ok = exact.is_none_or(|n| out.reasons.len() == n || neutered(name));
-        checks.push(Check {
-            name,
+        // A negative control that trips with the wrong reason count has not behaved.
+        let ok = tripped == must_trip && count_ok;
+        checks.push(Control {
+            name: name.into(),
             expect_trip: must_trip,
-            ok: tripped == must_trip && count_ok,
+            tripped: ok == must_trip,
             detail: out
                 .reasons
                 .first()
@@ -343,15 +336,6 @@ fn run(neutered: &dyn Fn(&str) -> bool) -> Vec<Check> {
 /// and print one list through one report.
 pub fn transcript_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     run(neutered)
-        .into_iter()
-        .map(|c| Control {
-            name: c.name.to_string(),
-            expect_trip: c.expect_trip,
-            // A check is `ok` when it behaved: a negative one tripped, a positive one did not.
-            tripped: c.ok == c.expect_trip,
-            detail: c.detail,
-        })
-        .collect()
 }
 
 pub use diag::Control;
@@ -581,7 +565,7 @@ mod tests {
     #[test]
     fn every_check_passes() {
         for c in run(&|_| false) {
-            assert!(c.ok, "{}: {}", c.name, c.detail);
+            assert!(c.ok(), "{}: {}", c.name, c.detail);
         }
     }
 
@@ -603,6 +587,8 @@ mod tests {
     #[test]
     fn a_neutered_control_fails_the_self_test() {
         let checks = run(&|n| n == "set-change-fires");
-        assert!(checks.iter().any(|c| c.name == "set-change-fires" && !c.ok));
+        assert!(checks
+            .iter()
+            .any(|c| c.name == "set-change-fires" && !c.ok()));
     }
 }

@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 
 use super::check::{check, Options};
 use super::model::{Form, Level};
+use super::run::Code;
 use super::scan::scan;
 use super::tree::SourceTree;
+use crate::diag::Control;
 
 const TRACKER_H: &str = "#pragma once
 // dirty bits the frontend publishes
@@ -54,60 +56,60 @@ fn tree() -> SourceTree {
     SourceTree::in_memory("SELF-TEST", files)
 }
 
-/// One control: a document that must trip (`expect`) and its clean counterpart.
+/// One control's input: a document that must trip (`expect`) and its clean counterpart.
 #[derive(Debug, Clone)]
-pub struct Control {
+pub struct Case {
     pub name: &'static str,
     /// The code (and, when set, the citation form) the dirty document must produce; None for a
     /// positive control (no error or warning allowed).
-    pub expect: Option<(&'static str, Option<Form>)>,
+    pub expect: Option<(Code, Option<Form>)>,
     pub dirty: &'static str,
     pub clean: &'static str,
 }
 
-pub fn controls() -> Vec<Control> {
-    let c = |name, code, form, dirty, clean| Control {
+pub fn controls() -> Vec<Case> {
+    let c = |name, code, form, dirty, clean| Case {
         name,
         expect: Some((code, form)),
         dirty,
         clean,
     };
     vec![
-        c("past-end", "CIT006", None, "`Update` (`MG_Impl/Pipe/Tracker.h:99`).\n", "`Update` (`MG_Impl/Pipe/Tracker.h:8`).\n"),
-        c("missing-file", "CIT001", None, "`Fill` (`MG_Impl/Pipe/Removed.h:3`).\n", "`NEW_VIEWPORT` in `Tracker.h:5`.\n"),
-        c("ambiguous", "CIT002", None, "`Init` at `Init.cpp:1`.\n", "`Init` at `MG_Impl/Init.cpp:1`.\n"),
+        c("past-end", Code::Cit006, None, "`Update` (`MG_Impl/Pipe/Tracker.h:99`).\n", "`Update` (`MG_Impl/Pipe/Tracker.h:8`).\n"),
+        c("missing-file", Code::Cit001, None, "`Fill` (`MG_Impl/Pipe/Removed.h:3`).\n", "`NEW_VIEWPORT` in `Tracker.h:5`.\n"),
+        c("ambiguous", Code::Cit002, None, "`Init` at `Init.cpp:1`.\n", "`Init` at `MG_Impl/Init.cpp:1`.\n"),
         c(
             "wrong-directory",
-            "CIT003",
+            Code::Cit003,
             None,
             "`NEW_RENDER_STATE` (`MG_Pipe/Tracker.h:4`).\n",
             "`NEW_RENDER_STATE` (`MG_Impl/Pipe/Tracker.h:4`).\n",
         ),
-        c("moved", "CIT007", None, "`SetCapability` (`RenderState.cpp:3`).\n", "`SetCapability` (`RenderState.cpp:5`).\n"),
+        c("moved", Code::Cit007, None, "`SetCapability` (`RenderState.cpp:3`).\n", "`SetCapability` (`RenderState.cpp:5`).\n"),
         c(
             "changed",
-            "CIT008",
+            Code::Cit008,
             None,
             "`RemovedHelper` (`RenderState.cpp:10`).\n",
             "`RecordUnknown` (`RenderState.cpp:10`).\n",
         ),
         c(
             "continuation-wrong-file",
-            "CIT006",
+            Code::Cit006,
             Some(Form::Continuation),
             "`MGPipeTracker` sits in `Tracker.h:7`, and the `default:` arm at (`:9-10`).\n",
             "`SetCapability` sits in `RenderState.cpp:5`, and the `default:` arm at (`:9-10`).\n",
         ),
         c(
             "comma-list-member-out-of-range",
-            "CIT006",
+            Code::Cit006,
             Some(Form::ListMember),
             "`SetCapability` and `BumpVersions` at `RenderState.cpp:5,12,120`.\n",
             "`SetCapability` and `BumpVersions` at `RenderState.cpp:5,12`.\n",
         ),
-        c("line-zero", "CIT004", None, "`MGPipeDirty` (`Tracker.h:0`).\n", "`MGPipeDirty` (`Tracker.h:3`).\n"),
-        c("inverted", "CIT005", None, "`MGPipeDirty` (`Tracker.h:6-3`).\n", "`MGPipeDirty` (`Tracker.h:3-6`).\n"),
-        Control {
+        c("line-zero", Code::Cit004, None, "`MGPipeDirty` (`Tracker.h:0`).\n", "`MGPipeDirty` (`Tracker.h:3`).\n"),
+        c("inverted", Code::Cit005, None, "`MGPipeDirty` (`Tracker.h:6-3`).\n", "`MGPipeDirty` (`Tracker.h:3-6`).\n"),
+        Case {
             name: "every-form-clean",
             expect: None,
             dirty: "`SetCapability` (`MobileGL/MG_State/GLState/RenderState.cpp:5-13`), its `default:` arm \
@@ -120,23 +122,8 @@ pub fn controls() -> Vec<Control> {
     ]
 }
 
-/// What a control did.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub name: &'static str,
-    pub expect_trip: bool,
-    pub tripped: bool,
-    pub detail: String,
-}
-
-impl Outcome {
-    pub fn ok(&self) -> bool {
-        self.expect_trip == self.tripped
-    }
-}
-
 /// Run one control; `neutered` feeds a negative control its clean document (so it cannot trip).
-pub fn run(control: &Control, neutered: bool) -> Outcome {
+pub fn run(control: &Case, neutered: bool) -> Control {
     let t = tree();
     let text = if neutered && control.expect.is_some() {
         control.clean
@@ -151,8 +138,8 @@ pub fn run(control: &Control, neutered: bool) -> Outcome {
     let report = match check(vec![doc], &t, &Options::default()) {
         Ok(r) => r,
         Err(e) => {
-            return Outcome {
-                name: control.name,
+            return Control {
+                name: control.name.to_string(),
                 expect_trip: control.expect.is_some(),
                 tripped: false,
                 detail: e.to_string(),
@@ -175,20 +162,24 @@ pub fn run(control: &Control, neutered: bool) -> Outcome {
         Some((code, form)) => {
             let hit = problems
                 .iter()
-                .find(|(c, _, p)| p.code().as_str() == code && form.is_none_or(|f| c.form == f));
-            Outcome {
-                name: control.name,
+                .find(|(c, _, p)| p.code() == code && form.is_none_or(|f| c.form == f));
+            Control {
+                name: control.name.to_string(),
                 expect_trip: true,
                 tripped: hit.is_some(),
                 detail: if hit.is_some() {
                     first(hit)
                 } else {
-                    format!("expected {code}, got: {}", first(problems.first()))
+                    format!(
+                        "expected {}, got: {}",
+                        code.as_str(),
+                        first(problems.first())
+                    )
                 },
             }
         }
-        None => Outcome {
-            name: control.name,
+        None => Control {
+            name: control.name.to_string(),
             expect_trip: false,
             tripped: !problems.is_empty(),
             detail: format!(
@@ -206,18 +197,10 @@ pub fn run(control: &Control, neutered: bool) -> Outcome {
 
 /// Every control, in the shape every lint gate's self-test takes; `neutered(name)` feeds that
 /// negative control its clean document.
-pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<crate::diag::Control> {
+pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     controls()
         .iter()
-        .map(|c| {
-            let o = run(c, neutered(c.name));
-            crate::diag::Control {
-                name: o.name.to_string(),
-                expect_trip: o.expect_trip,
-                tripped: o.tripped,
-                detail: o.detail,
-            }
-        })
+        .map(|c| run(c, neutered(c.name)))
         .collect()
 }
 
