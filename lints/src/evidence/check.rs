@@ -37,8 +37,6 @@ diag::codes! {
 pub(crate) const MAX_LINE: usize = 1 << 20;
 /// Forbidden lines reported per rule and log; the rest are counted in the last one.
 const SHOWN_HITS: usize = 5;
-/// Characters of a log line quoted in a finding.
-const EXCERPT_CHARS: usize = 160;
 /// File-time slack when dating a run: file systems keep times at a coarse grain.
 const SLACK: Duration = Duration::from_secs(2);
 
@@ -167,7 +165,10 @@ pub(crate) fn scan(set: &Set, role: usize, r: &mut dyn BufRead) -> std::io::Resu
                 if h.shown.len() < SHOWN_HITS {
                     h.shown.push((
                         line_no,
-                        diag::escape::line(&diag::escape::shorten(&text, EXCERPT_CHARS)),
+                        diag::escape::line(&diag::escape::shorten(
+                            &text,
+                            crate::excerpt::MAX_CHARS,
+                        )),
                     ));
                 }
             }

@@ -256,7 +256,7 @@ fn excerpt(committed: &str, generated: &str) -> String {
     let mut kept: Vec<String> = lines
         .iter()
         .take(EXCERPT_LINES)
-        .map(|l| diag::escape::line(&diag::escape::shorten(l, 160)))
+        .map(|l| diag::escape::line(&diag::escape::shorten(l, crate::excerpt::MAX_CHARS)))
         .collect();
     if lines.len() > EXCERPT_LINES {
         kept.push(format!(
@@ -279,7 +279,7 @@ fn tail(output: &str) -> String {
         .map(|l| {
             format!(
                 "\n    {}",
-                diag::escape::line(&diag::escape::shorten(l, 200))
+                diag::escape::line(&diag::escape::shorten(l, diag::escape::QUOTE_CHARS))
             )
         })
         .collect()
