@@ -928,6 +928,117 @@ mod tests {
         assert_eq!(lx.hidden_at(0), None);
     }
 
+    fn dump(src: &str) -> Vec<(String, Kind, u32, u32, bool)> {
+        let lx = lex(src.as_bytes());
+        lx.tokens
+            .iter()
+            .map(|t| {
+                (
+                    lx.text(src, t).to_string(),
+                    t.kind,
+                    t.line,
+                    t.column,
+                    t.directive,
+                )
+            })
+            .collect()
+    }
+
+    // The cases below are the ones `cargo mutants -p cpp_lex` showed no test held
+    // (docs/testing.md); each says what g++ reads.
+
+    #[test]
+    fn a_digraph_pair_at_a_line_start_is_a_punctuator_not_a_directive() {
+        use Kind::*;
+        let got = dump("%:%: x\n%:%y\n");
+        let want = [
+            ("##", Punct, 1, 1, false),
+            ("x", Ident, 1, 6, false),
+            ("#", Hash, 2, 1, true),
+            ("%", Punct, 2, 3, true),
+            ("y", Ident, 2, 4, true),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|&(t, k, l, c, d)| (t.to_string(), k, l, c, d))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_number_may_start_with_a_dot() {
+        let got = dump("x=.5e-3;a.b");
+        let kinds: Vec<_> = got.iter().map(|t| (t.0.as_str(), t.1)).collect();
+        use Kind::*;
+        assert_eq!(
+            kinds,
+            [
+                ("x", Ident),
+                ("=", Punct),
+                (".5e-3", Number),
+                (";", Punct),
+                ("a", Ident),
+                (".", Punct),
+                ("b", Ident)
+            ]
+        );
+    }
+
+    #[test]
+    fn spans_and_columns_after_comments_and_raw_strings() {
+        // A line comment that runs to the end of the input ends there.
+        assert_eq!(lex(b"x // c").hidden, [(2, 6, Hidden::Comment)]);
+        // Columns restart after a newline inside a block comment or a raw string.
+        let last = |src: &str| dump(src).pop().map(|t| (t.0, t.2, t.3));
+        assert_eq!(last("/* a\n b */ x"), Some(("x".into(), 2, 7)));
+        assert_eq!(last("R\"(a\nbc)\" x"), Some(("x".into(), 2, 6)));
+        // The one logical line [`lex_line_with`] lexes ends at the input's end, not past it.
+        assert_eq!(lex_line_with(b"a  ", 0, 1, &mut Lexed::default()), (3, 1));
+        assert_eq!(
+            lex_line_with(b"a  \nb", 0, 1, &mut Lexed::default()),
+            (4, 2)
+        );
+    }
+
+    #[test]
+    fn splices_inside_literal_prefixes_are_read_through() {
+        // In the prefix of a raw string (phase 2 runs before it).
+        let src = "u8\\\nR\"(x)\"";
+        let lx = lex(src.as_bytes());
+        assert_eq!(lx.tokens.len(), 1);
+        assert!(lx.tokens[0].spliced);
+        assert_eq!(lx.text(src, &lx.tokens[0]), "u8R\"(x)\"");
+        // In an encoding prefix: `u\⏎8"x"` is one `u8` string.
+        let src = "u\\\n8\"x\"";
+        let lx = lex(src.as_bytes());
+        assert_eq!(lx.tokens.len(), 1, "{:?}", lx.tokens);
+        assert_eq!(lx.tokens[0].kind, Kind::Str);
+        assert_eq!(lx.text(src, &lx.tokens[0]), "u8\"x\"");
+    }
+
+    #[test]
+    fn an_unterminated_header_name_stops_at_its_line() {
+        let lx = lex(b"#include <a.h\nx");
+        let d: Vec<_> = lx
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.column, d.message))
+            .collect();
+        assert_eq!(d, [(1, 10, "unterminated header name")]);
+        let src = "#include <a.h\nx";
+        let got: Vec<_> = dump(src).into_iter().map(|t| (t.0, t.1, t.2)).collect();
+        use Kind::*;
+        assert_eq!(
+            got,
+            [
+                ("#".to_string(), Hash, 1),
+                ("include".to_string(), Ident, 1),
+                ("<a.h".to_string(), HeaderName, 1),
+                ("x".to_string(), Ident, 2)
+            ]
+        );
+    }
+
     /// Random bytes (biased to the characters that matter) never panic, and spans stay ordered
     /// and inside the input.
     #[test]
