@@ -467,6 +467,137 @@ mod tests {
             && n == "x.h"));
     }
 
+    /// Every operator at every precedence level, as C evaluates `#if` (each pair of adjacent
+    /// levels is one case that reads differently if the two levels swapped or merged), and
+    /// each kind of macro the expansion handles.
+    #[test]
+    fn if_expressions_follow_c_rules() {
+        let m = parse_predefs(
+            "#define X 3\n#define Y (X << 2)\n#define ADD(a, b) ((a) + (b))\n\
+             #define SUB(a,b) a - b\n#define FIRST(a, ...) a\n#define REST(a, ...) __VA_ARGS__\n\
+             #define NAMED(args...) args\n#define SELF SELF + 1\n#define EMPTY\n#define F(x) x\n\
+             #define ISDEF defined(X)\n",
+        );
+        let ev = |e: &str| {
+            let toks = expand(&m, tokenize(e), &mut Vec::new());
+            Parser {
+                t: &toks,
+                i: 0,
+                macros: &m,
+            }
+            .ternary()
+        };
+        for (expr, want) in [
+            ("ADD(1, 2)", 3),
+            ("ADD(ADD(1, 2), 4)", 7),
+            ("SUB(10, 3)", 7),
+            ("FIRST(5, 6, 7)", 5),
+            ("REST(1, 2 + 3)", 5),
+            ("NAMED(4)", 4),
+            ("SELF", 1),
+            ("EMPTY 5", 5),
+            ("F", 0),
+            ("F (9)", 9),
+            ("ISDEF", 1),
+            ("defined X && defined(Y) && !defined Z", 1),
+            ("1 || 0 && 0", 1),
+            ("0 && 0 | 1", 0),
+            ("1 | 3 ^ 3", 1),
+            ("6 ^ 3 & 1", 7),
+            ("2 & 2 == 2", 0),
+            ("0 == 1 < 0", 1),
+            ("1 < 1 << 1", 1),
+            ("1 << 1 + 1", 4),
+            ("1 + 2 * 3", 7),
+            ("(1 + 2) * 3", 9),
+            ("10 - 4 - 3", 3),
+            ("100 / 10 / 5", 2),
+            ("17 % 5", 2),
+            ("7 / 0", 0),
+            ("7 % 0", 0),
+            ("1 << 4 >> 2", 4),
+            ("5 ^ 1", 4),
+            ("3 >= 3", 1),
+            ("3 <= 2", 0),
+            ("3 > 2 > 1", 0),
+            ("1 != 2", 1),
+            ("2 != 2", 0),
+            ("0 || 2", 1),
+            ("0 || 0", 0),
+            ("2 && 0", 0),
+            ("~0", -1),
+            ("-(-3)", 3),
+            ("+4", 4),
+            ("!0 + !5", 1),
+            ("1 ? 2 : 3", 2),
+            ("0 ? 2 : 0 ? 4 : 5", 5),
+            ("1 ? 0 ? 6 : 7 : 8", 7),
+            ("0 || 1 ? 2 : 3", 2),
+            ("'A'", 65),
+            ("true", 1),
+            ("false", 0),
+            ("0x1F", 31),
+            ("0X10", 16),
+            ("0b101", 5),
+            ("0B11", 3),
+            ("017", 15),
+            ("10UL", 10),
+            ("1'000'000", 1_000_000),
+            ("0", 0),
+        ] {
+            assert_eq!(ev(expr), want, "#if {expr}");
+        }
+    }
+
+    #[test]
+    fn defines_parse_into_name_params_and_body() {
+        let (n, g) = parse_define("G(a, b) a + b").unwrap();
+        assert_eq!(n, "G");
+        assert_eq!(g.params, Some(vec!["a".to_string(), "b".to_string()]));
+        assert!(!g.variadic);
+        let (a, plus, b) = (
+            Tok::Ident("a".into()),
+            Tok::Punct("+".into()),
+            Tok::Ident("b".into()),
+        );
+        assert_eq!(g.body, vec![a, plus, b]);
+        let (_, h) = parse_define("H(...) __VA_ARGS__").unwrap();
+        assert_eq!(h.params, Some(vec!["__VA_ARGS__".to_string()]));
+        assert!(h.variadic);
+        let (_, z) = parse_define("Z  4").unwrap();
+        assert_eq!((z.params, z.body), (None, vec![Tok::Num("4".into())]));
+        assert_eq!(parse_define("(x) 1"), None);
+        assert_eq!(parse_define("F(x 1"), None);
+        let mut m = Macros::new();
+        apply_flags(
+            &mut m,
+            &[
+                "-DF(x)=x+1".into(),
+                "-Ifoo".into(),
+                "-DK".into(),
+                "-U".into(),
+                "K".into(),
+            ],
+        );
+        assert_eq!(m.len(), 1);
+        assert_eq!(m["F"].params, Some(vec!["x".to_string()]));
+    }
+
+    #[test]
+    fn header_names_and_first_identifiers_read_back() {
+        assert_eq!(
+            header_name_of(&tokenize("<x/y.h>")),
+            Some((IncludeKind::Angle, "x/y.h".to_string()))
+        );
+        assert_eq!(
+            header_name_of(&tokenize("\"a.h\"")),
+            Some((IncludeKind::Quoted, "a.h".to_string()))
+        );
+        assert_eq!(header_name_of(&tokenize("a.h")), None);
+        assert_eq!(first_ident("  abc(d)"), "abc");
+        assert_eq!(first_ident(""), "");
+    }
+
     #[test]
     fn flags_define_and_undefine() {
         let mut m = Macros::new();
