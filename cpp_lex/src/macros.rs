@@ -550,6 +550,23 @@ mod tests {
     }
 
     #[test]
+    fn eval_reads_feature_tests_and_can_be_false() {
+        let m = parse_predefs("#define X 3\n#define F(x) x\n");
+        let no = |_: IncludeKind, _: &str| false;
+        let yes = |_: IncludeKind, _: &str| true;
+        assert!(!eval(&m, "X == 4", &no));
+        assert!(!eval(&m, "defined", &no));
+        assert!(eval(&m, "F(9) == 9", &no));
+        assert!(eval(&m, "__has_feature(y) + 1 == 1", &no));
+        assert!(eval(&m, "2 * __has_cpp_attribute(nodiscard) + 1 == 1", &no));
+        assert!(eval(&m, "__has_include + 1 == 1", &no));
+        assert!(eval(&m, "1 + __has_include(<x.h>) == 1", &no));
+        assert!(eval(&m, "1 + __has_include(<x.h>) == 2", &yes));
+        // `__has_include_next` cannot be answered here: it reads 0 whatever the caller says.
+        assert!(eval(&m, "__has_include_next(<x.h>) == 0", &yes));
+    }
+
+    #[test]
     fn defines_parse_into_name_params_and_body() {
         let (n, g) = parse_define("G(a, b) a + b").unwrap();
         assert_eq!(n, "G");
