@@ -251,10 +251,12 @@ struct Lx<'a, S: Sink> {
     sink: &'a mut S,
 }
 
+/// The longest input lexed: offsets and lines are u32.
+pub(crate) const MAX_LEXED: usize = u32::MAX as usize - 4;
+
 /// Lex C++ source into tokens, hidden spans and diagnostics. Never fails.
 pub fn lex(src: &[u8]) -> Lexed {
     let mut out = Lexed::default();
-    out.tokens.reserve(src.len() / 5);
     lex_with(src, &mut out);
     out
 }
@@ -262,11 +264,7 @@ pub fn lex(src: &[u8]) -> Lexed {
 /// Lex C++ source, pushing everything into `sink`.
 pub fn lex_with<S: Sink>(src: &[u8], sink: &mut S) {
     // Offsets and lines are u32; larger inputs are lexed up to that bound only.
-    let src = if src.len() > u32::MAX as usize - 4 {
-        &src[..u32::MAX as usize - 4]
-    } else {
-        src
-    };
+    let src = &src[..src.len().min(MAX_LEXED)];
     Lx::at_line_start(src, 0, 1, false, sink).run();
 }
 
@@ -506,9 +504,9 @@ impl<S: Sink> Lx<'_, S> {
                 .iter()
                 .position(|&b| b == b'\n' || b == b'\\')
                 .unwrap_or(self.s.len() - self.i);
-            if run > 0 {
-                self.bump_plain(run);
-            } else {
+            self.bump_plain(run);
+            // A backslash that is not a splice (bump_plain read through those) is comment text.
+            if self.cur() == b'\\' {
                 self.bump();
             }
         }
@@ -595,7 +593,8 @@ impl<S: Sink> Lx<'_, S> {
                         .iter()
                         .position(|&b| b == q || b == b'\\' || b == b'\n')
                         .unwrap_or(self.s.len() - self.i);
-                    self.bump_plain(run.max(1));
+                    // At least the byte at the cursor: it is none of the three.
+                    self.bump_plain(run);
                 }
             }
         }

@@ -43,11 +43,7 @@ impl<D: DirectiveSink> Sink for Forward<'_, D> {
 /// number at the end of the text (1 + its newlines), as the lexer counts it.
 pub fn skim<D: DirectiveSink>(src: &[u8], sink: &mut D) -> u32 {
     // Offsets and lines are u32 (the lexer's bound, kept the same).
-    let s = if src.len() > u32::MAX as usize - 4 {
-        &src[..u32::MAX as usize - 4]
-    } else {
-        src
-    };
+    let s = &src[..src.len().min(crate::lexer::MAX_LEXED)];
     let n = s.len();
     let mut pos = 0usize;
     let mut line = 1u32;
