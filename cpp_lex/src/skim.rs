@@ -105,11 +105,9 @@ impl Marks {
     }
 }
 
-/// The lexer's horizontal whitespace (space, tab, CR, VT, FF), as a bit test: indentation is
-/// most of the bytes this loop sees.
+/// The lexer's horizontal whitespace (space, tab, CR, VT, FF).
 fn is_hspace(b: u8) -> bool {
-    const SET: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\r' | 1 << 0x0b | 1 << 0x0c;
-    b <= b' ' && (SET >> b) & 1 == 1
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
 }
 
 /// Whether the physical line ending at the newline `nl` ends in a line splice.
