@@ -446,3 +446,94 @@ fn number_end(s: &[u8], mut k: usize) -> usize {
     }
     k
 }
+
+/// The skimmer's own decisions, one function at a time: where a line ends, which lines it reads
+/// itself and which it hands to the lexer. `tests/skim_diff.rs` checks that the results equal
+/// the lexer's; these check that the fast paths are taken (a path that only fell back to the
+/// lexer would give the same result, slower).
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Count {
+        code: usize,
+    }
+
+    impl DirectiveSink for Count {
+        fn directive_token(&mut self, _: &[u8], _: &Token) {}
+        fn code(&mut self, _: &[u8]) {
+            self.code += 1;
+        }
+    }
+
+    #[test]
+    fn block_comments_end_after_their_closer_splices_included() {
+        for (src, end) in [
+            (&b"/* a */ x"[..], 7),
+            (b"/*/ x */", 8),
+            (b"/**/", 4),
+            (b"/* a *\\\n/ x", 9),
+            (b"/* a *\\\r\n/ x", 10),
+            (b"/* a \\\n/ x */", 13),
+            (b"/*\\\n/", 5),
+            (b"/* a", 4),
+        ] {
+            assert_eq!(
+                block_comment_end(src, 0),
+                end,
+                "{:?}",
+                String::from_utf8_lossy(src)
+            );
+        }
+    }
+
+    #[test]
+    fn line_comments_run_to_an_unspliced_newline_and_join_comment_runs() {
+        assert_eq!(line_comment(b"// a\n// b\n x", 0, 1), Some((10, 3)));
+        assert_eq!(line_comment(b"// a\\\nb\nc", 0, 1), Some((8, 3)));
+        assert_eq!(line_comment(b"// a\n/ b", 0, 1), Some((5, 2)));
+        assert_eq!(line_comment(b"// a", 0, 1), Some((4, 1)));
+    }
+
+    #[test]
+    fn lines_the_skimmer_reads_itself_and_those_it_hands_on() {
+        let kind = |src: &[u8]| {
+            let mut sink = Count::default();
+            let r = line_kind(src, 0, 1, &mut Hit::new(), &mut sink);
+            (r, sink.code)
+        };
+        assert_eq!(kind(b"  // c\nx"), (Some((7, 2)), 0));
+        assert_eq!(kind(b"/* a\n b */ x\ny"), (Some((13, 3)), 1));
+        assert_eq!(kind(b"\n"), (Some((1, 2)), 0));
+        assert_eq!(kind(b"   "), (Some((3, 1)), 0));
+        assert_eq!(kind(b"a = b / c; // d\ne"), (Some((16, 2)), 1));
+        assert_eq!(kind(b"s = \"/*\"; t\nu"), (Some((12, 2)), 1));
+        for handed_on in [&b"#define X"[..], b"%:x", b"\\\nx", b"/\\\n/ c", b"a \\\nb"] {
+            assert_eq!(
+                kind(handed_on).0,
+                None,
+                "{:?}",
+                String::from_utf8_lossy(handed_on)
+            );
+        }
+    }
+
+    #[test]
+    fn a_hit_is_searched_once_for_every_position_up_to_it() {
+        let searches = std::cell::Cell::new(0);
+        let find = |h: &[u8]| {
+            searches.set(searches.get() + 1);
+            memchr(b'/', h)
+        };
+        let s = b"abc/def/";
+        let mut h = Hit::new();
+        assert_eq!(h.from(s, 0, find), 3);
+        assert_eq!(h.from(s, 0, find), 3);
+        assert_eq!(h.from(s, 2, find), 3);
+        assert_eq!(h.from(s, 3, find), 3);
+        assert_eq!(searches.get(), 1);
+        assert_eq!(h.from(s, 4, find), 7);
+        assert_eq!(searches.get(), 2);
+    }
+}
