@@ -268,7 +268,7 @@ pub fn skim(src: &[u8]) -> Scan {
     let last_line = crate::skim::skim(src, &mut s);
     s.flush(src);
     let eof_line = eof_line(src.len(), last_line, || {
-        src.iter().filter(|&&b| b == b'\n').count()
+        memchr::memchr_iter(b'\n', src).count()
     });
     s.finish(eof_line)
 }
@@ -299,8 +299,9 @@ impl Scanner {
     fn directive(&mut self, src: &[u8], toks: &[Token]) {
         let line = toks[0].line;
         let (name, rest_toks): (std::borrow::Cow<'_, [u8]>, &[Token]) = match toks.get(1) {
-            Some(t) if t.kind == Kind::Ident => (spelling(src, t), &toks[2..]),
-            _ => (std::borrow::Cow::Borrowed(&[]), &toks[1..]),
+            // A name that is no identifier (a line marker's `# 12 "f.h"`) matches no arm below.
+            Some(t) => (spelling(src, t), &toks[2..]),
+            None => (std::borrow::Cow::Borrowed(&[]), &toks[1..]),
         };
         let rest = || directive_text(src, rest_toks);
         let dead = self.stack.last().is_some_and(|f| f.dead);
@@ -797,5 +798,17 @@ mod tests {
         let sk = skim(b"#include \"top.h\"\n#if A\n");
         assert!(!sk.includes[0].conditional);
         assert_eq!(sk.problems, sc.problems);
+    }
+
+    /// Between a directive's tokens only a splice is dropped: other whitespace, a lone CR
+    /// included, stays as written.
+    #[test]
+    fn directive_text_drops_splices_only() {
+        let src = b"#error a \r b \\\n c /* d */ e\n";
+        let lx = crate::lexer::lex(src);
+        assert_eq!(directive_text(src, &lx.tokens[2..]), "a \r b  c   e");
+        // A name that is no identifier is no directive anything reads.
+        let s = scan(b"# 12 \"f.h\"\n#include <a.h>\n");
+        assert_eq!(s.includes.len(), 1);
     }
 }
