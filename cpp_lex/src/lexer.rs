@@ -627,8 +627,8 @@ impl<S: Sink> Lx<'_, S> {
             return self.quoted(b'"', start, line, column);
         }
         let delim = &self.s[open..j];
-        let body = j + 1;
-        let mut k = body;
+        // From the `(`: it is no `)`, so the first closer found is the body's.
+        let mut k = j;
         let close_at = loop {
             if k >= self.s.len() {
                 break None;

@@ -276,8 +276,9 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
         }
         match s[q] {
             b'/' => match s.get(q + 1) {
-                Some(b'/') if q + 1 < nl => return Some(next_line(nl, n, line)),
-                Some(b'*') if q + 1 < nl => {
+                // `q < nl` and the byte after it is no newline: both stay on the line.
+                Some(b'/') => return Some(next_line(nl, n, line)),
+                Some(b'*') => {
                     let end = block_comment_end(s, q);
                     line += newlines(&s[q..end]);
                     p = end;
@@ -362,7 +363,8 @@ fn raw_string_end(s: &[u8], q: usize) -> Option<usize> {
         return None;
     }
     let delim = &s[open..j];
-    let mut k = j + 1;
+    // From the `(`: it is no `)`, so the first closer found is the body's.
+    let mut k = j;
     while let Some(off) = memchr(b')', &s[k..]) {
         let at = k + off;
         if s[at + 1..].starts_with(delim) && s.get(at + 1 + delim.len()) == Some(&b'"') {
@@ -535,5 +537,38 @@ mod tests {
         assert_eq!(searches.get(), 1);
         assert_eq!(h.from(s, 4, find), 7);
         assert_eq!(searches.get(), 2);
+    }
+
+    #[test]
+    fn raw_strings_end_at_their_own_closer() {
+        for (src, end) in [
+            (&b"\"(a)\" x"[..], Some(5)),
+            (b"\"ab(x)ab\" y", Some(9)),
+            (b"\"ab(x)a\" )ab\"", Some(13)),
+            (b"\"(abc", Some(5)),
+            (b"\"a b(x)a b\"", None),
+            (b"\"0123456789abcdef(x)0123456789abcdef\"", Some(37)),
+            (b"\"0123456789abcdefg(x)0123456789abcdefg\"", None),
+        ] {
+            assert_eq!(
+                raw_string_end(src, 0),
+                end,
+                "{:?}",
+                String::from_utf8_lossy(src)
+            );
+        }
+    }
+
+    #[test]
+    fn code_lines_end_at_their_newline_past_comments_and_literals() {
+        let line = |src: &[u8]| code_line(src, 0, 1, &mut Hit::new());
+        assert_eq!(line(b"a // b\nc"), Some((7, 2)));
+        assert_eq!(line(b"a /* b\n */ c\nd"), Some((13, 3)));
+        assert_eq!(line(b"a / b\nc"), Some((6, 2)));
+        assert_eq!(line(b"s = R\"(x\ny)\"; t\nu"), Some((16, 3)));
+        // `R'` opens a character literal, never a raw string.
+        assert_eq!(line(b"c = R'(';\nx = \")\";\ny"), Some((10, 2)));
+        assert_eq!(line(b"n = 1'000; m\nk"), Some((13, 2)));
+        assert_eq!(line(b"a \\\nb"), None);
     }
 }
