@@ -185,6 +185,27 @@ fn kill_group(pgid: u32) {
     }
 }
 
+/// Why `program` (argv[0] as configured) did not start. Not found names the program: the OS's
+/// "No such file or directory" alone does not say which file; other errors are the OS's text.
+fn spawn_error(program: &str, e: &std::io::Error) -> String {
+    let text = e.to_string();
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return text;
+    }
+    let os = match e.raw_os_error() {
+        Some(code) => text
+            .strip_suffix(&format!(" (os error {code})"))
+            .unwrap_or(&text),
+        None => &text,
+    };
+    // a program without a `/` is looked up on PATH; one with a `/` is a path (from the cwd)
+    if program.contains('/') {
+        format!("`{program}` does not exist ({os})")
+    } else {
+        format!("`{program}` is not on PATH ({os})")
+    }
+}
+
 /// Runs `command` (argv) in `cwd` (its own process group, `TMPDIR=tmp`, stdin closed), killing
 /// the whole group at `timeout` or when `cancel` is set by a signal.
 fn spawn(
@@ -232,7 +253,7 @@ fn spawn(
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) => return done(Exit::NotStarted(e.to_string()), String::new()),
+        Err(e) => return done(Exit::NotStarted(spawn_error(first, &e)), String::new()),
     };
     let pgid = child.id();
     let out = child.stdout.take().map(capture);
@@ -350,3 +371,31 @@ impl Drop for NoCore {
     }
 }
 
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_that_is_not_found_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = AtomicUsize::new(0);
+        let why = |argv0: &str| {
+            let command = [argv0.to_string()];
+            let (cwd, env) = (dir.path(), BTreeMap::new());
+            spawn(&command, Duration::from_secs(5), cwd, cwd, &env, &cancel).exit
+        };
+        assert_eq!(
+            why("mgctl-no-such-program"),
+            Exit::NotStarted(
+                "`mgctl-no-such-program` is not on PATH (No such file or directory)".into()
+            )
+        );
+        assert_eq!(
+            why("./mgctl-no-such-program"),
+            Exit::NotStarted(
+                "`./mgctl-no-such-program` does not exist (No such file or directory)".into()
+            )
+        );
+    }
+}
