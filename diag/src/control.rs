@@ -75,14 +75,30 @@ pub fn self_test_passed(controls: &[Control]) -> bool {
 /// A library's `run_controls(neutered)`: which controls to neuter, by name, in; the controls out.
 pub type RunControls<'a> = dyn Fn(&dyn Fn(&str) -> bool) -> Vec<Control> + 'a;
 
+/// Why [`controls_can_fail`] could not prove a library's controls able to fail.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControlsError {
+    #[error("the un-neutered self-test fails: {controls:?}")]
+    Unneutered { controls: Vec<Control> },
+    #[error("neutering `{name}` made it vanish: {controls:?}")]
+    Vanished {
+        name: String,
+        controls: Vec<Control>,
+    },
+    #[error("`{name}` still trips when neutered: {control:?}")]
+    StillTrips { name: String, control: Control },
+    #[error("neutering `{name}` still passes the self-test")]
+    StillPasses { name: String },
+}
+
 /// What every library's control test asserts about its `run_controls(neutered)`: there are
 /// controls, they all behave, and each negative control, neutered by name, stops tripping (looked
 /// up by name, not position) and so fails the self-test. Returns how many negative controls were
 /// proven able to fail, or what went wrong.
-pub fn controls_can_fail(run: &RunControls<'_>) -> Result<usize, String> {
+pub fn controls_can_fail(run: &RunControls<'_>) -> Result<usize, ControlsError> {
     let all = run(&|_| false);
     if !self_test_passed(&all) {
-        return Err(format!("the un-neutered self-test fails: {all:?}"));
+        return Err(ControlsError::Unneutered { controls: all });
     }
     let negatives: Vec<String> = all
         .iter()
@@ -91,16 +107,20 @@ pub fn controls_can_fail(run: &RunControls<'_>) -> Result<usize, String> {
         .collect();
     for name in &negatives {
         let neutered = run(&|c| c == name);
-        match neutered.iter().find(|c| &c.name == name) {
-            None => return Err(format!("neutering `{name}` made it vanish: {neutered:?}")),
-            Some(c) if c.tripped => {
-                return Err(format!("`{name}` still trips when neutered: {c:?}"))
-            }
-            Some(_) if self_test_passed(&neutered) => {
-                return Err(format!("neutering `{name}` still passes the self-test"))
-            }
-            Some(_) => {}
-        }
+        let name = name.clone();
+        let err = match neutered.iter().find(|c| c.name == name) {
+            None => ControlsError::Vanished {
+                name,
+                controls: neutered.clone(),
+            },
+            Some(c) if c.tripped => ControlsError::StillTrips {
+                name,
+                control: c.clone(),
+            },
+            Some(_) if self_test_passed(&neutered) => ControlsError::StillPasses { name },
+            Some(_) => continue,
+        };
+        return Err(err);
     }
     Ok(negatives.len())
 }

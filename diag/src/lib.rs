@@ -17,7 +17,9 @@ pub mod walk;
 
 pub use code::{malformed, Code};
 
-pub use control::{controls_can_fail, self_test_passed, write_self_test, Control, RunControls};
+pub use control::{
+    controls_can_fail, self_test_passed, write_self_test, Control, ControlsError, RunControls,
+};
 pub use diagnostic::{ConfigAt, Diag, Outcome};
 pub use location::{Location, Severity};
 #[doc(hidden)]

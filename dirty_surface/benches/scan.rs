@@ -102,7 +102,7 @@ fn settings_of(root: &Path) -> Res<Settings> {
             .map_err(|e| format!("{}: [dirty_surface]: {e}", p.display()))?,
         None => DirtySurfaceConfig::default(),
     };
-    cfg.settings()
+    cfg.settings().map_err(|e| e.to_string())
 }
 
 struct Args {

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 
 use crate::audit::Settings;
+use crate::error::Error;
 use crate::scan::upstream_prefixes;
 
 /// `[dirty_surface]` in mgctl.toml. Every key has the MobileGL default.
@@ -64,15 +65,13 @@ impl Default for DirtySurfaceConfig {
 
 impl DirtySurfaceConfig {
     /// The library settings; a bad prefix choice is a one-line error.
-    pub fn settings(&self) -> Result<Settings, String> {
+    pub fn settings(&self) -> crate::Result<Settings> {
         let prefixes = match (&self.prefixes, &self.prefix_set) {
-            (Some(_), Some(_)) => {
-                return Err("[dirty_surface]: set `prefixes` or `prefix_set`, not both".into())
-            }
+            (Some(_), Some(_)) => return Err(Error::BothPrefixes),
             (Some(p), None) => p.clone(),
-            (None, Some(v)) => upstream_prefixes(v).ok_or_else(|| {
-                format!("[dirty_surface]: unknown prefix_set `{v}` (expected P0, P1, P2, P3a, P4a or P5e)")
-            })?,
+            (None, Some(v)) => {
+                upstream_prefixes(v).ok_or_else(|| Error::UnknownPrefixSet { set: v.clone() })?
+            }
             (None, None) => Settings::mobilegl().prefixes,
         };
         Ok(Settings {

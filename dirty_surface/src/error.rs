@@ -30,6 +30,10 @@ pub enum Error {
     Derivation { path: PathBuf, message: String },
     #[error("invalid prefix set: {0}")]
     Config(String),
+    #[error("[dirty_surface]: set `prefixes` or `prefix_set`, not both")]
+    BothPrefixes,
+    #[error("[dirty_surface]: unknown prefix_set `{set}` (expected P0, P1, P2, P3a, P4a or P5e)")]
+    UnknownPrefixSet { set: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

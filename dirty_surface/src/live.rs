@@ -21,11 +21,11 @@ pub fn live_controls_for(
 ) -> Vec<Control> {
     match cfg.settings() {
         Ok(s) => live_controls(root, &s, neutered),
-        Err(detail) => vec![Control {
+        Err(e) => vec![Control {
             name: NAME.into(),
             expect_trip: true,
             tripped: false,
-            detail,
+            detail: e.to_string(),
         }],
     }
 }

@@ -9,7 +9,7 @@ use crate::compdb::{self, CompileUnit};
 use crate::error::{Error, Result};
 use crate::graph::GraphOptions;
 use crate::probe::{self, Probe};
-use crate::rules::{Origin, Rule, RuleGroup};
+use crate::rules::{Origin, Rule, RuleError, RuleGroup};
 
 /// `[include]` in mgctl.toml.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -239,7 +239,7 @@ fn layer_dir(dir: &str) -> String {
 pub fn rule_groups(
     cfg: &IncludeConfig,
     src: &ConfigSource<'_>,
-) -> std::result::Result<Vec<RuleGroup>, (String, Origin)> {
+) -> std::result::Result<Vec<RuleGroup>, (RuleError, Origin)> {
     cfg.layers
         .iter()
         .map(|l| {

@@ -55,7 +55,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<CompileUnit>> {
         let file = e.file.ok_or_else(|| bad("missing \"file\""))?;
         let args = match (e.arguments, e.command) {
             (Some(a), _) => a,
-            (None, Some(c)) => shell_split(&c).map_err(|r| bad(&r))?,
+            (None, Some(c)) => shell_split(&c).map_err(|r| bad(&r.to_string()))?,
             (None, None) => return Err(bad("neither \"arguments\" nor \"command\"")),
         };
         let directory = normalize(&base.join(dir));
@@ -71,8 +71,17 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<CompileUnit>> {
     Ok(out)
 }
 
+/// Why a `"command"` cannot be split into words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    #[error("unterminated ' in \"command\"")]
+    UnterminatedSingle,
+    #[error("unterminated \" in \"command\"")]
+    UnterminatedDouble,
+}
+
 /// POSIX-shell-like word splitting (quotes and backslashes), enough for compile commands.
-pub fn shell_split(s: &str) -> std::result::Result<Vec<String>, String> {
+pub fn shell_split(s: &str) -> std::result::Result<Vec<String>, SplitError> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -85,7 +94,7 @@ pub fn shell_split(s: &str) -> std::result::Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(x) => cur.push(x),
-                        None => return Err("unterminated ' in \"command\"".into()),
+                        None => return Err(SplitError::UnterminatedSingle),
                     }
                 }
             }
@@ -100,10 +109,10 @@ pub fn shell_split(s: &str) -> std::result::Result<Vec<String>, String> {
                                 cur.push('\\');
                                 cur.push(x);
                             }
-                            None => return Err("unterminated \" in \"command\"".into()),
+                            None => return Err(SplitError::UnterminatedDouble),
                         },
                         Some(x) => cur.push(x),
-                        None => return Err("unterminated \" in \"command\"".into()),
+                        None => return Err(SplitError::UnterminatedDouble),
                     }
                 }
             }

@@ -28,10 +28,19 @@ fn temp_tree(files: &[(&str, &str)]) -> std::io::Result<tempfile::TempDir> {
 
 type Files = Vec<(&'static str, &'static str)>;
 
+/// Why a control's canned tree could not be written or analysed.
+#[derive(Debug, thiserror::Error)]
+enum ControlError {
+    #[error(transparent)]
+    Tree(#[from] std::io::Error),
+    #[error(transparent)]
+    Analysis(#[from] crate::Error),
+}
+
 fn control(
     name: &str,
     expect_trip: bool,
-    outcome: Result<Vec<Diag>, String>,
+    outcome: Result<Vec<Diag>, ControlError>,
     codes: &[Code],
 ) -> Control {
     match outcome {
@@ -59,11 +68,11 @@ fn control(
 }
 
 /// Builds a canned tree and its graph; the returned guard keeps the tree alive.
-fn build(files: &[(&str, &str)], dirs: &[&str]) -> Result<(Graph, impl Sized), String> {
-    let d = temp_tree(files).map_err(|e| e.to_string())?;
+fn build(files: &[(&str, &str)], dirs: &[&str]) -> Result<(Graph, impl Sized), ControlError> {
+    let d = temp_tree(files)?;
     let mut o = GraphOptions::new(d.path());
     o.search.user = dirs.iter().map(PathBuf::from).collect();
-    let g = Graph::build(&o).map_err(|e| e.to_string())?;
+    let g = Graph::build(&o)?;
     Ok((g, d))
 }
 
@@ -97,7 +106,7 @@ fn layering_run(
     files: &[(&str, &str)],
     dirs: &[&str],
     groups: &[RuleGroup],
-) -> Result<Vec<Diag>, String> {
+) -> Result<Vec<Diag>, ControlError> {
     let (g, _guard) = build(files, dirs)?;
     Ok(analysis::layering(&g, groups).diagnostics())
 }
@@ -246,7 +255,7 @@ fn probe_run(
     files: &[(&str, &str)],
     probes: &[Probe],
     require_all: bool,
-) -> Result<Vec<Diag>, String> {
+) -> Result<Vec<Diag>, ControlError> {
     let (g, _guard) = build(files, &["MobileGL", "MobileGL/MG_Pipe"])?;
     let opts = ProbeOptions {
         probes,
@@ -258,7 +267,7 @@ fn probe_run(
         compiler_flags: &[],
         compile_db: None,
     };
-    let outcome = analysis::probes(&g, &opts).map_err(|e| e.to_string())?;
+    let outcome = analysis::probes(&g, &opts)?;
     Ok(outcome.diagnostics())
 }
 

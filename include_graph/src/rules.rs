@@ -41,19 +41,34 @@ pub struct Rule {
     pub origin: Origin,
 }
 
+/// Why a layering rule as written is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error("rule `{rule}` must start with +, - or !")]
+    NoKind { rule: String },
+    #[error("rule `{rule}` names no path")]
+    NoPath { rule: String },
+}
+
 impl Rule {
     /// Parses `+path`, `-path` or `!path`.
-    pub fn parse(text: &str, origin: Origin) -> Result<Rule, String> {
+    pub fn parse(text: &str, origin: Origin) -> Result<Rule, RuleError> {
         let t = text.trim();
         let (kind, rest) = match t.chars().next() {
             Some('+') => (RuleKind::Allow, &t[1..]),
             Some('-') => (RuleKind::Forbid, &t[1..]),
             Some('!') => (RuleKind::Temporary, &t[1..]),
-            _ => return Err(format!("rule `{t}` must start with +, - or !")),
+            _ => {
+                return Err(RuleError::NoKind {
+                    rule: t.to_string(),
+                })
+            }
         };
         let target = rest.trim().trim_start_matches("./").to_string();
         if target.is_empty() {
-            return Err(format!("rule `{t}` names no path"));
+            return Err(RuleError::NoPath {
+                rule: t.to_string(),
+            });
         }
         Ok(Rule {
             kind,

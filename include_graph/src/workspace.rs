@@ -12,7 +12,7 @@ use crate::analysis::{self, LayeringOutcome, Mode, ProbeOptions, ProbesOutcome};
 use crate::cfg::{ConfigSource, IncludeConfig, Inputs, ProbeMode};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::rules::{Origin, RuleGroup};
+use crate::rules::{Origin, RuleError, RuleGroup};
 
 /// A workspace's include analysis inputs: its root, `[include]` config (with `-I` directories
 /// added), where that config came from, and the graph options and compile database derived
@@ -144,7 +144,7 @@ impl Workspace {
 
     /// The `[[include.layer]]` groups with each rule's config line; a malformed rule is an error
     /// at its line.
-    pub fn rule_groups(&self) -> std::result::Result<Vec<RuleGroup>, (String, Origin)> {
+    pub fn rule_groups(&self) -> std::result::Result<Vec<RuleGroup>, (RuleError, Origin)> {
         let src = ConfigSource {
             path: self.config_path.clone(),
             text: &self.config_text,
@@ -159,7 +159,7 @@ impl Workspace {
             .rule_groups()
             .map_err(|(reason, at)| Error::InvalidRule {
                 at: at.to_string(),
-                reason,
+                reason: reason.to_string(),
             })?;
         self.layering(g, &groups)
     }

@@ -330,18 +330,28 @@ pub mod fixture {
 
     use git2::{IndexAddOption, Repository, Signature};
 
+    /// Why a fixture repository could not be made.
+    #[derive(Debug, thiserror::Error)]
+    pub enum FixtureError {
+        #[error("creating a temp dir: {0}")]
+        TempDir(std::io::Error),
+        /// git's own message, without its class and code.
+        #[error("{}", .0.message())]
+        Git(git2::Error),
+    }
+
     /// An empty repository (no commits) at `dir`.
-    pub fn init(dir: &Path) -> Result<(), String> {
-        Repository::init(dir)
-            .map(|_| ())
-            .map_err(|e| e.message().to_string())
+    pub fn init(dir: &Path) -> Result<(), FixtureError> {
+        Repository::init(dir).map(|_| ()).map_err(FixtureError::Git)
     }
 
     /// A temporary repository with one commit per `(files, message)`, oldest first.
-    pub fn temp_repo(commits: &[(&[(&str, &str)], &str)]) -> Result<tempfile::TempDir, String> {
-        let dir = tempfile::tempdir().map_err(|e| format!("creating a temp dir: {e}"))?;
+    pub fn temp_repo(
+        commits: &[(&[(&str, &str)], &str)],
+    ) -> Result<tempfile::TempDir, FixtureError> {
+        let dir = tempfile::tempdir().map_err(FixtureError::TempDir)?;
         for (files, message) in commits {
-            commit_files(dir.path(), files, message).map_err(|e| e.message().to_string())?;
+            commit_files(dir.path(), files, message).map_err(FixtureError::Git)?;
         }
         Ok(dir)
     }

@@ -267,12 +267,14 @@ impl Pinner {
     }
 
     /// The working-tree bytes of `config`, read once per run.
-    fn text(&self, config: &str) -> Result<Vec<u8>, String> {
+    fn text(&self, config: &str) -> Result<Vec<u8>, ReadError> {
         if let Some(t) = self.text.borrow().get(config) {
             return Ok(t.clone());
         }
-        let text = std::fs::read(self.root.join(config))
-            .map_err(|e| format!("{config}: cannot read: {e}"))?;
+        let text = std::fs::read(self.root.join(config)).map_err(|reason| ReadError::Read {
+            config: config.to_string(),
+            reason,
+        })?;
         self.text
             .borrow_mut()
             .insert(config.to_string(), text.clone());
@@ -335,7 +337,7 @@ impl Pinner {
     }
 
     /// Each line's last-changing commit over the working-tree text of `config`.
-    fn line_commits(&self, ws: &GitWorkspace, config: &str) -> Result<Option<Vec<Oid>>, String> {
+    fn line_commits(&self, ws: &GitWorkspace, config: &str) -> Result<Option<Vec<Oid>>, ReadError> {
         if let Some(b) = self.blame.borrow().get(config) {
             return Ok(b.clone());
         }
@@ -346,9 +348,7 @@ impl Pinner {
             // Never committed: the whole budget is newer than any commit.
             Err(_) => None,
             Ok(committed) => {
-                let blame = committed
-                    .blame_buffer(&text)
-                    .map_err(|e| format!("blaming the working-tree text: {}", e.message()))?;
+                let blame = committed.blame_buffer(&text).map_err(ReadError::Blame)?;
                 let lines = text.split(|&b| b == b'\n').count();
                 Some(
                     (1..=lines)
@@ -400,7 +400,7 @@ impl Pinner {
                     inputs: inputs_desc,
                 }
             }
-            Err(e) => return BudgetPin::Unreadable(e),
+            Err(e) => return BudgetPin::Unreadable(e.to_string()),
         };
         let mut newest: Option<Oid> = None;
         for line in lines.0..=lines.1 {
@@ -441,6 +441,19 @@ impl Pinner {
             }
         }
     }
+}
+
+/// Why the text of a budget's config, or its blame, cannot be had.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("{config}: cannot read: {reason}")]
+    Read {
+        config: String,
+        reason: std::io::Error,
+    },
+    /// git's own message, without its class and code.
+    #[error("blaming the working-tree text: {}", .0.message())]
+    Blame(git2::Error),
 }
 
 /// The repository holding `root` for pin questions: outside git, or in a partial clone whose

@@ -125,14 +125,16 @@ impl Session {
     }
 
     /// Weighted aggregate over complete windows `from..=to` (1-based, inclusive).
-    pub fn steady(&self, from: usize, to: Option<usize>) -> Result<Aggregate, String> {
+    pub fn steady(&self, from: usize, to: Option<usize>) -> Result<Aggregate, SteadyError> {
         let complete = self.complete_windows();
         let n = complete.len();
         let to = to.unwrap_or(n);
         if from == 0 || from > to || to > n {
-            return Err(format!(
-                "complete windows {from}..{to} requested, the session has {n}"
-            ));
+            return Err(SteadyError::OutOfRange {
+                from,
+                to,
+                complete: n,
+            });
         }
         Ok(Aggregate::over(
             complete[from - 1..to].iter().map(|w| &w.item),
@@ -145,6 +147,17 @@ impl Session {
     pub fn totals(&self) -> Totals {
         Totals::over(self.windows.iter().map(|w| &w.item))
     }
+}
+
+/// A steady-state range a session cannot give.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SteadyError {
+    #[error("complete windows {from}..{to} requested, the session has {complete}")]
+    OutOfRange {
+        from: usize,
+        to: usize,
+        complete: usize,
+    },
 }
 
 fn complete_in(p: Option<Period>, w: &Window) -> bool {

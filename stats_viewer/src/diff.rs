@@ -346,7 +346,7 @@ impl Diff<'_> {
             Ok(a) => {
                 json!({"from": a.from, "to": a.to, "draws_per_frame": a.draws_per_frame().map(|r| r.to_f64()), "acc_per_draw": a.acc_per_draw().map(|r| r.to_f64())})
             }
-            Err(e) => json!({"error": e}),
+            Err(e) => json!({"error": e.to_string()}),
         };
         json!({
             "schema": 1,

@@ -17,7 +17,7 @@ pub(crate) fn json_error(path: &std::path::Path, e: &serde_json::Error) -> Error
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     #[error("{}:{line}: binary data (NUL byte), not a text log", .path.display())]
     Binary { path: PathBuf, line: usize },
@@ -113,7 +113,7 @@ pub enum Error {
 }
 
 /// The selected client frames without a usable server row (boxed in [`Error`]: it is large).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MissingFrames {
     pub server: PathBuf,
     pub client: PathBuf,

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::cfg::SymbolsConfig;
-use crate::diff::{self, Diff, DiffOptions, Side};
+use crate::diff::{self, Diff, DiffError, DiffOptions, Side};
 use crate::elf;
 use crate::error::Error;
 use crate::gate::{self as sgate, AllowEntry, GateOptions, GateOutcome};
+use crate::group::GroupError;
 use crate::model::{Library, TableChoice};
 use crate::report;
 
@@ -186,20 +187,37 @@ impl fmt::Display for ConfigProblem {
     }
 }
 
+/// A rename map that cannot be used; `what` names where it was given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RenameMapError {
+    #[error("{what} {entry:?}: expected OLD=NEW")]
+    NotAPair { what: String, entry: String },
+    #[error("{what}: {reason}")]
+    Growth { what: String, reason: DiffError },
+}
+
 /// Parse `OLD=NEW` entries, refusing a map that could blow a name up (see
 /// [`diff::check_rename_growth`]).
 pub fn parse_rename_map(
     entries: &[String],
     what: &str,
-) -> std::result::Result<Vec<(String, String)>, String> {
+) -> std::result::Result<Vec<(String, String)>, RenameMapError> {
     let mut out = Vec::with_capacity(entries.len());
     for e in entries {
         match diff::parse_rename(e) {
             Some(p) => out.push(p),
-            None => return Err(format!("{what} {e:?}: expected OLD=NEW")),
+            None => {
+                return Err(RenameMapError::NotAPair {
+                    what: what.to_string(),
+                    entry: e.clone(),
+                })
+            }
         }
     }
-    diff::check_rename_growth(&out).map_err(|m| format!("{what}: {m}"))?;
+    diff::check_rename_growth(&out).map_err(|reason| RenameMapError::Growth {
+        what: what.to_string(),
+        reason,
+    })?;
     Ok(out)
 }
 
@@ -230,8 +248,10 @@ pub struct PairFlags<'a> {
 /// A flag of `symbols diff` that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum FlagError {
-    #[error("{0}")]
-    Bad(String),
+    #[error(transparent)]
+    RenameMap(#[from] RenameMapError),
+    #[error(transparent)]
+    Group(#[from] GroupError),
     #[error(transparent)]
     Allow(#[from] Error),
 }
@@ -241,12 +261,8 @@ pub enum FlagError {
 pub fn request_from_flags(
     f: &PairFlags<'_>,
 ) -> std::result::Result<(PairRequest, Option<usize>), FlagError> {
-    let rename_map = parse_rename_map(f.rename_map, "--rename-map").map_err(FlagError::Bad)?;
-    let depth = f
-        .group
-        .map(crate::group::parse_spec)
-        .transpose()
-        .map_err(FlagError::Bad)?;
+    let rename_map = parse_rename_map(f.rename_map, "--rename-map")?;
+    let depth = f.group.map(crate::group::parse_spec).transpose()?;
     let mut allow = allow_resizes(f.allow_resize, "--allow-resize");
     for file in f.allow_files {
         allow.extend(sgate::load_allow(file, file)?);
@@ -305,7 +321,7 @@ pub fn request_from_config(
         .parse::<TableChoice>()
         .map_err(|e| ConfigProblem::Setting(format!("[symbols] table: {e}")))?;
     let rename_map = parse_rename_map(&cfg.rename_map, "[symbols] rename_map entry")
-        .map_err(ConfigProblem::Setting)?;
+        .map_err(|e| ConfigProblem::Setting(e.to_string()))?;
     let mut allow = allow_resizes(&cfg.allow_resize, "mgctl.toml allow_resize");
     if let Some(f) = &cfg.allow_file {
         let entries = sgate::load_allow(&root.join(f), Path::new(f)).map_err(|e| {

@@ -124,17 +124,28 @@ pub fn namespace_of(name: &str, depth: usize) -> String {
     namespace_str(name, depth).to_string()
 }
 
+/// A `--group` spec that names no grouping.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GroupError {
+    #[error("--group {spec}: DEPTH must be a positive integer")]
+    BadDepth { spec: String },
+    #[error("--group {spec}: expected namespace or namespace:DEPTH")]
+    Unknown { spec: String },
+}
+
 /// Parse a `--group` spec, `namespace` or `namespace:DEPTH`, into its depth.
-pub fn parse_spec(spec: &str) -> Result<usize, String> {
+pub fn parse_spec(spec: &str) -> Result<usize, GroupError> {
     match spec.split_once(':') {
         None if spec == "namespace" => Ok(1),
         Some(("namespace", d)) => match d.parse::<usize>() {
             Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!("--group {spec}: DEPTH must be a positive integer")),
+            _ => Err(GroupError::BadDepth {
+                spec: spec.to_string(),
+            }),
         },
-        _ => Err(format!(
-            "--group {spec}: expected namespace or namespace:DEPTH"
-        )),
+        _ => Err(GroupError::Unknown {
+            spec: spec.to_string(),
+        }),
     }
 }
 
@@ -284,12 +295,13 @@ mod tests {
     fn group_specs_name_a_positive_depth() {
         assert_eq!(parse_spec("namespace"), Ok(1));
         assert_eq!(parse_spec("namespace:3"), Ok(3));
+        let err = |spec: &str| parse_spec(spec).map_err(|e| e.to_string());
         assert_eq!(
-            parse_spec("namespace:0"),
+            err("namespace:0"),
             Err("--group namespace:0: DEPTH must be a positive integer".into())
         );
         assert_eq!(
-            parse_spec("class"),
+            err("class"),
             Err("--group class: expected namespace or namespace:DEPTH".into())
         );
     }

@@ -30,16 +30,23 @@ pub enum TableChoice {
     Dynsym,
 }
 
+/// A word of the model that names nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("unknown table {table:?} (expected symtab, dynsym or auto)")]
+    UnknownTable { table: String },
+}
+
 impl std::str::FromStr for TableChoice {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
+    type Err = ModelError;
+    fn from_str(s: &str) -> std::result::Result<Self, ModelError> {
         match s {
             "auto" => Ok(TableChoice::Auto),
             "symtab" => Ok(TableChoice::Symtab),
             "dynsym" => Ok(TableChoice::Dynsym),
-            other => Err(format!(
-                "unknown table {other:?} (expected symtab, dynsym or auto)"
-            )),
+            other => Err(ModelError::UnknownTable {
+                table: other.to_string(),
+            }),
         }
     }
 }

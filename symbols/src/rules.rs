@@ -30,16 +30,23 @@ impl Scope {
     }
 }
 
+/// A rule word that names nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error("unknown scope {scope:?} (expected defined, undefined or exported)")]
+    UnknownScope { scope: String },
+}
+
 impl std::str::FromStr for Scope {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = RuleError;
+    fn from_str(s: &str) -> Result<Self, RuleError> {
         match s {
             "defined" => Ok(Scope::Defined),
             "undefined" => Ok(Scope::Undefined),
             "exported" => Ok(Scope::Exported),
-            o => Err(format!(
-                "unknown scope {o:?} (expected defined, undefined or exported)"
-            )),
+            o => Err(RuleError::UnknownScope {
+                scope: o.to_string(),
+            }),
         }
     }
 }
@@ -174,7 +181,7 @@ pub fn compile(cfg: &SymbolRulesConfig) -> Result<Vec<CompiledRule>, RuleConfigE
                 ))
             }
         };
-        let scope: Scope = scope.parse().map_err(err)?;
+        let scope: Scope = scope.parse().map_err(|e: RuleError| err(e.to_string()))?;
         let pattern = Regex::new(r.pattern.get_ref()).map_err(|e| {
             let why = regex_problem(r.pattern.get_ref());
             err(if why.is_empty() {
@@ -188,7 +195,7 @@ pub fn compile(cfg: &SymbolRulesConfig) -> Result<Vec<CompiledRule>, RuleConfigE
             .as_deref()
             .unwrap_or("auto")
             .parse::<TableChoice>()
-            .map_err(err)?;
+            .map_err(|e| err(e.to_string()))?;
         out.push(CompiledRule {
             index,
             rule: Rule {
@@ -230,7 +237,7 @@ impl RuleResult {
 }
 
 /// The libraries the rules read, each once per table (workspace-relative path, table).
-pub type Loaded = BTreeMap<(String, TableChoice), std::result::Result<Library, String>>;
+pub type Loaded = BTreeMap<(String, TableChoice), crate::Result<Library>>;
 
 /// A whole `[symbol_rules]` run.
 #[derive(Debug)]
@@ -259,7 +266,7 @@ pub fn check_loaded(
         };
         let outcome = match libs.get(&(rc.library.clone(), c.table)) {
             Some(Ok(lib)) => RuleOutcome::Checked(check(lib, std::slice::from_ref(&c.rule))),
-            Some(Err(e)) => RuleOutcome::Unreadable(e.clone()),
+            Some(Err(e)) => RuleOutcome::Unreadable(e.to_string()),
             None => continue,
         };
         out.push(RuleResult {
@@ -281,10 +288,7 @@ pub fn run_rules(cfg: &SymbolRulesConfig, root: &Path) -> Result<RulesRun, RuleC
         };
         libraries
             .entry((rc.library.clone(), c.table))
-            .or_insert_with(|| {
-                crate::elf::read_library(&root.join(&rc.library), c.table)
-                    .map_err(|e| e.to_string())
-            });
+            .or_insert_with(|| crate::elf::read_library(&root.join(&rc.library), c.table));
     }
     let rules = check_loaded(cfg, &compiled, &libraries);
     Ok(RulesRun { rules, libraries })

@@ -336,8 +336,8 @@ impl Fixture {
         self
     }
 
-    pub(super) fn check(&self, s: &Settings) -> Result<CheckRun, String> {
-        run_check(&self.workspace(), s, Mode::Accurate).map_err(|e| e.to_string())
+    pub(super) fn check(&self, s: &Settings) -> crate::Result<CheckRun> {
+        run_check(&self.workspace(), s, Mode::Accurate)
     }
 }
 

@@ -20,7 +20,7 @@ fn settings() -> Settings {
 
 pub use diag::Control;
 
-fn texts(r: &Result<CheckRun, String>) -> Vec<String> {
+fn texts(r: &crate::Result<CheckRun>) -> Vec<String> {
     match r {
         Ok(run) => {
             let mut v: Vec<String> = run
@@ -31,7 +31,7 @@ fn texts(r: &Result<CheckRun, String>) -> Vec<String> {
             v.extend(run.result.problems.iter().map(|p| p.text.clone()));
             v
         }
-        Err(e) => vec![e.clone()],
+        Err(e) => vec![e.to_string()],
     }
 }
 
@@ -51,7 +51,7 @@ fn first_or(v: &[String], f: impl Fn(&String) -> bool) -> (bool, String) {
     }
 }
 
-fn verdict_of(r: &Result<CheckRun, String>, m: &str, bit: &str) -> Option<Verdict> {
+fn verdict_of(r: &crate::Result<CheckRun>, m: &str, bit: &str) -> Option<Verdict> {
     r.as_ref()
         .ok()?
         .verdicts
@@ -75,7 +75,7 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     };
     let clean = Fixture::clean;
     let has =
-        |r: &Result<CheckRun, String>, needle: &str| first_or(&texts(r), |t| t.contains(needle));
+        |r: &crate::Result<CheckRun>, needle: &str| first_or(&texts(r), |t| t.contains(needle));
 
     neg("1", &|on| {
         let mut f = clean();

@@ -283,21 +283,28 @@ fn has_marker(lines: &[&[u8]], i: usize, m: &Marker) -> bool {
     false
 }
 
+/// Why a registry's `block` selects no entries.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    #[error("registry.block `{block}` matches nothing in {file}")]
+    NoBlock { block: String, file: String },
+    #[error("no `{{` follows registry.block in {file}")]
+    NoBrace { file: String },
+}
+
 /// The registry's entries with their lines, or why there are none.
-pub fn entries(r: &Registry, text: &[u8]) -> Result<Vec<(String, u32)>, String> {
+pub fn entries(r: &Registry, text: &[u8]) -> Result<Vec<(String, u32)>, RegistryError> {
     let m = masked(text, r.mask);
     let (from, to) = match &r.block {
         None => (0, m.len()),
         Some(b) => {
-            let hit = b.find(&m).ok_or_else(|| {
-                format!(
-                    "registry.block `{}` matches nothing in {}",
-                    b.as_str(),
-                    r.file
-                )
+            let hit = b.find(&m).ok_or_else(|| RegistryError::NoBlock {
+                block: b.as_str().to_string(),
+                file: r.file.clone(),
             })?;
-            braces_after(&m, hit.end())
-                .ok_or_else(|| format!("no `{{` follows registry.block in {}", r.file))?
+            braces_after(&m, hit.end()).ok_or_else(|| RegistryError::NoBrace {
+                file: r.file.clone(),
+            })?
         }
     };
     let mut lines = Lines::new(&m);
@@ -341,7 +348,10 @@ pub fn analyse(
     if let (Some(r), Some(text)) = (&c.registry, registry) {
         match entries(r, text) {
             Err(e) => diags.push(
-                Diag::error(Code::Cen007, format!("census `{name}`: {}", diag::escape::line(&e)))
+                Diag::error(
+                    Code::Cen007,
+                    format!("census `{name}`: {}", diag::escape::line(&e.to_string())),
+                )
                     .file(r.file.clone()),
             ),
             Ok(e) if e.is_empty() => diags.push(

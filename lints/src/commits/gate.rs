@@ -7,7 +7,8 @@ use serde::Deserialize;
 
 use super::{check_message, default_trailers, default_types, StyleRules, Violation};
 use crate::diag::{Control, Diag, Outcome};
-use crate::gitread::{fixture, CommitInfo, GitError, GitWorkspace};
+use crate::gitread::fixture::{self, FixtureError};
+use crate::gitread::{CommitInfo, GitError, GitWorkspace};
 
 diag::codes! {
     /// Finding codes of the `commits` gate (docs/codes.md).
@@ -110,13 +111,34 @@ pub struct RangeCheck {
     pub diags: Vec<Diag<Code>>,
 }
 
+/// Why this checkout cannot hold a range (no repository, or history cut short before its base):
+/// the gate is skipped saying so, never passed.
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    #[error("{error}; the commits of {range} are checked in a git clone")]
+    NotARepo { error: GitError, range: String },
+    #[error("{error}, so {range} cannot be checked")]
+    NoCommits { error: GitError, range: String },
+    #[error("{rev} does not exist, so {range} cannot be checked: this is a shallow clone holding {len} commit(s) from HEAD (fetch more history with `git fetch --deepen` or `--unshallow`)")]
+    Shallow {
+        rev: String,
+        range: String,
+        len: usize,
+    },
+    #[error("{rev} does not exist, so {range} cannot be checked: the history has only {len} commit(s) from HEAD")]
+    ShortHistory {
+        rev: String,
+        range: String,
+        len: usize,
+    },
+}
+
 /// Why a range could not be checked.
 #[derive(Debug, thiserror::Error)]
 pub enum RangeProblem {
-    /// This checkout cannot hold the range (no repository, or history cut short before its base):
-    /// the gate is skipped saying so, never passed.
-    #[error("{0}")]
-    Unavailable(String),
+    /// This checkout cannot hold the range: a skip, not a failure.
+    #[error(transparent)]
+    Unavailable(#[from] Unavailable),
     /// The range is wrong (a misspelt ref, a bad shape): an error.
     #[error(transparent)]
     Git(#[from] GitError),
@@ -130,9 +152,11 @@ pub fn check_range(
     rules: &StyleRules,
 ) -> Result<RangeCheck, RangeProblem> {
     let ws = GitWorkspace::discover(root).map_err(|e| match e {
-        GitError::NotARepo { .. } => RangeProblem::Unavailable(format!(
-            "{e}; the commits of {range} are checked in a git clone"
-        )),
+        GitError::NotARepo { .. } => Unavailable::NotARepo {
+            error: e,
+            range: range.to_string(),
+        }
+        .into(),
         e => RangeProblem::Git(e),
     })?;
     let commits = match ws.commits(range) {
@@ -141,9 +165,11 @@ pub fn check_range(
             return Err(missing_ancestor(&ws, range).unwrap_or(RangeProblem::Git(e)))
         }
         Err(e @ GitError::NoCommits { .. }) => {
-            return Err(RangeProblem::Unavailable(format!(
-                "{e}, so {range} cannot be checked"
-            )))
+            return Err(Unavailable::NoCommits {
+                error: e,
+                range: range.to_string(),
+            }
+            .into())
         }
         Err(e) => return Err(e.into()),
     };
@@ -169,19 +195,18 @@ fn missing_ancestor(ws: &GitWorkspace, range: &str) -> Option<RangeProblem> {
         Ok(n) => n,
         Err(e) => return Some(RangeProblem::Git(e)),
     };
+    let (rev, range) = (rev.to_string(), range.to_string());
     let why = if ws.is_shallow() {
-        format!("this is a shallow clone holding {len} commit(s) from HEAD (fetch more history with `git fetch --deepen` or `--unshallow`)")
+        Unavailable::Shallow { rev, range, len }
     } else {
-        format!("the history has only {len} commit(s) from HEAD")
+        Unavailable::ShortHistory { rev, range, len }
     };
-    Some(RangeProblem::Unavailable(format!(
-        "{rev} does not exist, so {range} cannot be checked: {why}"
-    )))
+    Some(why.into())
 }
 
 /// Every commit of `range` in the repository holding `root`, checked; Err when this checkout
 /// cannot hold the range (the gate's skip reason).
-pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome<Code>, String> {
+pub fn outcome(root: &Path, range: &str, rules: &StyleRules) -> Result<Outcome<Code>, Unavailable> {
     let RangeCheck {
         commits: list,
         diags: ds,
@@ -277,11 +302,20 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     out
 }
 
+/// Why the range control's repository could not be made or read.
+#[derive(Debug, thiserror::Error)]
+enum FixtureFailed {
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
 /// A temporary repository: the off-style commit inside `HEAD~1..HEAD` must be found through git2,
 /// and the off-style commit outside the range must not.
 fn range_control(neutered: &dyn Fn(&str) -> bool) -> Control {
     const NAME: &str = "off-style-commit-in-range";
-    let run = || -> Result<Vec<Diag<Code>>, String> {
+    let run = || -> Result<Vec<Diag<Code>>, FixtureFailed> {
         let msg = if neutered(NAME) {
             "[Test] (ci): clean"
         } else {
@@ -291,8 +325,8 @@ fn range_control(neutered: &dyn Fn(&str) -> bool) -> Control {
             (&[("a.txt", "1")], "initial commit, outside the range"),
             (&[("a.txt", "2")], msg),
         ])?;
-        let ws = GitWorkspace::discover(dir.path()).map_err(|e| e.to_string())?;
-        let list = ws.commits("HEAD~1..HEAD").map_err(|e| e.to_string())?;
+        let ws = GitWorkspace::discover(dir.path())?;
+        let list = ws.commits("HEAD~1..HEAD")?;
         Ok(diags(&list, &StyleRules::default()))
     };
     match run() {
@@ -326,7 +360,7 @@ mod tests {
         let rules = StyleRules::default();
         match check_range(dir.path(), "HEAD~20..HEAD", &rules) {
             Err(RangeProblem::Unavailable(why)) => assert!(
-                why.starts_with("HEAD~20 does not exist, so HEAD~20..HEAD cannot be checked: the history has only 2 commit(s)"),
+                why.to_string().starts_with("HEAD~20 does not exist, so HEAD~20..HEAD cannot be checked: the history has only 2 commit(s)"),
                 "{why}"
             ),
             other => panic!("{other:?}"),

@@ -4,7 +4,7 @@
 //! [`super::run::TempCopy`]; the self-test's is a script of canned run results.
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use diag::Diag;
@@ -330,13 +330,59 @@ impl RunResult {
 /// A file's content digest in the copy; the tree's is path → digest.
 pub type TreeDigest = BTreeMap<String, [u8; 32]>;
 
+/// Why a control could not run (its copy could not be made or read) or why its perturbation no
+/// longer applies. Paths are workspace-relative, in the copy.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("its throw-away copy cannot be made: {0}")]
+    NoCopy(Box<Error>),
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error("{0}")]
+    Walk(walkdir::Error),
+    #[error("{0}")]
+    Outside(std::path::StripPrefixError),
+    #[error("copying {}: {reason}", .path.display())]
+    Copy {
+        path: PathBuf,
+        reason: std::io::Error,
+    },
+    #[error("{rel}: {reason}")]
+    Read { rel: String, reason: std::io::Error },
+    #[error("mgctl was interrupted (signal {signal})")]
+    Interrupted { signal: i32 },
+    #[error("`{rel}` is not in the workspace")]
+    Missing { rel: String },
+    #[error("`{rel}`: {reason}")]
+    Unreadable { rel: String, reason: Box<Error> },
+    #[error("`{rel}` is not UTF-8 text")]
+    NotText { rel: String },
+    #[error("`replace.from` `{from}` is not in `{file}`")]
+    FromAbsent { from: String, file: String },
+    #[error(
+        "`replace.from` `{from}` occurs {count} times in `{file}` (it must occur exactly once)"
+    )]
+    FromRepeated {
+        from: String,
+        file: String,
+        count: usize,
+    },
+    #[error("patch `{path}`: {reason}")]
+    Patch {
+        path: String,
+        reason: patch::PatchError,
+    },
+    #[error("patch `{path}` targets `{target}`, outside the workspace")]
+    PatchOutside { path: String, target: String },
+}
+
 /// Where a control runs: a throw-away copy of the workspace (or the self-test's script).
 pub trait Sandbox {
     /// None: no such file. Err: it exists but cannot be read.
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String>;
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, Error>;
     /// Writes (creating directories); `None` removes the file.
-    fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), String>;
-    fn digest(&self) -> Result<TreeDigest, String>;
+    fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), Error>;
+    fn digest(&self) -> Result<TreeDigest, Error>;
     /// Runs the command with `env` added to the environment.
     fn run(&mut self, spec: &Spec, env: &BTreeMap<String, String>) -> RunResult;
 }
@@ -345,32 +391,42 @@ pub trait Sandbox {
 type Edits = BTreeMap<String, Option<Vec<u8>>>;
 
 /// The perturbation's edits, planned before anything runs; Err is why it no longer applies.
-fn plan(p: &Perturbation, sb: &dyn Sandbox) -> Result<Edits, String> {
-    let read = |rel: &str| -> Result<Vec<u8>, String> {
+fn plan(p: &Perturbation, sb: &dyn Sandbox) -> Result<Edits, Error> {
+    let read = |rel: &str| -> Result<Vec<u8>, Error> {
         match sb.read(rel) {
             Ok(Some(b)) => Ok(b),
-            Ok(None) => Err(format!("`{rel}` is not in the workspace")),
-            Err(e) => Err(format!("`{rel}`: {e}")),
+            Ok(None) => Err(Error::Missing {
+                rel: rel.to_string(),
+            }),
+            Err(e) => Err(Error::Unreadable {
+                rel: rel.to_string(),
+                reason: Box::new(e),
+            }),
         }
+    };
+    let text = |rel: &str| -> Result<String, Error> {
+        String::from_utf8(read(rel)?).map_err(|_| Error::NotText {
+            rel: rel.to_string(),
+        })
     };
     match p {
         Perturbation::Env(_) => Ok(Edits::new()),
         Perturbation::Replace { file, from, to } => {
-            let text = String::from_utf8(read(file)?)
-                .map_err(|_| format!("`{file}` is not UTF-8 text"))?;
+            let text = text(file)?;
             match text.matches(from.as_str()).count() {
                 1 => Ok(Edits::from([(
                     file.clone(),
                     Some(text.replacen(from.as_str(), to, 1).into_bytes()),
                 )])),
-                0 => Err(format!(
-                    "`replace.from` `{}` is not in `{file}`",
-                    first_line(from)
-                )),
-                n => Err(format!(
-                    "`replace.from` `{}` occurs {n} times in `{file}` (it must occur exactly once)",
-                    first_line(from)
-                )),
+                0 => Err(Error::FromAbsent {
+                    from: first_line(from),
+                    file: file.clone(),
+                }),
+                count => Err(Error::FromRepeated {
+                    from: first_line(from),
+                    file: file.clone(),
+                    count,
+                }),
             }
         }
         Perturbation::Swap { artifact, with } => {
@@ -379,17 +435,19 @@ fn plan(p: &Perturbation, sb: &dyn Sandbox) -> Result<Edits, String> {
             Ok(Edits::from([(artifact.clone(), Some(bytes))]))
         }
         Perturbation::Patch { path } => {
-            let text = String::from_utf8(read(path)?)
-                .map_err(|_| format!("`{path}` is not UTF-8 text"))?;
-            let files = patch::parse(&text).map_err(|e| format!("patch `{path}`: {e}"))?;
+            let patch_error = |reason| Error::Patch {
+                path: path.clone(),
+                reason,
+            };
+            let files = patch::parse(&text(path)?).map_err(patch_error)?;
             if let Some(f) = files.iter().find(|f| !inside(&f.path)) {
-                return Err(format!(
-                    "patch `{path}` targets `{}`, outside the workspace",
-                    f.path
-                ));
+                return Err(Error::PatchOutside {
+                    path: path.clone(),
+                    target: f.path.clone(),
+                });
             }
-            let new = patch::apply(&files, &|rel| sb.read(rel).ok().flatten())
-                .map_err(|e| format!("patch `{path}`: {e}"))?;
+            let new =
+                patch::apply(&files, &|rel| sb.read(rel).ok().flatten()).map_err(patch_error)?;
             Ok(new.into_iter().map(|(k, v)| (k, Some(v))).collect())
         }
     }
@@ -726,17 +784,17 @@ mod tests {
     }
 
     impl Sandbox for Rec {
-        fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+        fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, Error> {
             Ok(self.files.get(rel).cloned())
         }
-        fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), String> {
+        fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), Error> {
             match bytes {
                 Some(b) => self.files.insert(rel.into(), b.to_vec()),
                 None => self.files.remove(rel),
             };
             Ok(())
         }
-        fn digest(&self) -> Result<TreeDigest, String> {
+        fn digest(&self) -> Result<TreeDigest, Error> {
             Ok(self
                 .files
                 .iter()

@@ -11,7 +11,7 @@ use diag::Control;
 use serde::Deserialize;
 
 use super::cfg::ControlConfig;
-use super::check::{run_control, Exit, RunResult, Sandbox, Spec, TreeDigest};
+use super::check::{run_control, Error, Exit, RunResult, Sandbox, Spec, TreeDigest};
 use super::Code;
 
 #[derive(Deserialize)]
@@ -56,17 +56,17 @@ struct Script {
 }
 
 impl Sandbox for Script {
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, Error> {
         Ok(self.files.get(rel).cloned())
     }
-    fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), Error> {
         match bytes {
             Some(b) => self.files.insert(rel.to_string(), b.to_vec()),
             None => self.files.remove(rel),
         };
         Ok(())
     }
-    fn digest(&self) -> Result<TreeDigest, String> {
+    fn digest(&self) -> Result<TreeDigest, Error> {
         use sha2::Digest;
         Ok(self
             .files

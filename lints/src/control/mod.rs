@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use diag::{Diag, Outcome};
 
-pub use check::Code;
+pub use check::{Code, Error};
 
 use cfg::ControlConfig;
 use check::{run_control, validate, Sandbox};
@@ -36,8 +36,8 @@ pub fn check(root: &Path, cfgs: &[ControlConfig], only: Option<&str>) -> Outcome
         let _core = run::NoCore::set();
         check_with(cfgs, only, &mut |spec| {
             // after a signal, the remaining controls are not started
-            if let Some(sig) = signals.caught() {
-                return Err(format!("mgctl was interrupted (signal {sig})"));
+            if let Some(signal) = signals.caught() {
+                return Err(Error::Interrupted { signal });
             }
             let mut copy = run::TempCopy::new(root, signals.flag.clone())?;
             Ok(run_control(spec, &mut copy as &mut dyn Sandbox))
@@ -51,7 +51,7 @@ pub fn check(root: &Path, cfgs: &[ControlConfig], only: Option<&str>) -> Outcome
 pub fn check_with(
     cfgs: &[ControlConfig],
     only: Option<&str>,
-    make: &mut dyn FnMut(&check::Spec) -> Result<check::Verdict, String>,
+    make: &mut dyn FnMut(&check::Spec) -> Result<check::Verdict, Error>,
 ) -> Outcome<Code> {
     let start = Instant::now();
     let (specs, mut diags) = validate(cfgs);

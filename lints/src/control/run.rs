@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use super::check::{Exit, RunResult, Sandbox, Spec, TreeDigest};
+use super::check::{Error, Exit, RunResult, Sandbox, Spec, TreeDigest};
 
 /// Output kept per stream: the last this many bytes (memory is bounded by it, not the run).
 const KEEP: usize = 4 << 20;
@@ -27,14 +27,15 @@ pub struct TempCopy {
 
 impl TempCopy {
     /// Copies `root` (every file but `.git`) into a fresh temp dir.
-    pub fn new(root: &Path, cancel: Arc<AtomicUsize>) -> Result<TempCopy, String> {
+    pub fn new(root: &Path, cancel: Arc<AtomicUsize>) -> Result<TempCopy, Error> {
+        let no_copy = |e: Error| Error::NoCopy(Box::new(e));
         let dir = tempfile::Builder::new()
             .prefix("mgctl-control-")
             .tempdir()
-            .map_err(|e| format!("its throw-away copy cannot be made: {e}"))?;
+            .map_err(|e| no_copy(Error::Io(e)))?;
         let ws = dir.path().join("ws");
-        std::fs::create_dir_all(dir.path().join("tmp")).map_err(|e| e.to_string())?;
-        copy_tree(root, &ws).map_err(|e| format!("its throw-away copy cannot be made: {e}"))?;
+        std::fs::create_dir_all(dir.path().join("tmp")).map_err(Error::Io)?;
+        copy_tree(root, &ws).map_err(no_copy)?;
         Ok(TempCopy { dir, cancel })
     }
 
@@ -55,14 +56,14 @@ impl TempCopy {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+fn copy_tree(from: &Path, to: &Path) -> Result<(), Error> {
     let walk = walkdir::WalkDir::new(from)
         .follow_links(false)
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
     for entry in walk {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let rel = entry.path().strip_prefix(from).map_err(|e| e.to_string())?;
+        let entry = entry.map_err(Error::Walk)?;
+        let rel = entry.path().strip_prefix(from).map_err(Error::Outside)?;
         let dst = to.join(rel);
         let ft = entry.file_type();
         let res = if ft.is_dir() {
@@ -74,42 +75,45 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
         } else {
             Ok(()) // sockets, fifos: nothing a test reads
         };
-        res.map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
+        res.map_err(|reason| Error::Copy {
+            path: entry.path().to_path_buf(),
+            reason,
+        })?;
     }
     Ok(())
 }
 
 impl Sandbox for TempCopy {
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, Error> {
         let p = self.root().join(rel);
         match std::fs::read(&p) {
             Ok(b) => Ok(Some(b)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Error::Io(e)),
         }
     }
 
-    fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn write(&mut self, rel: &str, bytes: Option<&[u8]>) -> Result<(), Error> {
         let p = self.root().join(rel);
         match bytes {
-            None => std::fs::remove_file(&p).map_err(|e| e.to_string()),
+            None => std::fs::remove_file(&p).map_err(Error::Io),
             Some(b) => {
                 if let Some(parent) = p.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                    std::fs::create_dir_all(parent).map_err(Error::Io)?;
                 }
-                std::fs::write(&p, b).map_err(|e| e.to_string())
+                std::fs::write(&p, b).map_err(Error::Io)
             }
         }
     }
 
-    fn digest(&self) -> Result<TreeDigest, String> {
+    fn digest(&self) -> Result<TreeDigest, Error> {
         let root = self.root();
         let mut out = TreeDigest::new();
         for entry in walkdir::WalkDir::new(&root)
             .follow_links(false)
             .sort_by_file_name()
         {
-            let entry = entry.map_err(|e| e.to_string())?;
+            let entry = entry.map_err(Error::Walk)?;
             let ft = entry.file_type();
             if ft.is_dir() {
                 continue;
@@ -117,17 +121,19 @@ impl Sandbox for TempCopy {
             let rel = entry
                 .path()
                 .strip_prefix(&root)
-                .map_err(|e| e.to_string())?
+                .map_err(Error::Outside)?
                 .to_string_lossy()
                 .replace('\\', "/");
             let mut h = Sha256::new();
             if ft.is_symlink() {
-                let t = std::fs::read_link(entry.path()).map_err(|e| e.to_string())?;
+                let t = std::fs::read_link(entry.path()).map_err(Error::Io)?;
                 h.update(b"symlink:");
                 h.update(t.to_string_lossy().as_bytes());
             } else {
-                let bytes = std::fs::read(entry.path()).map_err(|e| format!("{rel}: {e}"))?;
-                h.update(&bytes);
+                match std::fs::read(entry.path()) {
+                    Ok(bytes) => h.update(&bytes),
+                    Err(reason) => return Err(Error::Read { rel, reason }),
+                }
             }
             out.insert(rel, h.finalize().into());
         }
@@ -179,6 +185,27 @@ fn kill_group(pgid: u32) {
     }
 }
 
+/// Why `program` (argv[0] as configured) did not start. Not found names the program: the OS's
+/// "No such file or directory" alone does not say which file; other errors are the OS's text.
+fn spawn_error(program: &str, e: &std::io::Error) -> String {
+    let text = e.to_string();
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return text;
+    }
+    let os = match e.raw_os_error() {
+        Some(code) => text
+            .strip_suffix(&format!(" (os error {code})"))
+            .unwrap_or(&text),
+        None => &text,
+    };
+    // a program without a `/` is looked up on PATH; one with a `/` is a path (from the cwd)
+    if program.contains('/') {
+        format!("`{program}` does not exist ({os})")
+    } else {
+        format!("`{program}` is not on PATH ({os})")
+    }
+}
+
 /// Runs `command` (argv) in `cwd` (its own process group, `TMPDIR=tmp`, stdin closed), killing
 /// the whole group at `timeout` or when `cancel` is set by a signal.
 fn spawn(
@@ -226,7 +253,7 @@ fn spawn(
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) => return done(Exit::NotStarted(e.to_string()), String::new()),
+        Err(e) => return done(Exit::NotStarted(spawn_error(first, &e)), String::new()),
     };
     let pgid = child.id();
     let out = child.stdout.take().map(capture);
@@ -341,5 +368,34 @@ impl Drop for NoCore {
         if let Some(old) = self.0.take() {
             let _ = rustix::process::setrlimit(rustix::process::Resource::Core, old);
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_that_is_not_found_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = AtomicUsize::new(0);
+        let why = |argv0: &str| {
+            let command = [argv0.to_string()];
+            let (cwd, env) = (dir.path(), BTreeMap::new());
+            spawn(&command, Duration::from_secs(5), cwd, cwd, &env, &cancel).exit
+        };
+        assert_eq!(
+            why("mgctl-no-such-program"),
+            Exit::NotStarted(
+                "`mgctl-no-such-program` is not on PATH (No such file or directory)".into()
+            )
+        );
+        assert_eq!(
+            why("./mgctl-no-such-program"),
+            Exit::NotStarted(
+                "`./mgctl-no-such-program` does not exist (No such file or directory)".into()
+            )
+        );
     }
 }

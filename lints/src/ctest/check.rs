@@ -33,10 +33,32 @@ diag::codes! {
     }
 }
 
+/// Why a file the gate reads cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error("no status baseline at {rel}: record one from a full run with `mgctl lint ctest --write-baseline`")]
+    NoBaseline { rel: String },
+    #[error("{rel}: cannot read: {reason}")]
+    Unreadable { rel: String, reason: Box<ReadError> },
+    #[error("{rel}:{line}:{column}: not a ctest status baseline: {reason}")]
+    NotABaseline {
+        rel: String,
+        line: usize,
+        column: usize,
+        reason: serde_json::Error,
+    },
+    #[error("{rel}: schema {schema} (this mgctl reads schema 1)")]
+    Schema { rel: String, schema: u32 },
+}
+
 /// Where the gate's files come from: the workspace on disk, or the controls' canned texts.
 pub trait Files {
     /// Ok(None) when the file does not exist.
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String>;
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, ReadError>;
     fn mtime(&self, rel: &str) -> Option<SystemTime>;
     fn is_file(&self, rel: &str) -> bool;
     /// How reports name the workspace.
@@ -47,15 +69,15 @@ pub trait Files {
 pub struct Disk(pub PathBuf);
 
 impl Files for Disk {
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
         let p = self.0.join(rel);
         if p.exists() && !p.is_file() {
-            return Err("not a regular file".into());
+            return Err(ReadError::NotAFile);
         }
         match diag::walk::read(&p) {
             Ok(b) => Ok(Some(b)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(ReadError::Io(e)),
         }
     }
     fn mtime(&self, rel: &str) -> Option<SystemTime> {
@@ -162,14 +184,13 @@ pub(crate) enum Matcher {
 }
 
 impl Matcher {
-    pub(crate) fn new(pat: &str) -> Result<Matcher, String> {
+    pub(crate) fn new(pat: &str) -> Result<Matcher, globset::Error> {
         if pat.contains(['*', '?', '[']) {
             globset::GlobBuilder::new(pat)
                 .literal_separator(false)
                 .backslash_escape(true)
                 .build()
                 .map(|g| Matcher::Glob(g.compile_matcher()))
-                .map_err(|e| e.to_string())
         } else {
             Ok(Matcher::Exact(pat.to_string()))
         }
@@ -382,8 +403,8 @@ pub fn check_inputs(files: &dyn Files, cfg: &CtestConfig) -> Outcome<Code> {
         baseline_word = b.get_ref().clone();
         match read_baseline(files, b.get_ref()) {
             Ok(base) => compare(&base, &lanes, b.get_ref(), &mut diags),
-            Err(msg) => diags.push(
-                Diag::error(Code::Cts011, msg)
+            Err(e) => diags.push(
+                Diag::error(Code::Cts011, e.to_string())
                     .file(b.get_ref())
                     .in_config(b.span().start),
             ),
@@ -652,28 +673,32 @@ fn expect<'a>(
     }
 }
 
-fn read_baseline(files: &dyn Files, rel: &str) -> Result<Baseline, String> {
+fn read_baseline(files: &dyn Files, rel: &str) -> Result<Baseline, ReadError> {
     let bytes = match files.read(rel) {
         Ok(Some(b)) => b,
         Ok(None) => {
-            return Err(format!(
-                "no status baseline at {rel}: record one from a full run with `mgctl lint ctest --write-baseline`"
-            ))
+            return Err(ReadError::NoBaseline {
+                rel: rel.to_string(),
+            })
         }
-        Err(e) => return Err(format!("{rel}: cannot read: {e}")),
+        Err(e) => {
+            return Err(ReadError::Unreadable {
+                rel: rel.to_string(),
+                reason: Box::new(e),
+            })
+        }
     };
-    let b: Baseline = serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "{rel}:{}:{}: not a ctest status baseline: {e}",
-            e.line(),
-            e.column()
-        )
+    let b: Baseline = serde_json::from_slice(&bytes).map_err(|reason| ReadError::NotABaseline {
+        rel: rel.to_string(),
+        line: reason.line(),
+        column: reason.column(),
+        reason,
     })?;
     if b.schema != 1 {
-        return Err(format!(
-            "{rel}: schema {} (this mgctl reads schema 1)",
-            b.schema
-        ));
+        return Err(ReadError::Schema {
+            rel: rel.to_string(),
+            schema: b.schema,
+        });
     }
     Ok(b)
 }

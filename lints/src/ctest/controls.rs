@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use diag::Control;
 
 use super::cfg::{CtestConfig, ExpectConfig, Expected, LaneConfig};
-use super::check::{check_inputs, Code, Files};
+use super::check::{check_inputs, Code, Files, ReadError};
 
 const HANDLES: &str = "HandleRecycle.DirectGLES.Handles";
 const LEGACY: &str = "HandleRecycle.DirectGLES.Legacy";
@@ -18,7 +18,7 @@ const SPANS: &str = "RenderStateSpans.SetterConsistency";
 struct Mem(BTreeMap<String, String>);
 
 impl Files for Mem {
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
         Ok(self.0.get(rel).map(|t| t.clone().into_bytes()))
     }
     fn mtime(&self, _rel: &str) -> Option<SystemTime> {
@@ -330,7 +330,7 @@ struct Overlay<'a> {
 }
 
 impl Files for Overlay<'_> {
-    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
         match self.files.get(rel) {
             Some(b) => Ok(b.clone()),
             None => self.base.read(rel),

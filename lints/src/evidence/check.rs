@@ -320,12 +320,27 @@ pub(crate) fn judge_test(set: &Set, test: &str, logs: &[Seen<'_>]) -> Vec<Diag<C
     out
 }
 
+/// Why a file of the gate cannot be read, or when a set's run began cannot be told.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error("{}", diag::walk::too_large_reason(*.size, *.limit))]
+    TooLarge { size: u64, limit: u64 },
+    #[error("{junit}: its file time cannot be read")]
+    NoFileTime { junit: String },
+    #[error("{junit} records no `time`, so when the run began is unknown")]
+    NoRunTime { junit: String },
+}
+
 /// Where the gate's files come from: the workspace on disk, or texts held in memory (the
 /// controls' canned inputs, a live control's perturbed copy).
 pub trait Files {
     /// A reader over the file; Ok(None) when it does not exist, Err when it is not a regular
     /// file or cannot be opened.
-    fn open(&self, rel: &str) -> Result<Option<Box<dyn BufRead + '_>>, String>;
+    fn open(&self, rel: &str) -> Result<Option<Box<dyn BufRead + '_>>, Error>;
     fn mtime(&self, rel: &str) -> Option<SystemTime>;
 }
 
@@ -333,15 +348,15 @@ pub trait Files {
 pub struct Disk(pub PathBuf);
 
 impl Files for Disk {
-    fn open(&self, rel: &str) -> Result<Option<Box<dyn BufRead + '_>>, String> {
+    fn open(&self, rel: &str) -> Result<Option<Box<dyn BufRead + '_>>, Error> {
         let p = self.0.join(rel);
         match std::fs::metadata(&p) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e.to_string()),
-            Ok(m) if !m.is_file() => return Err("not a regular file".into()),
+            Err(e) => return Err(Error::Io(e)),
+            Ok(m) if !m.is_file() => return Err(Error::NotAFile),
             Ok(_) => {}
         }
-        let f = std::fs::File::open(&p).map_err(|e| e.to_string())?;
+        let f = std::fs::File::open(&p).map_err(Error::Io)?;
         Ok(Some(Box::new(std::io::BufReader::with_capacity(
             1 << 16,
             f,
@@ -361,7 +376,7 @@ pub(crate) struct Memory<'a> {
 }
 
 impl Files for Memory<'_> {
-    fn open(&self, rel: &str) -> Result<Option<Box<dyn BufRead + '_>>, String> {
+    fn open(&self, rel: &str) -> Result<Option<Box<dyn BufRead + '_>>, Error> {
         match (self.files.get(rel), self.base) {
             (Some((b, _)), _) => Ok(Some(Box::new(b.as_slice()))),
             (None, Some(base)) => base.open(rel),
@@ -378,7 +393,7 @@ impl Files for Memory<'_> {
 }
 
 /// Reads a whole small file (the JUnit) through `files`; Ok(None) when it does not exist.
-fn read_all(files: &dyn Files, rel: &str) -> Result<Option<Vec<u8>>, String> {
+fn read_all(files: &dyn Files, rel: &str) -> Result<Option<Vec<u8>>, Error> {
     let Some(mut r) = files.open(rel)? else {
         return Ok(None);
     };
@@ -388,9 +403,12 @@ fn read_all(files: &dyn Files, rel: &str) -> Result<Option<Vec<u8>>, String> {
         &mut std::io::Read::take(&mut r, limit.saturating_add(1)),
         &mut out,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(Error::Io)?;
     if out.len() as u64 > limit {
-        return Err(diag::walk::too_large_reason(out.len() as u64, limit));
+        return Err(Error::TooLarge {
+            size: out.len() as u64,
+            limit,
+        });
     }
     Ok(Some(out))
 }
@@ -400,7 +418,7 @@ fn read_all(files: &dyn Files, rel: &str) -> Result<Option<Vec<u8>>, String> {
 pub(crate) struct Selection {
     pub ran: Vec<String>,
     pub skipped: Vec<String>,
-    pub started: Result<Option<SystemTime>, String>,
+    pub started: Result<Option<SystemTime>, Error>,
     pub entries: usize,
     pub junit_bytes: usize,
 }
@@ -468,11 +486,12 @@ pub(crate) fn select(files: &dyn Files, set: &Set) -> Result<Selection, Box<Diag
                 t.checked_sub(Duration::from_millis(ms) + SLACK)
                     .unwrap_or(SystemTime::UNIX_EPOCH),
             )),
-            (None, _) => Err(format!("{}: its file time cannot be read", set.junit)),
-            (_, None) => Err(format!(
-                "{} records no `time`, so when the run began is unknown",
-                set.junit
-            )),
+            (None, _) => Err(Error::NoFileTime {
+                junit: set.junit.clone(),
+            }),
+            (_, None) => Err(Error::NoRunTime {
+                junit: set.junit.clone(),
+            }),
         }
     } else {
         Ok(None)

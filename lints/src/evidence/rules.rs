@@ -86,8 +86,16 @@ pub(crate) struct Set {
 
 const ROLES: [&str; 2] = ["client", "server"];
 
-fn compile(pattern: &str) -> Result<Regex, String> {
-    Regex::new(pattern).map_err(|e| e.to_string().replace('\n', " "))
+/// A pattern of the config that is not a regex.
+#[derive(Debug, thiserror::Error)]
+enum RuleError {
+    /// On one line: regex's own message takes several.
+    #[error("{}", .0.to_string().replace('\n', " "))]
+    Regex(regex::Error),
+}
+
+fn compile(pattern: &str) -> Result<Regex, RuleError> {
+    Regex::new(pattern).map_err(RuleError::Regex)
 }
 
 /// Validates one `[[evidence]]`; Err is its EVD008 at the offending line.

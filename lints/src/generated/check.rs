@@ -50,16 +50,47 @@ pub enum Output {
     },
 }
 
+/// Why an output, a generator's run or a pins file cannot be used. Paths are workspace-relative.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("output `{output}` is not a workspace-relative path inside the workspace")]
+    Outside { output: String },
+    #[error("output glob `{pattern}`: {reason}")]
+    BadGlob {
+        pattern: String,
+        reason: globset::Error,
+    },
+    #[error("{rel}: {reason}")]
+    Read { rel: String, reason: std::io::Error },
+    #[error("{0}")]
+    Walk(diag::walk::Error),
+    #[error("{0}")]
+    Copy(crate::control::Error),
+    #[error("{rel}: cannot be removed from the throw-away copy: {reason}")]
+    Remove { rel: String, reason: std::io::Error },
+    #[error("{rel}:{line}:{column}: not JSON: {reason}")]
+    NotJson {
+        rel: String,
+        line: usize,
+        column: usize,
+        reason: serde_json::Error,
+    },
+    #[error("{rel}: not a JSON object {{\"revision\": \"sha256\"}}")]
+    NotAnObject { rel: String },
+    #[error("{rel}: revision {revision}'s pin is not a 64-hex-digit string")]
+    BadPin { rel: String, revision: String },
+}
+
 fn wild(s: &str) -> bool {
     s.contains(['*', '?', '[', '{'])
 }
 
 impl Output {
-    pub fn parse(p: &str) -> Result<Output, String> {
+    pub fn parse(p: &str) -> Result<Output, Error> {
         if !inside(p) {
-            return Err(format!(
-                "output `{p}` is not a workspace-relative path inside the workspace"
-            ));
+            return Err(Error::Outside {
+                output: p.to_string(),
+            });
         }
         let p = p.trim_start_matches("./");
         if !wild(p) {
@@ -68,7 +99,10 @@ impl Output {
         let matcher = globset::GlobBuilder::new(p)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("output glob `{p}`: {e}"))?
+            .map_err(|reason| Error::BadGlob {
+                pattern: p.to_string(),
+                reason,
+            })?
             .compile_matcher();
         let base: Vec<&str> = p.split('/').take_while(|c| !wild(c)).collect();
         Ok(Output::Glob {
@@ -131,7 +165,7 @@ pub fn validate(cfgs: &[GeneratedConfig]) -> (Vec<Gen>, Vec<Diag<Code>>) {
             )));
             continue;
         }
-        let outputs: Result<Vec<Output>, String> = c
+        let outputs: Result<Vec<Output>, Error> = c
             .outputs
             .get_ref()
             .iter()
@@ -167,7 +201,7 @@ pub fn validate(cfgs: &[GeneratedConfig]) -> (Vec<Gen>, Vec<Diag<Code>>) {
 
 /// The files under `outputs` in the tree at `root` (workspace-relative path → bytes); `.git` is
 /// never entered.
-pub fn collect(root: &Path, outputs: &[Output]) -> Result<BTreeMap<String, Vec<u8>>, String> {
+pub fn collect(root: &Path, outputs: &[Output]) -> Result<BTreeMap<String, Vec<u8>>, Error> {
     let mut out = BTreeMap::new();
     for o in outputs {
         match o {
@@ -176,7 +210,12 @@ pub fn collect(root: &Path, outputs: &[Output]) -> Result<BTreeMap<String, Vec<u
                     out.insert(p.clone(), b);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(format!("{p}: {e}")),
+                Err(reason) => {
+                    return Err(Error::Read {
+                        rel: p.clone(),
+                        reason,
+                    })
+                }
             },
             Output::Glob { base, .. } => {
                 if !root.join(base).is_dir() {
@@ -188,12 +227,14 @@ pub fn collect(root: &Path, outputs: &[Output]) -> Result<BTreeMap<String, Vec<u
                         .is_none_or(|c| c.as_os_str() != ".git")
                 };
                 let listing =
-                    diag::walk::walk(root, Path::new(base), &not_git).map_err(|e| e.to_string())?;
+                    diag::walk::walk(root, Path::new(base), &not_git).map_err(Error::Walk)?;
                 for f in &listing.files {
                     let rel = f.display();
                     if o.matches(&rel) && !out.contains_key(&rel) {
-                        let bytes = diag::walk::read(&f.path).map_err(|e| format!("{rel}: {e}"))?;
-                        out.insert(rel, bytes);
+                        match diag::walk::read(&f.path) {
+                            Ok(bytes) => out.insert(rel, bytes),
+                            Err(reason) => return Err(Error::Read { rel, reason }),
+                        };
                     }
                 }
             }
@@ -216,12 +257,14 @@ pub fn run_generator(
     root: &Path,
     g: &Gen,
     cancel: Arc<AtomicUsize>,
-) -> Result<(BTreeMap<String, Vec<u8>>, GenRun), String> {
+) -> Result<(BTreeMap<String, Vec<u8>>, GenRun), Error> {
     let committed = collect(root, &g.outputs)?;
-    let copy = TempCopy::new(root, cancel)?;
+    let copy = TempCopy::new(root, cancel).map_err(Error::Copy)?;
     for rel in committed.keys() {
-        std::fs::remove_file(copy.root().join(rel))
-            .map_err(|e| format!("{rel}: cannot be removed from the throw-away copy: {e}"))?;
+        std::fs::remove_file(copy.root().join(rel)).map_err(|reason| Error::Remove {
+            rel: rel.clone(),
+            reason,
+        })?;
     }
     let result = copy.run_argv(&g.command, g.timeout, &BTreeMap::new());
     let produced = if result.exit == Exit::Code(0) {
@@ -548,12 +591,16 @@ pub fn validate_pin(p: &PinConfig) -> Result<Pin, Box<Diag<Code>>> {
 }
 
 /// Parses a JSON pins file (`{ "revision": "sha256", … }`); Err names the position.
-pub fn parse_pins(rel: &str, bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
-    let v: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("{rel}:{}:{}: not JSON: {e}", e.line(), e.column()))?;
-    let obj = v
-        .as_object()
-        .ok_or_else(|| format!("{rel}: not a JSON object {{\"revision\": \"sha256\"}}"))?;
+pub fn parse_pins(rel: &str, bytes: &[u8]) -> Result<BTreeMap<String, String>, Error> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|reason| Error::NotJson {
+        rel: rel.to_string(),
+        line: reason.line(),
+        column: reason.column(),
+        reason,
+    })?;
+    let obj = v.as_object().ok_or_else(|| Error::NotAnObject {
+        rel: rel.to_string(),
+    })?;
     let mut out = BTreeMap::new();
     for (k, v) in obj {
         match v.as_str().filter(|s| is_sha256(s)) {
@@ -561,9 +608,10 @@ pub fn parse_pins(rel: &str, bytes: &[u8]) -> Result<BTreeMap<String, String>, S
                 out.insert(k.clone(), s.to_ascii_lowercase());
             }
             None => {
-                return Err(format!(
-                    "{rel}: revision {k}'s pin is not a 64-hex-digit string"
-                ))
+                return Err(Error::BadPin {
+                    rel: rel.to_string(),
+                    revision: k.clone(),
+                })
             }
         }
     }
@@ -662,7 +710,7 @@ pub fn read_pin(root: &Path, pin: &Pin) -> Result<PinInputs, Box<Diag<Code>>> {
                 Table::Inline(m) => m.clone(),
                 Table::Json(rel) => parse_pins(rel, &read(rel)?).map_err(|e| {
                     Box::new(
-                        Diag::error(Code::Gen007, e)
+                        Diag::error(Code::Gen007, e.to_string())
                             .file(rel.clone())
                             .in_unit(pin.file.clone()),
                     )
@@ -902,7 +950,7 @@ mod tests {
         let ok = parse_pins("p.json", format!("{{\n  \"1\": \"{h}\"\n}}\n").as_bytes()).unwrap();
         assert_eq!(ok.get("1"), Some(&h));
         let e = parse_pins("p.json", b"{\n  \"1\": \n").unwrap_err();
-        assert!(e.starts_with("p.json:3:"), "{e}");
+        assert!(e.to_string().starts_with("p.json:3:"), "{e}");
         assert!(parse_pins("p.json", b"{\"1\": 5}").is_err());
     }
 }

@@ -112,12 +112,27 @@ pub fn diags(hits: &[Hit]) -> Vec<Diag<Code>> {
         .collect()
 }
 
-fn build_globs(globs: &[String]) -> Result<globset::GlobSet, String> {
+/// Why the `exclude` globs of `[preproc]` cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum GlobError {
+    #[error("[preproc] exclude '{glob}': {reason}")]
+    Bad {
+        glob: String,
+        reason: globset::Error,
+    },
+    #[error("{0}")]
+    Set(globset::Error),
+}
+
+fn build_globs(globs: &[String]) -> Result<globset::GlobSet, GlobError> {
     let mut b = globset::GlobSetBuilder::new();
     for g in globs {
-        b.add(globset::Glob::new(g).map_err(|e| format!("[preproc] exclude '{g}': {e}"))?);
+        b.add(globset::Glob::new(g).map_err(|reason| GlobError::Bad {
+            glob: g.clone(),
+            reason,
+        })?);
     }
-    b.build().map_err(|e| e.to_string())
+    b.build().map_err(GlobError::Set)
 }
 
 /// Scans the workspace at `root`: its tracked files (every file outside a git repository, with
@@ -126,7 +141,7 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
     let could_not_run = |m: String| Outcome::could_not_run(vec![Diag::error(Code::Ppr006, m)]);
     let exclude = match build_globs(&cfg.exclude) {
         Ok(g) => g,
-        Err(e) => return could_not_run(e),
+        Err(e) => return could_not_run(e.to_string()),
     };
     let mut ds = Vec::new();
     // A scan that sees nothing because of how the tree is tracked is not a pass: outside git, or
@@ -174,7 +189,7 @@ pub fn outcome(root: &Path, cfg: &PreprocConfig) -> Outcome<Code> {
                 }
                 (all, format!("every file under {} ({why})", root.display()))
             }
-            Err(w) => return could_not_run(w),
+            Err(w) => return could_not_run(w.to_string()),
         },
     };
     let files: Vec<(String, std::path::PathBuf)> = listed

@@ -265,14 +265,13 @@ fn directive_hits(
 pub fn walk_files(
     root: &std::path::Path,
     wanted: &dyn Fn(&str) -> bool,
-) -> Result<WalkedFiles, String> {
+) -> Result<WalkedFiles, diag::walk::Error> {
     let listing = diag::walk::walk(root, std::path::Path::new(""), &|rel, is_dir| {
         let hidden = rel
             .file_name()
             .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."));
         !hidden && (is_dir || wanted(&diag::walk::display(rel)))
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let mut out: Vec<(String, std::path::PathBuf)> = listing
         .files
         .iter()

@@ -108,6 +108,11 @@ pub enum Error {
     CouldNotRun(Vec<Problem>),
     #[error("no regions configured")]
     NoRegions,
+    /// A side cannot give a file (each row reports it as [`Problem::Unreadable`]).
+    #[error("{0}")]
+    Read(std::io::Error),
+    #[error("no such file at that ref")]
+    NotAtRef,
 }
 
 fn summary(problems: &[Problem]) -> String {
@@ -175,15 +180,13 @@ impl<'a> Side<'a> {
         }
     }
 
-    fn read(&self, file: &str) -> Result<Vec<u8>, String> {
+    fn read(&self, file: &str) -> Result<Vec<u8>, Error> {
         match self {
-            Side::WorkTree { root } => {
-                diag::walk::read(&root.join(file)).map_err(|e| e.to_string())
-            }
-            Side::Source(src) => src.read(file).map_err(|e| e.to_string()),
+            Side::WorkTree { root } => diag::walk::read(&root.join(file)).map_err(Error::Read),
+            Side::Source(src) => src.read(file).map_err(Error::Read),
             Side::Commit { ws, at } => ws.read_at(at, file).map_err(|e| match e {
-                GitError::MissingFile { .. } => "no such file at that ref".to_string(),
-                other => other.to_string(),
+                GitError::MissingFile { .. } => Error::NotAtRef,
+                other => Error::Git(other),
             }),
         }
     }
@@ -205,7 +208,7 @@ fn extract_side(
     strict: impl Fn(usize) -> bool,
 ) -> (Vec<Option<Body>>, Vec<Problem>) {
     // Each file is read and masked once per side, for all its rows: (masked, bytes).
-    type Read = Result<(Vec<u8>, Vec<u8>), String>;
+    type Read = Result<(Vec<u8>, Vec<u8>), Error>;
     let mut files: BTreeMap<&str, Read> = BTreeMap::new();
     let mut bodies = Vec::with_capacity(specs.len());
     let mut problems = Vec::new();
@@ -221,7 +224,7 @@ fn extract_side(
                         name: spec.name.clone(),
                         file: spec.file.clone(),
                         side: side.label(),
-                        message: message.clone(),
+                        message: message.to_string(),
                     });
                 }
                 None

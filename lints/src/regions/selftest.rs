@@ -3,7 +3,7 @@
 //! controls must stay clean. A neutered negative control is fed its clean input.
 
 use super::{compare, sha256_hex, Comparison, Dialect, Error, RegionKind, RegionSpec, Side};
-use crate::gitread::{fixture::commit_files, GitWorkspace};
+use crate::gitread::{fixture::commit_files, GitError, GitWorkspace};
 
 const FILE: &str = "MG_Backend/Managers.cpp";
 
@@ -46,18 +46,31 @@ fn specs(pin: &str) -> Vec<RegionSpec> {
     ]
 }
 
+/// Why the temporary repository of the controls could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    #[error("creating a temp dir: {0}")]
+    TempDir(std::io::Error),
+    #[error("{0}")]
+    Commit(git2::Error),
+    #[error("{0}")]
+    Write(std::io::Error),
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
 /// Commit `base` as the baseline, write `work` into the working tree, compare.
-fn scenario(base: &str, work: &str, pin: &str) -> Result<Result<Comparison, Error>, String> {
-    let dir = tempfile::tempdir().map_err(|e| format!("creating a temp dir: {e}"))?;
+fn scenario(base: &str, work: &str, pin: &str) -> Result<Result<Comparison, Error>, FixtureError> {
+    let dir = tempfile::tempdir().map_err(FixtureError::TempDir)?;
     commit_files(
         dir.path(),
         &[(FILE, base)],
         "[Test] (regions): self-test base",
     )
-    .map_err(|e| e.to_string())?;
-    std::fs::write(dir.path().join(FILE), work).map_err(|e| e.to_string())?;
-    let ws = GitWorkspace::discover(dir.path()).map_err(|e| e.to_string())?;
-    let at = ws.resolve("HEAD").map_err(|e| e.to_string())?;
+    .map_err(FixtureError::Commit)?;
+    std::fs::write(dir.path().join(FILE), work).map_err(FixtureError::Write)?;
+    let ws = GitWorkspace::discover(dir.path())?;
+    let at = ws.resolve("HEAD")?;
     let base = Side::Commit { ws: &ws, at };
     let head = Side::WorkTree {
         root: dir.path().to_path_buf(),
@@ -123,7 +136,7 @@ fn classify(r: &Result<Comparison, Error>, want: Want<'_>) -> (bool, String) {
 }
 
 /// Run every control. `neutered(name)` feeds that negative control its clean input.
-pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<Control>, String> {
+pub fn run(neutered: &dyn Fn(&str) -> bool) -> Result<Vec<Control>, FixtureError> {
     let at = SOURCE.find("void FlushPendingRangesFrom").unwrap_or(0);
     let computed = sha256_hex(SOURCE[at..].trim_end_matches('\n').as_bytes());
     let outside = insert_after(

@@ -68,7 +68,13 @@ fn run(name: &str, expect_trip: bool, code: Code, f: &Files) -> Control {
 /// The canned controls; `neutered(name)` feeds that negative control its clean twin.
 pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     let clean = files(&SPLIT, &SPAWN, EXEMPT);
-    let pick = |name: &str, red: Files| if neutered(name) { clean.clone() } else { red };
+    let pick = |name: &str, red: Files| {
+        if neutered(name) {
+            files(&SPLIT, &SPAWN, EXEMPT)
+        } else {
+            red
+        }
+    };
     let n = "missing-name-trips";
     let missing = pick(n, files(&SPLIT, &SPAWN[..1], EXEMPT));
     let mut out = vec![run(n, true, Code::Tss001, &missing)];

@@ -36,7 +36,7 @@ diag::codes! {
 }
 
 /// The bytes of every file the analysis reads, by workspace-relative path (Err: why not).
-pub type Files = BTreeMap<String, Result<Vec<u8>, String>>;
+pub type Files = BTreeMap<String, std::io::Result<Vec<u8>>>;
 
 /// Every workspace-relative path the configuration reads.
 pub fn paths(cfg: &TestSetsConfig) -> Vec<&str> {
@@ -49,10 +49,7 @@ pub fn paths(cfg: &TestSetsConfig) -> Vec<&str> {
 pub fn read_files(root: &Path, cfg: &TestSetsConfig) -> Files {
     paths(cfg)
         .into_iter()
-        .map(|rel| {
-            let r = diag::walk::read(&root.join(rel)).map_err(|e| e.to_string());
-            (rel.to_string(), r)
-        })
+        .map(|rel| (rel.to_string(), diag::walk::read(&root.join(rel))))
         .collect()
 }
 
@@ -131,20 +128,27 @@ pub fn parse_exemptions(
     rows
 }
 
+/// Why a lane's listing names no tests: it is not a listing the workspace reads elsewhere.
+#[derive(Debug, thiserror::Error)]
+enum ListingError {
+    #[error(transparent)]
+    Junit(#[from] crate::ctest::JunitError),
+    #[error(transparent)]
+    Names(#[from] crate::test_names::Error),
+}
+
 /// A lane's raw names, from any listing format the workspace reads elsewhere.
-fn raw_names(bytes: &[u8], rel: &str) -> Result<BTreeSet<String>, String> {
+fn raw_names(bytes: &[u8], rel: &str) -> Result<BTreeSet<String>, ListingError> {
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).into_owned();
     if head
         .trim_start_matches('\u{feff}')
         .trim_start()
         .starts_with('<')
     {
-        let j = crate::ctest::parse_junit(bytes, rel).map_err(|e| e.to_string())?;
+        let j = crate::ctest::parse_junit(bytes, rel)?;
         Ok(j.cases.into_iter().map(|c| c.name).collect())
     } else {
-        crate::test_names::parse(bytes, Path::new(rel))
-            .map(|l| l.names)
-            .map_err(|e| e.to_string())
+        Ok(crate::test_names::parse(bytes, Path::new(rel))?.names)
     }
 }
 
@@ -256,7 +260,7 @@ fn read_lane(
 ) -> Option<Lane> {
     let rel = &l.listing;
     let raw = match files.get(rel) {
-        Some(Ok(b)) => raw_names(b, rel),
+        Some(Ok(b)) => raw_names(b, rel).map_err(|e| e.to_string()),
         Some(Err(e)) => Err(format!("{rel}: cannot read: {e}")),
         None => Err(format!("{rel}: not read")),
     };

@@ -117,7 +117,7 @@ fn config_errors_and_unreadable_lanes_stop_the_run() {
         ("split.txt", "DirectGLES.Split.a\n"),
         ("spawn.xml", "<testsuite>"),
     ]);
-    f.insert("tcp.txt".into(), Err("No such file".into()));
+    f.insert("tcp.txt".into(), Err(std::io::Error::other("No such file")));
     let o = analyse(&f, &cfg(THREE));
     let m: Vec<&str> = o.diags.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(codes(&o), ["TSS007", "TSS007"], "{m:?}");

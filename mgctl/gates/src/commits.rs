@@ -17,7 +17,7 @@ pub fn gate() -> impl Gate {
             };
             match lints::commits::gate::outcome(&ctx.root, range, &cfg.rules()) {
                 Ok(o) => ctx.report(GATE, o),
-                Err(why) => GateReport::skipped(GATE, why),
+                Err(why) => GateReport::skipped(GATE, why.to_string()),
             }
         },
         lints::commits::gate::run_controls,

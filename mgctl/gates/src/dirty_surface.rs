@@ -20,6 +20,7 @@ pub fn gate() -> impl Gate {
                 Ok(s) => s,
                 Err(e) => {
                     let at = ctx.config_path.as_ref().map(|p| Location::file(ctx.rel(p)));
+                    let e = e.to_string();
                     return GateReport::could_not_run(GATE, Code::Dsf012.as_str(), e, at);
                 }
             };

@@ -37,23 +37,32 @@ fn report(
     rep
 }
 
+/// Why an include gate could not run: its own analysis failed, or the graph it shares did.
+#[derive(Debug, thiserror::Error)]
+enum Failed {
+    #[error(transparent)]
+    Include(#[from] include_graph::Error),
+    #[error(transparent)]
+    Shared(#[from] Arc<include_graph::Error>),
+}
+
 /// The run's workspace inputs, as `mgctl include` assembles them (without command-line flags).
-fn workspace(ctx: &CheckCtx, cfg: &IncludeConfig) -> Result<Workspace, String> {
+fn workspace(ctx: &CheckCtx, cfg: &IncludeConfig) -> Result<Workspace, Failed> {
     let config_path = ctx.config_path.as_ref().map(|p| ctx.rel(p));
     let text = ctx.config_text.clone();
     Workspace::load(ctx.root.clone(), cfg.clone(), config_path, text, &[], None)
-        .map_err(|e| e.to_string())
+        .map_err(Failed::Include)
 }
 
 /// The run's include graph, shared once built. A gate that asks while the other is still
 /// building it builds its own instead of waiting: gates run on the rayon pool, and the build's
 /// parallel scan may run the asking gate on the building thread, which would wait on itself.
-fn graph(ctx: &CheckCtx, ws: &Workspace) -> Result<Arc<Graph>, String> {
+fn graph(ctx: &CheckCtx, ws: &Workspace) -> Result<Arc<Graph>, Failed> {
     if let Some(g) = ctx.include_graph.get() {
-        return g.clone();
+        return Ok(g.clone()?);
     }
-    let built = ws.graph().map(Arc::new).map_err(|e| e.to_string());
-    ctx.include_graph.get_or_init(|| built).clone()
+    let built = ws.graph().map(Arc::new).map_err(Arc::new);
+    Ok(ctx.include_graph.get_or_init(|| built).clone()?)
 }
 
 pub fn probes() -> impl Gate {
@@ -63,13 +72,14 @@ pub fn probes() -> impl Gate {
         "no [include] section in mgctl.toml",
         |c| c.include.as_ref(),
         |ctx, cfg| {
-            let could_not_run =
-                |e: String| GateReport::could_not_run(PROBES, Code::Inc014.as_str(), e, None);
+            let could_not_run = |e: Failed| {
+                GateReport::could_not_run(PROBES, Code::Inc014.as_str(), e.to_string(), None)
+            };
             workspace(ctx, cfg)
                 .and_then(|ws| {
                     let g = graph(ctx, &ws)?;
                     let req = ws.config_request(&ctx.compiler);
-                    let o = ws.probes(&g, &req).map_err(|e| e.to_string())?;
+                    let o = ws.probes(&g, &req)?;
                     let (diags, summary) = (o.gate_diagnostics(&g), o.summary(&g));
                     Ok(report(PROBES, diags, summary, o.figures(&g), o.units(), ctx))
                 })
@@ -94,8 +104,9 @@ pub fn layering() -> impl Gate {
         "no [include] section in mgctl.toml",
         |c| c.include.as_ref(),
         |ctx, cfg| {
-            let could_not_run =
-                |e: String| GateReport::could_not_run(LAYERING, Code::Inc014.as_str(), e, None);
+            let could_not_run = |e: Failed| {
+                GateReport::could_not_run(LAYERING, Code::Inc014.as_str(), e.to_string(), None)
+            };
             let ws = match workspace(ctx, cfg) {
                 Ok(w) => w,
                 Err(e) => return could_not_run(e),
@@ -110,7 +121,7 @@ pub fn layering() -> impl Gate {
             };
             graph(ctx, &ws)
                 .and_then(|g| {
-                    let o = ws.layering(&g, &groups).map_err(|e| e.to_string())?;
+                    let o = ws.layering(&g, &groups)?;
                     let (diags, summary) = (o.gate_diagnostics(&g), o.summary());
                     let units = o.units.clone();
                     Ok(report(LAYERING, diags, summary, o.figures(&g), units, ctx))

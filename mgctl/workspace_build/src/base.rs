@@ -65,24 +65,41 @@ fn sha256_file(p: &Path) -> std::io::Result<String> {
     Ok(crate::stale::hex(&Sha256::digest(&bytes)))
 }
 
+/// Why a cache entry cannot be used (a progress note, or part of the `--no-build` error).
+#[derive(Debug, thiserror::Error)]
+enum Miss {
+    #[error("not cached")]
+    NotCached,
+    #[error("its {ENTRY} does not parse ({0})")]
+    Unparsable(serde_json::Error),
+    #[error("it was built by another [build] command")]
+    OtherCommand,
+    #[error("it holds other outputs")]
+    OtherOutputs,
+    #[error("its {output} does not match its recorded digest")]
+    Changed { output: String },
+    #[error("its {output} is missing")]
+    Missing { output: String },
+}
+
 /// Whether `dir` holds a whole entry for `want` (same tree, command and outputs, every file
 /// matching its recorded digest); the reason when not.
-fn check_entry(dir: &Path, tree: &str, plan: &Plan) -> Result<(), String> {
-    let text = std::fs::read_to_string(dir.join(ENTRY)).map_err(|_| "not cached".to_string())?;
-    let e: Entry =
-        serde_json::from_str(&text).map_err(|e| format!("its {ENTRY} does not parse ({e})"))?;
+fn check_entry(dir: &Path, tree: &str, plan: &Plan) -> Result<(), Miss> {
+    let text = std::fs::read_to_string(dir.join(ENTRY)).map_err(|_| Miss::NotCached)?;
+    let e: Entry = serde_json::from_str(&text).map_err(Miss::Unparsable)?;
     if e.schema != 1 || e.tree != tree || e.command != plan.command {
-        return Err("it was built by another [build] command".into());
+        return Err(Miss::OtherCommand);
     }
     let names: Vec<&String> = e.outputs.iter().map(|(o, _)| o).collect();
     if names != plan.outputs.iter().collect::<Vec<_>>() {
-        return Err("it holds other outputs".into());
+        return Err(Miss::OtherOutputs);
     }
     for (o, digest) in &e.outputs {
+        let output = o.clone();
         match sha256_file(&dir.join(o)) {
             Ok(d) if d == *digest => {}
-            Ok(_) => return Err(format!("its {o} does not match its recorded digest")),
-            Err(_) => return Err(format!("its {o} is missing")),
+            Ok(_) => return Err(Miss::Changed { output }),
+            Err(_) => return Err(Miss::Missing { output }),
         }
     }
     Ok(())

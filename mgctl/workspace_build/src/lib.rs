@@ -60,6 +60,21 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// Why [`Plan::ensure`] could not bring the outputs up to date; one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum EnsureError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The build ran and failed: its record's failure sentence.
+    #[error("{0}")]
+    Failed(String),
+    #[error("the build `{command}` did not make {}", .missing.join(", "))]
+    Missing {
+        command: String,
+        missing: Vec<String>,
+    },
+}
+
 /// A validated `[build]`.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -256,19 +271,22 @@ impl Plan {
 
     /// Makes the outputs up to date, building when one is missing or stale (for a command that
     /// reads them outside `check`); the reason as one sentence when that fails.
-    pub fn ensure(&self, root: &Path, progress: &mut dyn FnMut(Step<'_>)) -> Result<(), String> {
-        let state = self.state(root).map_err(|e| e.to_string())?;
+    pub fn ensure(
+        &self,
+        root: &Path,
+        progress: &mut dyn FnMut(Step<'_>),
+    ) -> Result<(), EnsureError> {
+        let state = self.state(root)?;
         if state.up_to_date() {
             return Ok(());
         }
         let rec = self.run(root, &state, progress);
-        match &rec.failure {
-            Some(f) => Err(f.clone()),
-            None if !rec.missing_after.is_empty() => Err(format!(
-                "the build `{}` did not make {}",
-                self.display(),
-                rec.missing_after.join(", ")
-            )),
+        match rec.failure {
+            Some(f) => Err(EnsureError::Failed(f)),
+            None if !rec.missing_after.is_empty() => Err(EnsureError::Missing {
+                command: self.display(),
+                missing: rec.missing_after,
+            }),
             None => Ok(()),
         }
     }

@@ -19,7 +19,8 @@ pub struct CheckCtx {
     pub config_text: String,
     /// The include graph of this run's workspace, shared by both include gates. Per run, not
     /// per process: a later run in the same process sees the files as they are then.
-    pub include_graph: std::sync::OnceLock<Result<Arc<include_graph::Graph>, String>>,
+    pub include_graph:
+        std::sync::OnceLock<Result<Arc<include_graph::Graph>, Arc<include_graph::Error>>>,
     /// `$CXX` and `PATH` as the binary's settings read them (no gate reads the environment).
     pub compiler: include_graph::workspace::CompilerEnv,
     /// `check --no-build`: no gate starts a build either (`[symbols] base` uses its cache only).

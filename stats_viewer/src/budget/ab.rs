@@ -4,11 +4,11 @@
 //! the tail, exactly as `bench frames` computes them. Cells where a budget fails are marked.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value as Json};
 
-use super::inputs::{self, InputFile};
+use super::inputs::{self, InputError, InputFile};
 use super::{frames_value, num, BudgetConfig, Metric, RunArms, Stat};
 use crate::bench_report::{RunGroup, Series, METHOD};
 use crate::benchmark::{BenchmarkFile, SeriesStats};
@@ -68,9 +68,25 @@ pub struct Row {
     pub marks: Vec<Mark>,
 }
 
+/// Why RUNS_DIR cannot be read as paired runs; every variant names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Inputs(#[from] InputError),
+    #[error("{}: expected <case>-<backend>/<arm>/ (or --layout arm-run), found files in {found:?}", .dir.display())]
+    Layout { dir: PathBuf, found: String },
+    /// A benchmark file or a log that does not parse.
+    #[error(transparent)]
+    Parse(#[from] crate::Error),
+    #[error("{}: frameTimesMs is empty", .path.display())]
+    NoFrames { path: PathBuf },
+    #[error("{}: no benchmark*.json under <case>-<backend>/<arm>/", .dir.display())]
+    NoRuns { dir: PathBuf },
+}
+
 /// Reads RUNS_DIR (errors name the path). Benchmark files are `benchmark*.json`; the arm's log
 /// is the first `*.log` / `*logcat*.txt` in its directory.
-pub fn load(dir: &Path, layout: Layout) -> Result<Vec<AbRun>, String> {
+pub fn load(dir: &Path, layout: Layout) -> Result<Vec<AbRun>, LoadError> {
     let globs = vec![
         "**/benchmark*.json".to_string(),
         "**/*.log".to_string(),
@@ -89,10 +105,10 @@ pub fn load(dir: &Path, layout: Layout) -> Result<Vec<AbRun>, String> {
     for (d, fs) in by_dir {
         let parts: Vec<&str> = d.split('/').collect();
         let [a, b] = parts.as_slice() else {
-            return Err(format!(
-                "{}: expected <case>-<backend>/<arm>/ (or --layout arm-run), found files in {d:?}",
-                dir.display()
-            ));
+            return Err(LoadError::Layout {
+                dir: dir.to_path_buf(),
+                found: d,
+            });
         };
         let (run, arm) = match layout {
             Layout::RunArm => (*a, *b),
@@ -106,19 +122,16 @@ pub fn load(dir: &Path, layout: Layout) -> Result<Vec<AbRun>, String> {
         let mut group = Vec::new();
         for f in super::arm_files(&bench) {
             let shown = dir.join(&f.rel);
-            let b = BenchmarkFile::parse(&shown, &f.bytes).map_err(|e| e.to_string())?;
+            let b = BenchmarkFile::parse(&shown, &f.bytes)?;
             if b.wall.is_empty() {
-                return Err(format!("{}: frameTimesMs is empty", shown.display()));
+                return Err(LoadError::NoFrames { path: shown });
             }
             group.push(b);
         }
         let log = match fs.iter().find(|f| !f.rel.ends_with(".json")) {
             Some(f) => {
                 let shown = dir.join(&f.rel);
-                Some((
-                    f.rel.clone(),
-                    Log::parse(&shown, &f.bytes).map_err(|e| e.to_string())?,
-                ))
+                Some((f.rel.clone(), Log::parse(&shown, &f.bytes)?))
             }
             None => None,
         };
@@ -140,10 +153,9 @@ pub fn load(dir: &Path, layout: Layout) -> Result<Vec<AbRun>, String> {
         }
     }
     if runs.is_empty() {
-        return Err(format!(
-            "{}: no benchmark*.json under <case>-<backend>/<arm>/",
-            dir.display()
-        ));
+        return Err(LoadError::NoRuns {
+            dir: dir.to_path_buf(),
+        });
     }
     runs.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(runs)

@@ -293,7 +293,8 @@ mod tests {
             for f in &shared {
                 let want =
                     BenchmarkFile::parse(Path::new(&f.rel), &f.bytes).map_err(|e| e.to_string());
-                assert_eq!(f.benchmark().cloned().map_err(str::to_string), want);
+                let got = f.benchmark().cloned().map_err(|e| e.to_string());
+                assert_eq!(got, want);
             }
         }
     }

@@ -16,7 +16,7 @@ pub struct InputFile {
     pub bytes: Vec<u8>,
     /// The bytes parsed as a `benchmark.json`, on first use: budgets over the same inputs (the
     /// driver's p50 and p99 delta) share the files, and parsing them is most of their cost.
-    benchmark: OnceLock<Result<BenchmarkFile, String>>,
+    benchmark: OnceLock<Result<BenchmarkFile, crate::Error>>,
 }
 
 impl InputFile {
@@ -29,26 +29,60 @@ impl InputFile {
         }
     }
 
-    /// The file as a benchmark (named by its relative path), parsed once; the error as text.
-    pub fn benchmark(&self) -> Result<&BenchmarkFile, &str> {
+    /// The file as a benchmark (named by its relative path), parsed once.
+    pub fn benchmark(&self) -> Result<&BenchmarkFile, &crate::Error> {
         self.benchmark
-            .get_or_init(|| {
-                BenchmarkFile::parse(Path::new(&self.rel), &self.bytes).map_err(|e| e.to_string())
-            })
+            .get_or_init(|| BenchmarkFile::parse(Path::new(&self.rel), &self.bytes))
             .as_ref()
-            .map_err(String::as_str)
     }
+}
+
+/// Why the inputs of a budget or contract cannot be listed or read; `what` names the config key.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{what}: bad glob {glob:?}: {reason}")]
+    BadGlob {
+        what: String,
+        glob: String,
+        reason: globset::Error,
+    },
+    #[error("{what}: {reason}")]
+    Globs {
+        what: String,
+        reason: globset::Error,
+    },
+    #[error("{}: cannot list: {reason}", .dir.display())]
+    List {
+        dir: PathBuf,
+        reason: std::io::Error,
+    },
+    #[error("{rel}: cannot read: {reason}")]
+    Read { rel: String, reason: std::io::Error },
+    #[error("produced_by `{library}` must be a path inside the workspace (relative, no `..`)")]
+    LibraryOutside { library: String },
+    #[error("produced_by {library} cannot be read ({reason}), so whether the inputs are as new as it cannot be told")]
+    LibraryUnreadable {
+        library: String,
+        reason: std::io::Error,
+    },
 }
 
 /// Workspace files matching any glob (skipping `.git` and `target`), sorted by relative path.
 /// `what` names the config key in errors (`[[budget]] t1 inputs`).
-pub fn matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<PathBuf>, String> {
+pub fn matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<PathBuf>, InputError> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
-        b.add(Glob::new(g).map_err(|e| format!("{what}: bad glob {g:?}: {e}"))?);
+        b.add(Glob::new(g).map_err(|reason| InputError::BadGlob {
+            what: what.to_string(),
+            glob: g.clone(),
+            reason,
+        })?);
     }
-    let set = b.build().map_err(|e| format!("{what}: {e}"))?;
-    walk_globs(root, globs, &set).map_err(|(dir, e)| format!("{}: cannot list: {e}", dir.display()))
+    let set = b.build().map_err(|reason| InputError::Globs {
+        what: what.to_string(),
+        reason,
+    })?;
+    walk_globs(root, globs, &set).map_err(|(dir, reason)| InputError::List { dir, reason })
 }
 
 /// The directory (workspace-relative components) every path `glob` matches lies under: its
@@ -178,20 +212,21 @@ pub fn older_than_library(
     root: &Path,
     library: &str,
     files: &[InputFile],
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, InputError> {
     let p = Path::new(library);
     if library.trim().is_empty()
         || p.is_absolute()
         || p.components().any(|c| c == std::path::Component::ParentDir)
     {
-        return Err(format!(
-            "produced_by `{library}` must be a path inside the workspace (relative, no `..`)"
-        ));
+        return Err(InputError::LibraryOutside {
+            library: library.to_string(),
+        });
     }
     let built = std::fs::metadata(root.join(p))
         .and_then(|m| m.modified())
-        .map_err(|e| {
-            format!("produced_by {library} cannot be read ({e}), so whether the inputs are as new as it cannot be told")
+        .map_err(|reason| InputError::LibraryUnreadable {
+            library: library.to_string(),
+            reason,
         })?;
     Ok(files
         .iter()
@@ -213,12 +248,18 @@ pub fn rel(root: &Path, p: &Path) -> String {
 }
 
 /// Lists and reads every file matching `globs`; an unreadable file is an error naming it.
-pub fn read_matching(root: &Path, globs: &[String], what: &str) -> Result<Vec<InputFile>, String> {
+pub fn read_matching(
+    root: &Path,
+    globs: &[String],
+    what: &str,
+) -> Result<Vec<InputFile>, InputError> {
     let mut out = Vec::new();
     for path in matching(root, globs, what)? {
         let r = rel(root, &path);
-        let bytes = diag::walk::read(&path).map_err(|e| format!("{r}: cannot read: {e}"))?;
-        out.push(InputFile::new(r, path, bytes));
+        match diag::walk::read(&path) {
+            Ok(bytes) => out.push(InputFile::new(r, path, bytes)),
+            Err(reason) => return Err(InputError::Read { rel: r, reason }),
+        }
     }
     Ok(out)
 }
@@ -346,7 +387,7 @@ mod tests {
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(r1.unwrap().len(), 2);
         if can_lock {
-            assert!(r2.unwrap_err().contains("cannot list"));
+            assert!(r2.unwrap_err().to_string().contains("cannot list"));
         }
     }
 }

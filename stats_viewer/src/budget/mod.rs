@@ -12,7 +12,7 @@ pub mod ab;
 mod controls;
 mod runs;
 use runs::frame_runs;
-pub use runs::{frames_value, session_runs, RunArms, SessionRuns};
+pub use runs::{frames_value, session_runs, RunArms, SessionError, SessionRuns};
 pub mod inputs;
 
 use std::path::Path;
@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 use crate::bench_report::Series;
 use crate::benchmark::{run_number, SeriesStats};
-use crate::counters::{steady_value, window_value, WindowSel};
+use crate::counters::{steady_value, window_value, CounterError, WindowSel};
 use crate::driverbench::{arm_name, BenchOutput};
 use crate::report::SteadyRange;
 use crate::session::Log;
@@ -185,8 +185,15 @@ pub enum Metric {
     Stats(String),
 }
 
+/// A `metric` that names none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricError {
+    #[error("unknown metric {metric:?} (T1, T2, T1-T2, ns_per_op, mean|p50|p95|p99[-delta[-pct]], stats:FIELD)")]
+    Unknown { metric: String },
+}
+
 impl Metric {
-    pub fn parse(s: &str) -> Result<Metric, String> {
+    pub fn parse(s: &str) -> Result<Metric, MetricError> {
         let stat = |t: &str| match t {
             "mean" => Some(Stat::Mean),
             "p50" => Some(Stat::P50),
@@ -218,9 +225,9 @@ impl Metric {
                         delta: Some(false),
                     }
                 } else {
-                    return Err(format!(
-                        "unknown metric {s:?} (T1, T2, T1-T2, ns_per_op, mean|p50|p95|p99[-delta[-pct]], stats:FIELD)"
-                    ));
+                    return Err(MetricError::Unknown {
+                        metric: s.to_string(),
+                    });
                 }
             }
         })
@@ -585,11 +592,11 @@ fn measure(
                         WindowSel::Steady => {
                             let to = steady.to.unwrap_or(complete.len());
                             if steady.from > to || to > complete.len() {
-                                Err(format!(
-                                    "steady state {}..{to} requested, the session has {} complete windows",
-                                    steady.from,
-                                    complete.len()
-                                ))
+                                Err(CounterError::SteadyRange {
+                                    from: steady.from,
+                                    to,
+                                    complete: complete.len(),
+                                })
                             } else {
                                 let ws: Vec<_> = complete[steady.from - 1..to]
                                     .iter()
@@ -600,7 +607,7 @@ fn measure(
                         }
                         _ => match complete.last() {
                             Some(w) => window_value(&w.item, field),
-                            None => Err("no complete window".into()),
+                            None => Err(CounterError::NoCompleteWindow),
                         },
                     };
                     out.push(
@@ -808,6 +815,7 @@ pub fn run(ws: &Workspace<'_>, budgets: &[BudgetConfig], pin: PinCheck<'_>) -> O
                     Err(m) => {
                         let line = ws.config_rel.map(|_| lines.0);
                         let path = ws.config_rel.map(str::to_string);
+                        let m = m.to_string();
                         o.findings
                             .push(finding(Code::Bud004, b.name(), m, path, line));
                         continue;

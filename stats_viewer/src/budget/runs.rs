@@ -30,9 +30,18 @@ pub struct SessionRuns {
     pub rels: Vec<String>,
 }
 
+/// Why a device session cannot be read as A/B runs.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Load(#[from] crate::Error),
+    #[error(transparent)]
+    Analyse(#[from] crate::devsession::AnalyseError),
+}
+
 /// Reads `root/dir` as a device session; the error names what could not be read.
-pub fn session_runs(root: &Path, dir: &str) -> Result<SessionRuns, String> {
-    let input = crate::devsession::load(&root.join(dir)).map_err(|e| e.to_string())?;
+pub fn session_runs(root: &Path, dir: &str) -> Result<SessionRuns, SessionError> {
+    let input = crate::devsession::load(&root.join(dir))?;
     let report = crate::devsession::analyse(&input, &crate::devsession::Options::default())?;
     let (runs, left_out) = ab::from_session(&input, &report);
     let rels = input

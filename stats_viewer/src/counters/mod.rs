@@ -142,11 +142,48 @@ pub struct Expect {
     pub rhs: Operand,
 }
 
+/// Why an `expect` line does not parse, a field has no number, or a session gives no windows.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CounterError {
+    #[error("`{expect}`: no comparison (<=, <, >=, >, ==, !=)")]
+    NoComparison { expect: String },
+    #[error("`{expect}`: `=` is not a comparison (use ==)")]
+    SingleEquals { expect: String },
+    #[error("`{expect}`: left side `{lhs}` is not a field name")]
+    NotAField { expect: String, lhs: String },
+    #[error("`{expect}`: right side `{rhs}` is neither a number nor a field")]
+    NotAnOperand { expect: String, rhs: String },
+    #[error("{field} is a hit/miss pair (compare NAME.hit or NAME.miss)")]
+    HitMiss { field: String },
+    #[error("{field} is n/a (zero denominator)")]
+    ZeroDenominator { field: String },
+    #[error("{field} is n/a (zero frames)")]
+    ZeroFrames { field: String },
+    /// The value Debug-quoted: a malformed value never reaches the terminal raw.
+    #[error("{field} is not a number ({value:?})")]
+    NotANumber { field: String, value: String },
+    #[error("{field} is absent")]
+    Absent { field: String },
+    #[error("{field} is unavailable: the steady state has no window")]
+    NoSteadyWindow { field: String },
+    #[error("no complete `MGPipe stats:` window (window == period)")]
+    NoCompleteStats,
+    #[error("no complete window")]
+    NoCompleteWindow,
+    #[error("steady state {from}..{to} requested, the session has {complete} complete windows")]
+    SteadyRange {
+        from: usize,
+        to: usize,
+        complete: usize,
+    },
+}
+
 /// Parses `csom <= 4`, `csom<csob`, `bytes/f.resid > 0`.
-pub fn parse_expect(s: &str) -> Result<Expect, String> {
+pub fn parse_expect(s: &str) -> Result<Expect, CounterError> {
+    let expect = || s.to_string();
     let at = s
         .find(['<', '>', '=', '!'])
-        .ok_or_else(|| format!("`{s}`: no comparison (<=, <, >=, >, ==, !=)"))?;
+        .ok_or_else(|| CounterError::NoComparison { expect: expect() })?;
     let rest = &s[at..];
     let (op, len) = match rest.as_bytes() {
         [b'<', b'=', ..] => (Op::Le, 2),
@@ -155,7 +192,7 @@ pub fn parse_expect(s: &str) -> Result<Expect, String> {
         [b'!', b'=', ..] => (Op::Ne, 2),
         [b'<', ..] => (Op::Lt, 1),
         [b'>', ..] => (Op::Gt, 1),
-        _ => return Err(format!("`{s}`: `=` is not a comparison (use ==)")),
+        _ => return Err(CounterError::SingleEquals { expect: expect() }),
     };
     let lhs = s[..at].trim();
     let rhs = rest[len..].trim();
@@ -165,15 +202,19 @@ pub fn parse_expect(s: &str) -> Result<Expect, String> {
                 .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
     };
     if !field_ok(lhs) || lhs.parse::<f64>().is_ok() {
-        return Err(format!("`{s}`: left side `{lhs}` is not a field name"));
+        return Err(CounterError::NotAField {
+            expect: expect(),
+            lhs: lhs.to_string(),
+        });
     }
     let rhs = match rhs.parse::<f64>() {
         Ok(v) if v.is_finite() => Operand::Const(v),
         _ if field_ok(rhs) => Operand::Field(rhs.to_string()),
         _ => {
-            return Err(format!(
-                "`{s}`: right side `{rhs}` is neither a number nor a field"
-            ))
+            return Err(CounterError::NotAnOperand {
+                expect: expect(),
+                rhs: rhs.to_string(),
+            })
         }
     };
     Ok(Expect {
@@ -181,11 +222,6 @@ pub fn parse_expect(s: &str) -> Result<Expect, String> {
         op,
         rhs,
     })
-}
-
-/// Why a field has no number in a window.
-fn absent(name: &str, why: &str) -> String {
-    format!("{name} is {why}")
 }
 
 /// The raw value of a field: the namespaced name (`bytes/f.resid`, `cso.csom`), else a bare key
@@ -211,45 +247,45 @@ fn raw<'a>(w: &'a Window, name: &str) -> Option<(&'a Value, Option<bool>)> {
     }
 }
 
-fn number(v: &Value, half: Option<bool>, name: &str) -> Result<f64, String> {
+fn number(v: &Value, half: Option<bool>, name: &str) -> Result<f64, CounterError> {
+    let field = name.to_string();
     match (v, half) {
         (Value::Int(x), None) => Ok(*x as f64),
         (Value::Fixed(x), None) => Ok(x.to_f64()),
         (Value::HitMiss { hit, .. }, Some(true)) => Ok(*hit as f64),
         (Value::HitMiss { miss, .. }, Some(false)) => Ok(*miss as f64),
-        (Value::HitMiss { .. }, None) => Err(absent(
-            name,
-            "a hit/miss pair (compare NAME.hit or NAME.miss)",
-        )),
-        (Value::NotAvailable, _) => Err(absent(name, "n/a (zero denominator)")),
-        // Debug-quoted: a malformed value never reaches the terminal raw.
-        (other, _) => Err(absent(
-            name,
-            &format!("not a number ({:?})", other.to_string()),
-        )),
+        (Value::HitMiss { .. }, None) => Err(CounterError::HitMiss { field }),
+        (Value::NotAvailable, _) => Err(CounterError::ZeroDenominator { field }),
+        (other, _) => Err(CounterError::NotANumber {
+            field,
+            value: other.to_string(),
+        }),
     }
 }
 
 /// A field of one window as a number; `Err` says why it is absent.
-pub fn window_value(w: &Window, name: &str) -> Result<f64, String> {
+pub fn window_value(w: &Window, name: &str) -> Result<f64, CounterError> {
     match raw(w, name) {
         Some((v, half)) => number(v, half, name),
-        None => Err(absent(name, "absent")),
+        None => Err(CounterError::Absent {
+            field: name.to_string(),
+        }),
     }
 }
 
 /// A field over the steady state, by its kind: per-frame values Σ(v·window)/Σwindow (`draws/f`
 /// exactly Σdraws/Σwindow), `acc/draw` Σacc/Σdraws, counts and gate halves summed, gauges and
 /// run totals the last value. Absent in any window = absent.
-pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, String> {
+pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, CounterError> {
+    let field = || name.to_string();
     let Some(last) = ws.last() else {
-        return Err(absent(name, "unavailable: the steady state has no window"));
+        return Err(CounterError::NoSteadyWindow { field: field() });
     };
     let frames: u64 = ws.iter().map(|w| w.window).sum();
     let draws: u64 = ws.iter().map(|w| w.draws).sum();
     let ratio = |a: u64, b: u64| {
         if b == 0 {
-            Err(absent(name, "n/a (zero denominator)"))
+            Err(CounterError::ZeroDenominator { field: field() })
         } else {
             Ok(a as f64 / b as f64)
         }
@@ -271,7 +307,7 @@ pub fn steady_value(ws: &[&Window], name: &str) -> Result<f64, String> {
     Ok(match kind {
         Some(FieldKind::PerFrame) => {
             if frames == 0 {
-                return Err(absent(name, "n/a (zero frames)"));
+                return Err(CounterError::ZeroFrames { field: field() });
             }
             values.iter().map(|(v, n)| v * *n as f64).sum::<f64>() / frames as f64
         }
@@ -334,10 +370,10 @@ fn targets<'a>(
     c: &Contract,
     s: &'a Session,
     steady: SteadyRange,
-) -> Result<Vec<Target<'a>>, String> {
+) -> Result<Vec<Target<'a>>, CounterError> {
     let complete = s.complete_windows();
     if complete.is_empty() {
-        return Err("no complete `MGPipe stats:` window (window == period)".into());
+        return Err(CounterError::NoCompleteStats);
     }
     Ok(match c.window {
         WindowSel::LastComplete => complete
@@ -363,11 +399,11 @@ fn targets<'a>(
         WindowSel::Steady => {
             let to = steady.to.unwrap_or(complete.len());
             if steady.from > to || to > complete.len() {
-                return Err(format!(
-                    "steady state {}..{to} requested, the session has {} complete windows",
-                    steady.from,
-                    complete.len()
-                ));
+                return Err(CounterError::SteadyRange {
+                    from: steady.from,
+                    to,
+                    complete: complete.len(),
+                });
             }
             let ws = &complete[steady.from - 1..to];
             vec![(
@@ -474,9 +510,14 @@ pub fn evaluate(c: &Contract, logs: &[(String, Log)]) -> (Vec<Finding>, usize) {
             for (label, line, ws) in &ts {
                 let value = |name: &str| match c.window {
                     WindowSel::Steady => steady_value(ws, name),
-                    _ => ws
-                        .first()
-                        .map_or_else(|| Err(absent(name, "absent")), |w| window_value(w, name)),
+                    _ => ws.first().map_or_else(
+                        || {
+                            Err(CounterError::Absent {
+                                field: name.to_string(),
+                            })
+                        },
+                        |w| window_value(w, name),
+                    ),
                 };
                 for (text, x) in &parsed {
                     checks += 1;
@@ -539,7 +580,8 @@ pub fn run(root: &Path, cfg: &CountersConfig) -> Outcome {
         {
             Ok(f) => f,
             Err(m) => {
-                o.findings.push(finding(Code::Cnt004, &c.name, m));
+                o.findings
+                    .push(finding(Code::Cnt004, &c.name, m.to_string()));
                 continue;
             }
         };
@@ -947,7 +989,7 @@ mod tests {
         let log = Log::parse(Path::new("x.log"), text.as_bytes()).unwrap();
         let w = &log.reported_session().unwrap().windows[0].item;
         let e = window_value(w, "csom").unwrap_err();
-        assert!(e.contains("not a number (\"1x\")"), "{e}");
+        assert!(e.to_string().contains("not a number (\"1x\")"), "{e}");
     }
 
     #[test]

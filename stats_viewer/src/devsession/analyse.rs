@@ -560,7 +560,18 @@ fn arm(s: &SessionInput, a: &ArmInput) -> ArmReport {
     }
 }
 
-fn pick_baseline(arms: &[ArmReport], want: Option<&str>) -> Result<Option<usize>, String> {
+/// A usage error of the analysis.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnalyseError {
+    #[error("--baseline {baseline}: no arm has that label, number or transport (arms: {})", .arms.join(", "))]
+    NoSuchBaseline {
+        baseline: String,
+        /// Every arm's label, in order.
+        arms: Vec<String>,
+    },
+}
+
+fn pick_baseline(arms: &[ArmReport], want: Option<&str>) -> Result<Option<usize>, AnalyseError> {
     let proven = |i: &usize| arms[*i].status == Status::Proven;
     match want {
         None => Ok((0..arms.len())
@@ -582,13 +593,10 @@ fn pick_baseline(arms: &[ArmReport], want: Option<&str>) -> Result<Option<usize>
             if let Some(&i) = of.iter().find(|i| proven(i)).or(of.first()) {
                 return Ok(Some(i));
             }
-            Err(format!(
-                "--baseline {w}: no arm has that label, number or transport (arms: {})",
-                arms.iter()
-                    .map(|a| a.label.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
+            Err(AnalyseError::NoSuchBaseline {
+                baseline: w.to_string(),
+                arms: arms.iter().map(|a| a.label.clone()).collect(),
+            })
         }
     }
 }
@@ -605,7 +613,7 @@ fn delta(a: &ArmReport, b: &ArmReport) -> Delta {
 
 /// The one entry point (the command renders it; nothing else decides).
 /// `Err` is a usage error: a `--baseline` that names no arm.
-pub fn analyse(s: &SessionInput, opts: &Options) -> Result<SessionReport, String> {
+pub fn analyse(s: &SessionInput, opts: &Options) -> Result<SessionReport, AnalyseError> {
     let mut arms: Vec<ArmReport> = s.arms.iter().map(|a| arm(s, a)).collect();
     let baseline = pick_baseline(&arms, opts.baseline.as_deref())?;
     let mut session_diags = Vec::new();

@@ -15,7 +15,8 @@ mod tests;
 pub mod totals;
 
 pub use analyse::{
-    analyse, ArmReport, Delta, Options, Rate, Repeat, SessionReport, Sourced, Spread, Status,
+    analyse, AnalyseError, ArmReport, Delta, Options, Rate, Repeat, SessionReport, Sourced, Spread,
+    Status,
 };
 pub use load::{load, ArmInput, Layout, SessionInput, SessionMeta, Transport};
 pub use proof::Markers;

@@ -108,7 +108,7 @@ impl Markers {
 /// Does pin evidence say PINNED? The word `PINNED` must appear, and no `UNPINNED`, `NOT PINNED`,
 /// `NOT_PINNED`, `FAIL` or `ERROR` word may (pin_device.sh prints `PINNED` only when every
 /// policy held its floor and ceiling).
-pub(crate) fn pinned(text: &str) -> Result<(), String> {
+pub(crate) fn pinned(text: &str) -> Result<(), NotPinned> {
     let upper = text.to_ascii_uppercase();
     let words: Vec<&str> = upper
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -123,12 +123,24 @@ pub(crate) fn pinned(text: &str) -> Result<(), String> {
                 .find(|l| l.to_ascii_uppercase().contains(w))
                 .unwrap_or(w)
                 .trim();
-            return Err(format!("says `{shown}`"));
+            return Err(NotPinned::Negated {
+                line: shown.to_string(),
+            });
         }
     }
     if words.contains(&"PINNED") {
         Ok(())
     } else {
-        Err("does not say PINNED".into())
+        Err(NotPinned::Silent)
     }
+}
+
+/// Why pin evidence does not say PINNED.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotPinned {
+    /// Its line that negates it.
+    #[error("says `{line}`")]
+    Negated { line: String },
+    #[error("does not say PINNED")]
+    Silent,
 }

@@ -337,5 +337,5 @@ fn the_baseline_is_chosen_by_label_number_or_transport() {
     assert_eq!(by("spawn"), Ok(Some(1)));
     assert_eq!(by("2"), Ok(Some(1)));
     assert_eq!(by("01-case-B-monolith-r1"), Ok(Some(0)));
-    assert!(by("tcp").unwrap_err().contains("no arm"));
+    assert!(by("tcp").unwrap_err().to_string().contains("no arm"));
 }

@@ -45,7 +45,7 @@ pub fn read_frames(path: &Path, bytes: &[u8], side: Side) -> Result<RoleLog, Err
             path: path.to_path_buf(),
             line,
             marker: side.marker_name(),
-            reason,
+            reason: reason.to_string(),
         })?;
         let usable = match side {
             Side::Server => f.valid == Some("1"),
@@ -69,7 +69,7 @@ pub fn read_frames(path: &Path, bytes: &[u8], side: Side) -> Result<RoleLog, Err
             path: path.to_path_buf(),
             line,
             marker: side.marker_name(),
-            reason,
+            reason: reason.to_string(),
         })?;
         if let Some(first) = log.frames.get(&row.frame) {
             return Err(Error::DuplicateFrame {
@@ -122,10 +122,37 @@ struct Fields<'a> {
     transport: Option<&'a str>,
 }
 
-fn row(f: &Fields<'_>, side: Side, line: usize) -> Result<FrameRow, String> {
-    let int = |v: Option<&str>, name: &str| -> Result<i64, String> {
-        let v = v.ok_or_else(|| format!("no `{name}` field"))?;
-        py_int(v).map_err(|why| format!("`{name}={}`: {why}", quoted(v)))
+/// Why a marker row, or one of its values, cannot be read as the script reads it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum RowError {
+    #[error("no `{field}` field")]
+    Missing { field: String },
+    #[error("`{field}={}`: {reason}", quoted(.value))]
+    BadValue {
+        field: String,
+        value: String,
+        reason: Box<RowError>,
+    },
+    #[error("field name `{}` ends in `{tail}` after a non-ASCII character: whether Python's \\w joins them is not known to mgctl", quoted(.key))]
+    AmbiguousKey { key: String, tail: String },
+    #[error("not an integer")]
+    NotAnInteger,
+    #[error("beyond 64 bits")]
+    Beyond64Bits,
+    #[error("digits outside ASCII (Python may read them; mgctl does not)")]
+    NonAsciiDigits,
+}
+
+fn row(f: &Fields<'_>, side: Side, line: usize) -> Result<FrameRow, RowError> {
+    let int = |v: Option<&str>, name: &str| -> Result<i64, RowError> {
+        let v = v.ok_or_else(|| RowError::Missing {
+            field: name.to_string(),
+        })?;
+        py_int(v).map_err(|reason| RowError::BadValue {
+            field: name.to_string(),
+            value: v.to_string(),
+            reason: Box::new(reason),
+        })
     };
     // The script's order: frame, wall_ns, the CPU clock, transport_wait_ns (the client only).
     let frame = int(f.frame, "frame")?;
@@ -198,7 +225,7 @@ fn is_space(c: char) -> bool {
 /// way, so a key is always a whole run. A run holding a non-ASCII character whose tail after it
 /// is a wanted key is refused: Rust counts a few combining marks as alphanumeric that Python does
 /// not, and the key Python sees would depend on it.
-fn fields(text: &str, side: Side) -> Result<Fields<'_>, String> {
+fn fields(text: &str, side: Side) -> Result<Fields<'_>, RowError> {
     let mut f = Fields::default();
     let mut i = 0;
     while let Some(c) = text[i..].chars().next() {
@@ -234,11 +261,10 @@ fn fields(text: &str, side: Side) -> Result<Fields<'_>, String> {
                         .map(|(at, c)| &key[at + c.len_utf8()..])
                         .find(|t| wanted(t, side));
                     if let Some(t) = tail {
-                        return Err(format!(
-                            "field name `{}` ends in `{t}` after a non-ASCII character: \
-                             whether Python's \\w joins them is not known to mgctl",
-                            quoted(key)
-                        ));
+                        return Err(RowError::AmbiguousKey {
+                            key: key.to_string(),
+                            tail: t.to_string(),
+                        });
                     }
                 }
                 continue;
@@ -271,14 +297,14 @@ fn slot<'f, 'a>(f: &'f mut Fields<'a>, key: &str, side: Side) -> Option<&'f mut 
 /// Python's `int(v)` for a value without whitespace: an optional sign, decimal digits, single
 /// underscores between digits, leading zeros allowed. Digits outside ASCII and values beyond i64
 /// are refused (Python reads them; mgctl will not read them differently).
-pub(crate) fn py_int(v: &str) -> Result<i64, String> {
+pub(crate) fn py_int(v: &str) -> Result<i64, RowError> {
     let (negative, digits) = match v.as_bytes().first() {
         Some(b'-') => (true, &v[1..]),
         Some(b'+') => (false, &v[1..]),
         _ => (false, v),
     };
     if digits.is_empty() {
-        return Err("not an integer".into());
+        return Err(RowError::NotAnInteger);
     }
     let mut n: i128 = 0;
     let mut last_underscore = true; // a leading `_` is refused like a doubled one
@@ -288,24 +314,22 @@ pub(crate) fn py_int(v: &str) -> Result<i64, String> {
                 n = n
                     .checked_mul(10)
                     .and_then(|n| n.checked_add(i128::from(c as u8 - b'0')))
-                    .ok_or("beyond 64 bits")?;
+                    .ok_or(RowError::Beyond64Bits)?;
                 last_underscore = false;
             }
             '_' if !last_underscore => last_underscore = true,
-            c if c.is_numeric() => {
-                return Err("digits outside ASCII (Python may read them; mgctl does not)".into())
-            }
-            _ => return Err("not an integer".into()),
+            c if c.is_numeric() => return Err(RowError::NonAsciiDigits),
+            _ => return Err(RowError::NotAnInteger),
         }
         if n > i128::from(i64::MAX) + 1 {
-            return Err("beyond 64 bits".into());
+            return Err(RowError::Beyond64Bits);
         }
     }
     if last_underscore {
-        return Err("not an integer".into());
+        return Err(RowError::NotAnInteger);
     }
     let n = if negative { -n } else { n };
-    i64::try_from(n).map_err(|_| "beyond 64 bits".to_string())
+    i64::try_from(n).map_err(|_| RowError::Beyond64Bits)
 }
 
 /// The bytes as Python's `decode("utf-8", errors="replace")` gives them (one U+FFFD per maximal

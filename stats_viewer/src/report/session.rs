@@ -400,7 +400,7 @@ pub fn session_json(s: &Session, steady: SteadyRange) -> Json {
             "draws_per_frame": ratio_json(a.draws_per_frame()), "acc_per_draw": ratio_json(a.acc_per_draw()),
             "draws_per_frame_text": ratio_or_na(a.draws_per_frame(), 2), "acc_per_draw_text": ratio_or_na(a.acc_per_draw(), 2),
         }),
-        Err(e) => json!({ "error": e }),
+        Err(e) => json!({ "error": e.to_string() }),
     };
     let t = s.totals();
     json!({

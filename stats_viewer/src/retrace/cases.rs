@@ -115,26 +115,59 @@ pub fn safe_case(name: &str) -> String {
         .collect()
 }
 
+/// Why a case list cannot be used; every variant names the file (`rel`) and the case where known.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseListError {
+    #[error("{rel}: not a case list: {reason}")]
+    NotJson {
+        rel: String,
+        reason: serde_json::Error,
+    },
+    #[error("{rel}: `defaults` is not an object")]
+    DefaultsNotAnObject { rel: String },
+    #[error("{rel}: no `cases` array")]
+    NoCases { rel: String },
+    #[error("{rel}: cases[{index}] is not an object")]
+    NotAnObject { rel: String, index: usize },
+    #[error("{rel}: cases[{index}] has no name")]
+    NoName { rel: String, index: usize },
+    #[error("{rel}: duplicate trace case: {name}")]
+    Duplicate { rel: String, name: String },
+    #[error("{rel}: {key} is required for {name}")]
+    Required {
+        rel: String,
+        key: &'static str,
+        name: String,
+    },
+    #[error("{rel}: ci must be true or false for {name}")]
+    BadCi { rel: String, name: String },
+    #[error("{rel}: ci_backends must be a non-empty list of {} for {name}", CI_BACKENDS.join(", "))]
+    BadBackends { rel: String, name: String },
+}
+
 /// Parses the case list text; errors name `rel` and, where there is one, the case. Refuses what
 /// `trace_cases.py` refuses that would change the expected set: a case without a name, a
 /// duplicate name, a case without `trace_archive`/`golden`, a non-boolean `ci`, an unknown or
 /// empty `ci_backends`.
-pub fn parse(rel: &str, text: &str) -> Result<CaseList, String> {
-    let doc: Value =
-        serde_json::from_str(text).map_err(|e| format!("{rel}: not a case list: {e}"))?;
+pub fn parse(rel: &str, text: &str) -> Result<CaseList, CaseListError> {
+    let rel = rel.to_string();
+    let doc: Value = match serde_json::from_str(text) {
+        Ok(d) => d,
+        Err(reason) => return Err(CaseListError::NotJson { rel, reason }),
+    };
     let defaults = match doc.get("defaults") {
         None => Map::new(),
         Some(Value::Object(m)) => m.clone(),
-        Some(_) => return Err(format!("{rel}: `defaults` is not an object")),
+        Some(_) => return Err(CaseListError::DefaultsNotAnObject { rel }),
     };
     let Some(cases) = doc.get("cases").and_then(Value::as_array) else {
-        return Err(format!("{rel}: no `cases` array"));
+        return Err(CaseListError::NoCases { rel });
     };
     let mut out: Vec<Case> = Vec::new();
     let mut search_from = 0;
-    for (i, case) in cases.iter().enumerate() {
+    for (index, case) in cases.iter().enumerate() {
         let Some(obj) = case.as_object() else {
-            return Err(format!("{rel}: cases[{i}] is not an object"));
+            return Err(CaseListError::NotAnObject { rel, index });
         };
         let mut fields = defaults.clone();
         fields.extend(obj.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -143,18 +176,18 @@ pub fn parse(rel: &str, text: &str) -> Result<CaseList, String> {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            return Err(format!("{rel}: cases[{i}] has no name"));
+            return Err(CaseListError::NoName { rel, index });
         };
         if out.iter().any(|c| c.name == name) {
-            return Err(format!("{rel}: duplicate trace case: {name}"));
+            return Err(CaseListError::Duplicate { rel, name });
         }
         for key in ["trace_archive", "golden"] {
             if !fields.get(key).is_some_and(Value::is_string) {
-                return Err(format!("{rel}: {key} is required for {name}"));
+                return Err(CaseListError::Required { rel, key, name });
             }
         }
         if fields.get("ci").is_some_and(|v| !v.is_boolean()) {
-            return Err(format!("{rel}: ci must be true or false for {name}"));
+            return Err(CaseListError::BadCi { rel, name });
         }
         if let Some(b) = fields.get("ci_backends") {
             let ok = b.as_array().is_some_and(|a| {
@@ -163,10 +196,7 @@ pub fn parse(rel: &str, text: &str) -> Result<CaseList, String> {
                         .all(|x| x.as_str().is_some_and(|s| CI_BACKENDS.contains(&s)))
             });
             if !ok {
-                return Err(format!(
-                    "{rel}: ci_backends must be a non-empty list of {} for {name}",
-                    CI_BACKENDS.join(", ")
-                ));
+                return Err(CaseListError::BadBackends { rel, name });
             }
         }
         let (line, next) = line_of_name(text, &name, search_from);
@@ -232,16 +262,22 @@ mod tests {
         let dup = r#"{"cases":[{"name":"a","trace_archive":"a","golden":"a"},{"name":"a","trace_archive":"a","golden":"a"}]}"#;
         assert!(parse("l.json", dup)
             .unwrap_err()
+            .to_string()
             .contains("duplicate trace case: a"));
         let nog = r#"{"cases":[{"name":"a","trace_archive":"a"}]}"#;
         assert!(parse("l.json", nog)
             .unwrap_err()
+            .to_string()
             .contains("golden is required for a"));
         let bad =
             r#"{"cases":[{"name":"a","trace_archive":"a","golden":"a","ci_backends":["Magma"]}]}"#;
-        assert!(parse("l.json", bad).unwrap_err().contains("ci_backends"));
+        assert!(parse("l.json", bad)
+            .unwrap_err()
+            .to_string()
+            .contains("ci_backends"));
         assert!(parse("l.json", "{")
             .unwrap_err()
+            .to_string()
             .starts_with("l.json: not a case list"));
     }
 }

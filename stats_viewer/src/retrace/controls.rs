@@ -42,7 +42,7 @@ fn file(case: &str, backend: &str, text: &str, mtime: SystemTime) -> ResultFile 
     let safe = cases::safe_case(case);
     let rel = format!("results/{safe}-{backend}/result.json");
     ResultFile {
-        parsed: results::parse(&rel, text.as_bytes()),
+        parsed: results::parse(&rel, text.as_bytes()).map_err(|e| e.to_string()),
         rel,
         id: Some((case.to_string(), backend.to_string())),
         mtime: Some(mtime),

@@ -12,17 +12,31 @@ fn mtime(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
+/// Why the retrace inputs cannot be gathered; paths are workspace-relative.
+#[derive(Debug, thiserror::Error)]
+pub enum GatherError {
+    #[error("{rel}: cannot read the case list: {reason}")]
+    ReadCases { rel: String, reason: std::io::Error },
+    #[error(transparent)]
+    Cases(#[from] cases::CaseListError),
+    #[error("{rel}: cannot list: {reason}")]
+    List { rel: String, reason: std::io::Error },
+}
+
 /// Reads what [`analyse`] needs from disk.
-pub fn gather(root: &Path, cfg: &RetraceConfig) -> Result<Input, String> {
+pub fn gather(root: &Path, cfg: &RetraceConfig) -> Result<Input, GatherError> {
     let cases_path = root.join(&cfg.cases);
-    let text = std::fs::read_to_string(&cases_path)
-        .map_err(|e| format!("{}: cannot read the case list: {e}", cfg.cases))?;
+    let text = std::fs::read_to_string(&cases_path).map_err(|reason| GatherError::ReadCases {
+        rel: cfg.cases.clone(),
+        reason,
+    })?;
     let list = cases::parse(&cfg.cases, &text)?;
     let results_dir = root.join(&cfg.results);
     let mut files = Vec::new();
     if results_dir.exists() {
-        walk(&results_dir, &mut files).map_err(|(d, e)| {
-            format!("{}: cannot list: {e}", crate::budget::inputs::rel(root, &d))
+        walk(&results_dir, &mut files).map_err(|(d, reason)| GatherError::List {
+            rel: crate::budget::inputs::rel(root, &d),
+            reason,
         })?;
     }
     files.sort();
@@ -48,9 +62,11 @@ pub fn gather(root: &Path, cfg: &RetraceConfig) -> Result<Input, String> {
         .iter()
         .map(|p| {
             let rel = crate::budget::inputs::rel(root, p);
-            let parsed = diag::walk::read(p)
-                .map_err(|e| format!("{rel}: cannot read: {e}"))
-                .and_then(|b| results::parse(&rel, &b));
+            // kept as text: the analysis reports it as the result's finding
+            let parsed = match diag::walk::read(p) {
+                Ok(b) => results::parse(&rel, &b).map_err(|e| e.to_string()),
+                Err(e) => Err(format!("{rel}: cannot read: {e}")),
+            };
             let id = identify(&list, &cfg.backends, &rel);
             let golden_copy_differs = id.as_ref().and_then(|(case, backend)| {
                 let cid = CaseId {

@@ -14,7 +14,7 @@ mod gather;
 pub mod results;
 
 pub use controls::run_controls;
-pub use gather::gather;
+pub use gather::{gather, GatherError};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -722,6 +722,7 @@ pub fn check(root: &Path, cfg: &RetraceConfig) -> Outcome<Code> {
     match gather(root, cfg) {
         Ok(input) => outcome(&input, cfg),
         Err(e) => {
+            let e = e.to_string();
             Outcome::could_not_run(vec![Diag::error(Code::Rtr010, e).file(cfg.cases.clone())])
         }
     }
@@ -772,7 +773,7 @@ pub fn live_controls(
     };
     let mut input = match gather(root, cfg) {
         Ok(i) => i,
-        Err(e) => return vec![fail(e)],
+        Err(e) => return vec![fail(e.to_string())],
     };
     let want: BTreeSet<CaseId> = expected(&input.cases, cfg).into_iter().collect();
     let target = input.results.iter().position(|r| {

@@ -48,17 +48,32 @@ impl RunResult {
     }
 }
 
+/// Why a result file is not a runner `result.json`; both name the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultError {
+    #[error("{rel}: not a runner result.json: {reason}")]
+    NotJson {
+        rel: String,
+        reason: serde_json::Error,
+    },
+    #[error("{rel}: not a runner result.json: not a JSON object")]
+    NotAnObject { rel: String },
+}
+
 /// Parses one result file.
-pub fn parse(rel: &str, bytes: &[u8]) -> Result<RunResult, String> {
+pub fn parse(rel: &str, bytes: &[u8]) -> Result<RunResult, ResultError> {
     // Python's json.dumps writes a NaN SSIM (a constant image) as a bare `NaN`, which is not JSON:
     // read it, and `Infinity`, as null, so it is "ssim=None", not an unreadable file.
     let v: Value = serde_json::from_slice(bytes)
         .or_else(|e| serde_json::from_slice(&python_non_finite_as_null(bytes)).map_err(|_| e))
-        .map_err(|e| format!("{rel}: not a runner result.json: {e}"))?;
+        .map_err(|reason| ResultError::NotJson {
+            rel: rel.to_string(),
+            reason,
+        })?;
     let Value::Object(fields) = v else {
-        return Err(format!(
-            "{rel}: not a runner result.json: not a JSON object"
-        ));
+        return Err(ResultError::NotAnObject {
+            rel: rel.to_string(),
+        });
     };
     let ssim = match fields.get("ssim") {
         None => Ssim::Absent,
@@ -160,6 +175,7 @@ mod tests {
         );
         assert!(parse("r.json", b"[1]")
             .unwrap_err()
+            .to_string()
             .contains("not a JSON object"));
         assert_eq!(base_name("C:\\w\\fixtures\\openra.png"), "openra.png");
         assert_eq!(base_name("/w/fixtures/openra.png"), "openra.png");

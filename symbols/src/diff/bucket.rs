@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{hash_of, Folded, Hashed};
+use super::{hash_of, DiffError, Folded, Hashed};
 use crate::fast::FastMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -30,16 +30,16 @@ impl Bucket {
 }
 
 impl std::str::FromStr for Bucket {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = DiffError;
+    fn from_str(s: &str) -> Result<Self, DiffError> {
         match s {
             "removed" | "remove" => Ok(Bucket::Removed),
             "added" | "add" => Ok(Bucket::Added),
             "resized" | "resize" => Ok(Bucket::Resized),
             "renamed" | "rename" => Ok(Bucket::Renamed),
-            other => Err(format!(
-                "unknown bucket {other:?} (expected added, removed, resized or renamed)"
-            )),
+            other => Err(DiffError::UnknownBucket {
+                bucket: other.to_string(),
+            }),
         }
     }
 }

@@ -43,8 +43,17 @@ pub fn parse_rename(entry: &str) -> Option<(String, String)> {
 /// run would die out of memory. A real map renames a namespace or two and stays far below.
 pub const MAX_RENAME_GROWTH: f64 = 4096.0;
 
+/// A diff setting that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DiffError {
+    #[error("unknown bucket {bucket:?} (expected added, removed, resized or renamed)")]
+    UnknownBucket { bucket: String },
+    #[error("the {entries} entries can grow a name up to {growth:.3e}-fold (each OLD=NEW applies to the result of the ones before it); at most {MAX_RENAME_GROWTH}-fold is accepted")]
+    RenameGrowth { entries: usize, growth: f64 },
+}
+
 /// Refuse a rename map whose worst-case growth exceeds [`MAX_RENAME_GROWTH`].
-pub fn check_rename_growth(map: &[(String, String)]) -> Result<(), String> {
+pub fn check_rename_growth(map: &[(String, String)]) -> Result<(), DiffError> {
     let mut growth = 1.0_f64;
     for (old, new) in map {
         if !old.is_empty() && new.len() > old.len() {
@@ -52,10 +61,10 @@ pub fn check_rename_growth(map: &[(String, String)]) -> Result<(), String> {
         }
     }
     if growth > MAX_RENAME_GROWTH {
-        return Err(format!(
-            "the {} entries can grow a name up to {growth:.3e}-fold (each OLD=NEW applies to the result of the ones before it); at most {MAX_RENAME_GROWTH}-fold is accepted",
-            map.len()
-        ));
+        return Err(DiffError::RenameGrowth {
+            entries: map.len(),
+            growth,
+        });
     }
     Ok(())
 }

@@ -58,17 +58,31 @@ fn read_object(path: &Path, rel: String) -> crate::Result<Object> {
     })
 }
 
-fn text_of(root: &Path, rel: &str) -> Result<String, String> {
-    let bytes = diag::walk::read(&root.join(rel)).map_err(|e| format!("{rel}: {e}"))?;
+/// Why a text input of the ratchet (its baseline, the CMake cache) cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum TextError {
+    #[error("{rel}: {reason}")]
+    Read { rel: String, reason: std::io::Error },
+    #[error("{rel}: not UTF-8 (byte 0x{byte:02x} at offset {offset})")]
+    NotUtf8 {
+        rel: String,
+        byte: u8,
+        offset: usize,
+    },
+}
+
+fn text_of(root: &Path, rel: &str) -> Result<String, TextError> {
+    let bytes = diag::walk::read(&root.join(rel)).map_err(|reason| TextError::Read {
+        rel: rel.to_string(),
+        reason,
+    })?;
     String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{rel}: not UTF-8 (byte 0x{:02x} at offset {})",
-            e.as_bytes()
-                .get(e.utf8_error().valid_up_to())
-                .copied()
-                .unwrap_or(0),
-            e.utf8_error().valid_up_to()
-        )
+        let offset = e.utf8_error().valid_up_to();
+        TextError::NotUtf8 {
+            rel: rel.to_string(),
+            byte: e.as_bytes().get(offset).copied().unwrap_or(0),
+            offset,
+        }
     })
 }
 
