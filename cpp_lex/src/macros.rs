@@ -442,18 +442,21 @@ fn parse_int(n: &str) -> i64 {
 mod tests {
     use super::*;
 
+    /// The value of an `#if` expression after expansion.
+    fn value(m: &Macros, e: &str) -> i64 {
+        let toks = expand(m, tokenize(e), &mut Vec::new());
+        Parser {
+            t: &toks,
+            i: 0,
+            macros: m,
+        }
+        .ternary()
+    }
+
     #[test]
     fn expressions() {
         let m = parse_predefs("#define X 3\n#define Y (X << 2)\n#define CAT(a, b) a##b\n");
-        let ev = |e: &str| {
-            let toks = expand(&m, tokenize(e), &mut Vec::new());
-            Parser {
-                t: &toks,
-                i: 0,
-                macros: &m,
-            }
-            .ternary()
-        };
+        let ev = |e: &str| value(&m, e);
         assert_eq!(ev("Y == 12 && !defined(Z)"), 1);
         assert_eq!(ev("0x10 + 010 + 1'0"), 34);
         assert_eq!(ev("X > 2 ? 7 : 9"), 7);
@@ -478,15 +481,7 @@ mod tests {
              #define NAMED(args...) args\n#define SELF SELF + 1\n#define EMPTY\n#define F(x) x\n\
              #define ISDEF defined(X)\n",
         );
-        let ev = |e: &str| {
-            let toks = expand(&m, tokenize(e), &mut Vec::new());
-            Parser {
-                t: &toks,
-                i: 0,
-                macros: &m,
-            }
-            .ternary()
-        };
+        let ev = |e: &str| value(&m, e);
         for (expr, want) in [
             ("ADD(1, 2)", 3),
             ("ADD(ADD(1, 2), 4)", 7),
