@@ -479,7 +479,7 @@ mod tests {
             "#define X 3\n#define Y (X << 2)\n#define ADD(a, b) ((a) + (b))\n\
              #define SUB(a,b) a - b\n#define FIRST(a, ...) a\n#define REST(a, ...) __VA_ARGS__\n\
              #define NAMED(args...) args\n#define SELF SELF + 1\n#define EMPTY\n#define F(x) x\n\
-             #define ISDEF defined(X)\n",
+             #define ISDEF defined(X)\n#define G(a) a + X\n#define V(x, ...) ADD(__VA_ARGS__)\n",
         );
         let ev = |e: &str| value(&m, e);
         for (expr, want) in [
@@ -494,6 +494,12 @@ mod tests {
             ("F", 0),
             ("F (9)", 9),
             ("ISDEF", 1),
+            ("defined(X) + 1", 2),
+            ("G(1)", 4),
+            ("FIRST(5, 6) * 2", 10),
+            ("V(0, 1, 2)", 3),
+            ("3 | 1", 3),
+            ("2 < 2", 0),
             ("defined X && defined(Y) && !defined Z", 1),
             ("1 || 0 && 0", 1),
             ("0 && 0 | 1", 0),
