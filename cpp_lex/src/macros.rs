@@ -429,8 +429,9 @@ fn parse_int(n: &str) -> i64 {
         i64::from_str_radix(h, 16)
     } else if let Some(b) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
         i64::from_str_radix(b, 2)
-    } else if s.len() > 1 && s.starts_with('0') {
-        i64::from_str_radix(&s[1..], 8)
+    } else if let Some(o) = s.strip_prefix('0') {
+        // `0` alone is octal with no digits: no value, read as 0 like any unparsable number.
+        i64::from_str_radix(o, 8)
     } else {
         s.parse::<i64>()
     };

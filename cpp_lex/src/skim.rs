@@ -229,10 +229,7 @@ fn block_comment_end(s: &[u8], p: usize) -> usize {
     let n = s.len();
     // The `*` of the closer sits at p + 2 or later, so its `/` at p + 3 or later.
     let mut k = p + 3;
-    while k < n {
-        let Some(off) = memchr(b'/', &s[k..]) else {
-            return n;
-        };
+    while let Some(off) = s.get(k..).and_then(|h| memchr(b'/', h)) {
         let slash = k + off;
         let mut q = slash;
         // Walk back over splices between `*` and `/`.
@@ -493,6 +490,7 @@ mod tests {
     #[test]
     fn line_comments_run_to_an_unspliced_newline_and_join_comment_runs() {
         assert_eq!(line_comment(b"// a\n// b\n x", 0, 1), Some((10, 3)));
+        assert_eq!(line_comment(b"// a\n  // b\nx", 0, 1), Some((12, 3)));
         assert_eq!(line_comment(b"// a\\\nb\nc", 0, 1), Some((8, 3)));
         assert_eq!(line_comment(b"// a\n/ b", 0, 1), Some((5, 2)));
         assert_eq!(line_comment(b"// a", 0, 1), Some((4, 1)));
