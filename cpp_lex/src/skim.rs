@@ -401,8 +401,9 @@ fn before_quote(s: &[u8], floor: usize, q: usize) -> Before {
                 k += 1;
             }
             last = (Kind::Ident, start, k);
-        } else if b.is_ascii_digit() || (b == b'.' && s.get(k + 1).is_some_and(u8::is_ascii_digit))
-        {
+        } else if b.is_ascii_digit() {
+            // A `.` before the digit (`.5'0`) is read as a punctuator: the number then starts at
+            // the digit and ends where the lexer's `.5'0` does, which is all that is asked here.
             k = number_end(s, k);
             last = (Kind::Number, start, k);
         } else {
@@ -424,11 +425,11 @@ fn before_quote(s: &[u8], floor: usize, q: usize) -> Before {
     }
 }
 
-/// End of the pp-number starting at `k` (a digit, or `.` before one), as the lexer reads it
+/// End of the pp-number starting at the digit at `k`, as the lexer reads it
 /// (no splices: the skimmer hands spliced lines to the lexer).
 fn number_end(s: &[u8], mut k: usize) -> usize {
     let n = s.len();
-    k += 1;
+    // The first digit is read by the loop like the rest.
     while k < n {
         let b = s[k];
         if is_ident_continue(b) || b == b'.' {
@@ -568,5 +569,28 @@ mod tests {
         assert_eq!(line(b"c = R'(';\nx = \")\";\ny"), Some((10, 2)));
         assert_eq!(line(b"n = 1'000; m\nk"), Some((13, 2)));
         assert_eq!(line(b"a \\\nb"), None);
+    }
+
+    #[test]
+    fn what_stands_before_a_quote() {
+        let before = |src: &[u8]| {
+            let q = src
+                .iter()
+                .rposition(|&b| b == b'\'' || b == b'"')
+                .unwrap_or(0);
+            match before_quote(src, 0, q) {
+                Before::Separator(end) => format!("separator to {end}"),
+                Before::Raw => "raw".into(),
+                Before::Plain => "plain".into(),
+            }
+        };
+        assert_eq!(before(b"x = 1'000"), "separator to 9");
+        assert_eq!(before(b"a.5'0"), "separator to 5");
+        assert_eq!(before(b"0x1p+3'f"), "separator to 8");
+        assert_eq!(before(b"R\""), "raw");
+        assert_eq!(before(b"f(u8R\""), "raw");
+        assert_eq!(before(b"xR\""), "plain");
+        assert_eq!(before(b"a + '"), "plain");
+        assert_eq!(before(b"1.e5 '"), "plain");
     }
 }
