@@ -54,18 +54,16 @@ pub fn skim<D: DirectiveSink>(src: &[u8], sink: &mut D) -> u32 {
         let mark = marks.from(s, pos);
         let start = memrchr(b'\n', &s[pos..mark]).map_or(pos, |o| pos + o + 1);
         let plain_end = if mark >= n { n } else { start };
-        if plain_end > pos {
-            if s[pos..plain_end]
-                .iter()
-                .any(|&b| b != b'\n' && !is_hspace(b))
-            {
-                sink.code(s);
-            }
-            line += newlines(&s[pos..plain_end]);
-            pos = plain_end;
-            if pos >= n {
-                break;
-            }
+        if s[pos..plain_end]
+            .iter()
+            .any(|&b| b != b'\n' && !is_hspace(b))
+        {
+            sink.code(s);
+        }
+        line += newlines(&s[pos..plain_end]);
+        pos = plain_end;
+        if pos >= n {
+            break;
         }
         let (next, next_line) = match line_kind(s, pos, line, &mut special, sink) {
             Some(end) => end,
@@ -110,9 +108,11 @@ fn is_hspace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
 }
 
-/// Whether the physical line ending at the newline `nl` ends in a line splice.
+/// Whether there is a newline at `nl` and the physical line it ends ends in a line splice.
 fn spliced_at(s: &[u8], nl: usize) -> bool {
-    (nl >= 1 && s[nl - 1] == b'\\') || (nl >= 2 && s[nl - 1] == b'\r' && s[nl - 2] == b'\\')
+    s.get(nl) == Some(&b'\n')
+        && ((nl >= 1 && s[nl - 1] == b'\\')
+            || (nl >= 2 && s[nl - 1] == b'\r' && s[nl - 2] == b'\\'))
 }
 
 /// The first hit of one search, found once for many lines: no hit lies between the position it
@@ -256,15 +256,12 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
     let n = s.len();
     // Literals and comments end before `floor`; a token starts at it.
     let mut floor = p;
-    // The line's newline, searched again only when a comment or a raw string ran past it: a
-    // literal ends on its line, so the first newline at or after `p` stays the same.
+    // The line's newline, searched again after a block comment or a raw string (either may run
+    // past it): a literal ends on its line, so the first newline at or after `p` stays the same.
     let newline_from = |p: usize| memchr(b'\n', &s[p..]).map_or(n, |o| p + o);
     let mut nl = newline_from(p);
     loop {
-        if p > nl {
-            nl = newline_from(p);
-        }
-        if nl < n && spliced_at(s, nl) {
+        if spliced_at(s, nl) {
             return None;
         }
         let q = special.special(s, p);
@@ -280,6 +277,7 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
                     line += newlines(&s[q..end]);
                     p = end;
                     floor = end;
+                    nl = newline_from(p);
                 }
                 _ => p = q + 1,
             },
@@ -295,6 +293,7 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
                         line += newlines(&s[q..end]);
                         p = end;
                         floor = end;
+                        nl = newline_from(p);
                     }
                     None => match quoted_end(s, q, nl) {
                         Some(end) => {
@@ -346,17 +345,15 @@ fn quoted_end(s: &[u8], q: usize, nl: usize) -> Option<usize> {
 /// when the delimiter is malformed (then it is an ordinary string, as the lexer reads it).
 fn raw_string_end(s: &[u8], q: usize) -> Option<usize> {
     let open = q + 1;
-    let mut j = open;
-    while j < s.len()
-        && j - open <= 16
-        && !matches!(
-            s[j],
+    // The delimiter is at most 16 bytes: the byte that ends it is among the first 17.
+    let len = s[open..].iter().take(17).position(|&b| {
+        matches!(
+            b,
             b'(' | b' ' | b')' | b'\\' | b'\t' | 0x0b | 0x0c | b'\r' | b'\n' | b'"'
         )
-    {
-        j += 1;
-    }
-    if s.get(j) != Some(&b'(') || j - open > 16 {
+    })?;
+    let j = open + len;
+    if s[j] != b'(' {
         return None;
     }
     let delim = &s[open..j];
@@ -397,7 +394,7 @@ fn before_quote(s: &[u8], floor: usize, q: usize) -> Before {
         let b = s[k];
         let start = k;
         if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
-            while k < s.len() && is_ident_continue(s[k]) {
+            while s.get(k).is_some_and(|&c| is_ident_continue(c)) {
                 k += 1;
             }
             last = (Kind::Ident, start, k);
