@@ -580,7 +580,8 @@ impl<S: Sink> Lx<'_, S> {
             match self.cur() {
                 b'\\' => {
                     self.bump();
-                    if !self.at_end() && self.cur() != b'\n' {
+                    // The escaped byte (at the end, bump does nothing), never the newline.
+                    if self.cur() != b'\n' {
                         self.bump();
                     }
                 }

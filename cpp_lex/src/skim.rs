@@ -49,7 +49,8 @@ pub fn skim<D: DirectiveSink>(src: &[u8], sink: &mut D) -> u32 {
     let mut line = 1u32;
     let mut special = Hit::new();
     let mut marks = Marks::new();
-    while pos < n {
+    // Ends at the `pos >= n` below, reached on an empty text too.
+    loop {
         // Lines before the one holding the next mark are plain: skipped in one step.
         let mark = marks.from(s, pos);
         let start = memrchr(b'\n', &s[pos..mark]).map_or(pos, |o| pos + o + 1);
