@@ -330,7 +330,7 @@ pub mod fixture {
 
     use git2::{IndexAddOption, Repository, Signature};
 
-    /// Why a fixture repository could not be made.
+    /// Why a fixture repository could not be made, changed or read back.
     #[derive(Debug, thiserror::Error)]
     pub enum FixtureError {
         #[error("creating a temp dir: {0}")]
@@ -338,6 +338,12 @@ pub mod fixture {
         /// git's own message, without its class and code.
         #[error("{}", .0.message())]
         Git(git2::Error),
+        /// Writing into its working tree.
+        #[error("{0}")]
+        Write(std::io::Error),
+        /// Reading it back through [`super::GitWorkspace`].
+        #[error(transparent)]
+        Read(#[from] super::GitError),
     }
 
     /// An empty repository (no commits) at `dir`.

@@ -257,7 +257,6 @@ fn sort_findings(findings: &mut [Finding]) {
     });
 }
 
-/// Overall result of a set of reports: true when no gate failed.
 /// Runs the workspace's `[build]` when a declared output is missing or stale and what runs next
 /// reads one (`reads`: progress on stderr; stdout carries only the report), unless `no_build`
 /// refuses. `check` and every gate command that reads outputs (`symbols ratchet`, `lint controls`)
@@ -302,6 +301,7 @@ pub fn build_override(
     Ok(build.and_then(|b| b.gate_override(gate, artifacts)))
 }
 
+/// Overall result of a set of reports: true when no gate failed.
 pub fn passed(reports: &[GateReport]) -> bool {
     reports.iter().all(|r| r.verdict != Verdict::Fail)
 }

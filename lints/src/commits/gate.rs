@@ -302,20 +302,11 @@ pub fn run_controls(neutered: &dyn Fn(&str) -> bool) -> Vec<Control> {
     out
 }
 
-/// Why the range control's repository could not be made or read.
-#[derive(Debug, thiserror::Error)]
-enum FixtureFailed {
-    #[error(transparent)]
-    Fixture(#[from] FixtureError),
-    #[error(transparent)]
-    Git(#[from] GitError),
-}
-
 /// A temporary repository: the off-style commit inside `HEAD~1..HEAD` must be found through git2,
 /// and the off-style commit outside the range must not.
 fn range_control(neutered: &dyn Fn(&str) -> bool) -> Control {
     const NAME: &str = "off-style-commit-in-range";
-    let run = || -> Result<Vec<Diag<Code>>, FixtureFailed> {
+    let run = || -> Result<Vec<Diag<Code>>, FixtureError> {
         let msg = if neutered(NAME) {
             "[Test] (ci): clean"
         } else {

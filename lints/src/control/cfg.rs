@@ -74,3 +74,13 @@ impl ControlConfig {
         out
     }
 }
+
+/// The files the controls run by `check(…, only)` read that a build makes: every control's, or
+/// the one `only` names. The gate and `lint controls` ask this one question.
+pub fn artifacts(controls: &[ControlConfig], only: Option<&str>) -> Vec<String> {
+    controls
+        .iter()
+        .filter(|c| only.is_none_or(|n| c.name.get_ref() == n))
+        .flat_map(ControlConfig::artifacts)
+        .collect()
+}

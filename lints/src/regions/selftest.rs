@@ -3,7 +3,8 @@
 //! controls must stay clean. A neutered negative control is fed its clean input.
 
 use super::{compare, sha256_hex, Comparison, Dialect, Error, RegionKind, RegionSpec, Side};
-use crate::gitread::{fixture::commit_files, GitError, GitWorkspace};
+use crate::gitread::fixture::{temp_repo, FixtureError};
+use crate::gitread::GitWorkspace;
 
 const FILE: &str = "MG_Backend/Managers.cpp";
 
@@ -46,28 +47,9 @@ fn specs(pin: &str) -> Vec<RegionSpec> {
     ]
 }
 
-/// Why the temporary repository of the controls could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum FixtureError {
-    #[error("creating a temp dir: {0}")]
-    TempDir(std::io::Error),
-    #[error("{0}")]
-    Commit(git2::Error),
-    #[error("{0}")]
-    Write(std::io::Error),
-    #[error(transparent)]
-    Git(#[from] GitError),
-}
-
 /// Commit `base` as the baseline, write `work` into the working tree, compare.
 fn scenario(base: &str, work: &str, pin: &str) -> Result<Result<Comparison, Error>, FixtureError> {
-    let dir = tempfile::tempdir().map_err(FixtureError::TempDir)?;
-    commit_files(
-        dir.path(),
-        &[(FILE, base)],
-        "[Test] (regions): self-test base",
-    )
-    .map_err(FixtureError::Commit)?;
+    let dir = temp_repo(&[(&[(FILE, base)], "[Test] (regions): self-test base")])?;
     std::fs::write(dir.path().join(FILE), work).map_err(FixtureError::Write)?;
     let ws = GitWorkspace::discover(dir.path())?;
     let at = ws.resolve("HEAD")?;

@@ -30,11 +30,7 @@ impl Gate for ControlsGate {
     }
 
     fn artifacts(&self, ctx: &CheckCtx) -> Vec<String> {
-        ctx.config
-            .control
-            .iter()
-            .flat_map(|c| c.artifacts())
-            .collect()
+        lints::control::cfg::artifacts(&ctx.config.control, None)
     }
 
     fn run(&self, ctx: &CheckCtx) -> GateReport {

@@ -52,11 +52,7 @@ pub fn run(
         );
     }
     let json = args.format == crate::flags::DataFormat::Json;
-    // What the controls to run read (all of them, or the one `--only` names).
-    let reads: Vec<String> = (ctx.config.control.iter())
-        .filter(|c| args.only.as_deref().is_none_or(|n| c.name.get_ref() == n))
-        .flat_map(|c| c.artifacts())
-        .collect();
+    let reads = lints::control::cfg::artifacts(&ctx.config.control, args.only.as_deref());
     let gate = gates::controls::GATE;
     if let Some(done) = super::build_first(&ctx, gate, &reads, (args.no_build, json), out)? {
         return Ok(done);
