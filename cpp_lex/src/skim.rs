@@ -257,11 +257,14 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
     let n = s.len();
     // Literals and comments end before `floor`; a token starts at it.
     let mut floor = p;
-    // The line's newline, searched again after a block comment or a raw string (either may run
-    // past it): a literal ends on its line, so the first newline at or after `p` stays the same.
+    // The line's newline, searched again only when a comment or a raw string ran past it: a
+    // literal ends on its line, so the first newline at or after `p` stays the same.
     let newline_from = |p: usize| memchr(b'\n', &s[p..]).map_or(n, |o| p + o);
     let mut nl = newline_from(p);
     loop {
+        if p > nl {
+            nl = newline_from(p);
+        }
         if spliced_at(s, nl) {
             return None;
         }
@@ -278,7 +281,6 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
                     line += newlines(&s[q..end]);
                     p = end;
                     floor = end;
-                    nl = newline_from(p);
                 }
                 _ => p = q + 1,
             },
@@ -294,7 +296,6 @@ fn code_line(s: &[u8], mut p: usize, mut line: u32, special: &mut Hit) -> Option
                         line += newlines(&s[q..end]);
                         p = end;
                         floor = end;
-                        nl = newline_from(p);
                     }
                     None => match quoted_end(s, q, nl) {
                         Some(end) => {
